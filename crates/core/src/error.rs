@@ -1,0 +1,171 @@
+//! The error type of `nodwyn-core`. Each refusal is one sentence a person can act on.
+
+use std::path::{Path, PathBuf};
+
+/// Everything that can go wrong, or be refused, in `nodwyn-core`.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A git call failed or git refused.
+    #[error(transparent)]
+    Git(#[from] nodwyn_git::Error),
+    /// A file system call failed.
+    #[error("could not use {path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A record could not be written as JSON.
+    #[error("could not encode a log record")]
+    Encode(#[source] serde_json::Error),
+    /// The system's random source failed.
+    #[error("could not draw a random session id: {0}")]
+    Random(String),
+    /// Sixteen fresh ids in a row were all taken.
+    #[error("could not find a free session id; is the data directory shared with something else?")]
+    NoFreeId,
+    /// The text is neither form of a session id.
+    #[error("`{0}` is not a session id: give the full id (20261002T054407Z-1968c13a) or its 8 hex digits")]
+    BadId(String),
+    /// No session has that id.
+    #[error("no session has the id {0}; `nodwyn session list` shows the sessions of a repository")]
+    NoSuchSession(String),
+    /// Several sessions share the short id.
+    #[error("several sessions end in {short}: {}; give the full id", sessions.join(", "))]
+    AmbiguousId {
+        /// The short id given.
+        short: String,
+        /// The full ids that match.
+        sessions: Vec<String>,
+    },
+    /// The log does not start with `session.start`.
+    #[error("the session log {0} is damaged: it does not start with a session.start record")]
+    DamagedLog(PathBuf),
+    /// `new` was pointed below the top of a checkout.
+    #[error("{dir} is inside the checkout {top}, not its top folder; run nodwyn from {top} or pass --repo {top}")]
+    BelowTopLevel {
+        /// The folder given.
+        dir: PathBuf,
+        /// The checkout's top folder.
+        top: PathBuf,
+    },
+    /// The repository has no commit for a worktree to start from.
+    #[error("the repository at {0} has no commit yet; make a first commit before opening a worktree session")]
+    NoCommit(PathBuf),
+    /// `--base` names nothing.
+    #[error("--base {base}: no commit of that name in {repository}")]
+    UnknownBase {
+        /// The revision given.
+        base: String,
+        /// Where it was looked up.
+        repository: PathBuf,
+    },
+    /// A symbolic link where nodwyn would put worktrees.
+    #[error("{path} is a symbolic link; nodwyn puts worktrees only in a real folder of the repository, never where a link points")]
+    LinkOnDisk {
+        /// The link.
+        path: PathBuf,
+    },
+    /// A symbolic link committed where nodwyn would put worktrees.
+    #[error("{path} is committed as a symbolic link in {commit}; nodwyn will not put worktrees where a checkout of it would point")]
+    LinkCommitted {
+        /// The committed path.
+        path: String,
+        /// The commit that has it.
+        commit: String,
+    },
+    /// The session has no worktree.
+    #[error("session {0} has no worktree")]
+    NoWorktree(String),
+    /// The worktree was handed over with `keep`.
+    #[error("session {id}'s worktree {path} was handed over with `nodwyn worktree keep`; nodwyn no longer manages it")]
+    HandedOver {
+        /// The session.
+        id: String,
+        /// The worktree.
+        path: PathBuf,
+    },
+    /// The worktree was removed already.
+    #[error("session {id}'s worktree {path} was removed already; `nodwyn worktree resume {id}` makes it again")]
+    AlreadyRemoved {
+        /// The session.
+        id: String,
+        /// The worktree.
+        path: PathBuf,
+    },
+    /// The recorded path is not in one of nodwyn's worktree folders.
+    #[error("{0} is not in one of nodwyn's worktree folders; nodwyn removes only worktrees it made")]
+    NotNodwyns(PathBuf),
+    /// A folder that git does not list as a worktree stands where one should be.
+    #[error("{0} exists but git does not list it as a worktree; move it away and try again")]
+    FolderInTheWay(PathBuf),
+    /// `remove` without `--force` would lose files.
+    #[error("{path} has {} change(s) that removing would discard ({}); --force discards them", files.len(), preview(files))]
+    WouldDiscard {
+        /// The worktree.
+        path: PathBuf,
+        /// What would be lost.
+        files: Vec<String>,
+    },
+    /// The worktree is locked with `git worktree lock`.
+    #[error("{0} is locked with `git worktree lock`; unlock it first (`git worktree unlock {0}`)")]
+    Locked(PathBuf),
+    /// A detached HEAD holds commits no branch has.
+    #[error("{path}'s HEAD is detached at {head}, with {count} commit(s) that no branch of the base has; put them on a branch first (`git -C {path} switch -c NAME`)")]
+    DetachedWork {
+        /// The worktree.
+        path: PathBuf,
+        /// Its HEAD.
+        head: String,
+        /// Commits the base lacks.
+        count: usize,
+    },
+    /// A git operation is unfinished in the worktree.
+    #[error("{path} has {operation} in progress; finish or abort it first")]
+    OperationInProgress {
+        /// The worktree.
+        path: PathBuf,
+        /// What is in progress.
+        operation: &'static str,
+    },
+    /// `git worktree add` failed after making the worktree (a failing hook, say).
+    #[error("the worktree {path} was made, but {source}; it is kept, and `nodwyn worktree remove {short}` removes it")]
+    MadeButFailed {
+        /// The worktree.
+        path: PathBuf,
+        /// The session's short id.
+        short: String,
+        /// What failed.
+        #[source]
+        source: nodwyn_git::Error,
+    },
+    /// A pull request could not be opened.
+    #[error("{0}")]
+    PullRequest(String),
+}
+
+impl Error {
+    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// The first few entries of a list, for a one-sentence message.
+pub(crate) fn preview(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    text
+}

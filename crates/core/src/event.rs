@@ -1,0 +1,184 @@
+//! The records of a session's event log.
+//!
+//! Every record is one JSON object on its own line with `type`, `at` (RFC 3339 UTC) and the
+//! fields of its kind. The names (`session.start`, `worktree.create`, ...) are part of nodwyn's
+//! contract with whoever reads the logs; a reader keeps records of kinds it does not know.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+
+/// The facts of a session's worktree, as `session.start`, `worktree.create` and
+/// `worktree.restore` carry them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeFacts {
+    /// The main worktree of the repository (the project the session belongs to).
+    pub repository: PathBuf,
+    /// The worktree's folder.
+    pub path: PathBuf,
+    /// The session's branch, `nodwyn/<short id>`.
+    pub branch: String,
+    /// The branch the worktree started from; `""` when that checkout's HEAD was detached.
+    pub base: String,
+    /// The commit the worktree's branch started from.
+    pub base_commit: String,
+    /// The pull request the worktree was made on, for `--pr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+}
+
+/// A file `.worktreeinclude` chose that could not be copied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncludeFailure {
+    /// The path, relative to the repository's top.
+    pub path: String,
+    /// What went wrong, in words.
+    pub error: String,
+}
+
+/// Who removed a worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemovedBy {
+    /// `nodwyn worktree close`, because nothing would be lost.
+    Close,
+    /// `nodwyn worktree remove`, a person's explicit request.
+    Remove,
+    /// `nodwyn worktree prune`.
+    Prune,
+}
+
+/// One kind of record, with its fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// The first record of every log.
+    #[serde(rename = "session.start")]
+    SessionStart {
+        /// The folder the session is pinned to.
+        root: PathBuf,
+        /// The repository the session belongs to.
+        repository: PathBuf,
+        /// The worktree, for a worktree session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<WorktreeFacts>,
+    },
+    /// The session's worktree was made.
+    #[serde(rename = "worktree.create")]
+    WorktreeCreate {
+        /// What was made.
+        #[serde(flatten)]
+        worktree: WorktreeFacts,
+        /// Lines of `git status --porcelain` in the checkout it came from, not carried over.
+        uncommitted: usize,
+        /// Paths `.worktreeinclude` copied in.
+        included: Vec<String>,
+        /// Paths it could not copy.
+        include_failed: Vec<IncludeFailure>,
+    },
+    /// A missing worktree was made again by `resume`.
+    #[serde(rename = "worktree.restore")]
+    WorktreeRestore {
+        /// What was made; `base_commit` is where the branch really starts now.
+        #[serde(flatten)]
+        worktree: WorktreeFacts,
+        /// Whether the session's branch still existed and was checked out again.
+        branch_reused: bool,
+        /// Paths `.worktreeinclude` copied in.
+        included: Vec<String>,
+        /// Paths it could not copy.
+        include_failed: Vec<IncludeFailure>,
+    },
+    /// The worktree's folder was removed.
+    #[serde(rename = "worktree.remove")]
+    WorktreeRemove {
+        /// The folder removed.
+        path: PathBuf,
+        /// The session's branch.
+        branch: String,
+        /// Whether the branch was deleted too.
+        branch_deleted: bool,
+        /// Why the branch stayed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch_kept: Option<String>,
+        /// Files `--force` discarded.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        discarded: Vec<String>,
+        /// Which command removed it.
+        by: RemovedBy,
+    },
+    /// The worktree was handed over to the person; nodwyn no longer manages it.
+    #[serde(rename = "worktree.keep")]
+    WorktreeKeep {
+        /// The folder handed over.
+        path: PathBuf,
+        /// Its branch.
+        branch: String,
+    },
+    /// The session was closed.
+    #[serde(rename = "session.close")]
+    SessionClose {
+        /// Why the worktree stayed, when it did; empty when it went or there was none.
+        kept: Vec<String>,
+    },
+    /// The session was opened again.
+    #[serde(rename = "session.resume")]
+    SessionResume {
+        /// The folder the session is pinned to.
+        root: PathBuf,
+    },
+    /// A record of a kind this version of nodwyn does not know.
+    #[serde(other)]
+    Other,
+}
+
+/// One line of a log: when, and what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// RFC 3339 UTC.
+    pub at: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl Record {
+    /// A record of `event` happening at `at`.
+    pub fn new(at: Timestamp, event: Event) -> Self {
+        Self {
+            at: at.rfc3339(),
+            event,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_with_their_type_names() {
+        let record = Record::new(
+            Timestamp::from_unix_millis(0),
+            Event::WorktreeKeep {
+                path: "/r/.nodwyn/worktrees/1968c13a".into(),
+                branch: "nodwyn/1968c13a".into(),
+            },
+        );
+        let line = serde_json::to_string(&record).unwrap();
+        assert_eq!(
+            line,
+            r#"{"at":"1970-01-01T00:00:00.000Z","type":"worktree.keep","path":"/r/.nodwyn/worktrees/1968c13a","branch":"nodwyn/1968c13a"}"#
+        );
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
+    }
+
+    #[test]
+    fn unknown_kinds_are_read_as_other() {
+        let line = r#"{"type":"guard.decision","at":"2026-10-02T05:44:07.000Z","answer":"allow"}"#;
+        let record: Record = serde_json::from_str(line).unwrap();
+        assert_eq!(record.event, Event::Other);
+    }
+}

@@ -1,0 +1,20 @@
+//! `nodwyn-core`: sessions, their event logs, the store that keeps them, and the life of a
+//! session's worktree.
+//!
+//! Library code: it takes every setting as an argument (the data directory, where worktrees go),
+//! never reads the environment or configuration files, and never prints. The command line
+//! (`nodwyn`) does those.
+
+pub mod clock;
+mod error;
+pub mod event;
+pub mod id;
+pub mod log;
+pub mod session;
+pub mod store;
+pub mod worktree;
+
+pub use error::Error;
+pub use id::SessionId;
+pub use session::{Session, WorktreeState};
+pub use store::Store;

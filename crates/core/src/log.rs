@@ -1,0 +1,152 @@
+//! A session's event log: one JSON Lines file, append-only.
+//!
+//! A record is written with one `write` on a file opened for appending, so concurrent writers
+//! never interleave within a line. A reader tolerates a torn last line (a crash mid-write), and
+//! the next append starts on a fresh line so the torn bytes never spoil a good record.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::event::Record;
+use crate::Error;
+
+/// The log file of one session.
+#[derive(Debug, Clone)]
+pub struct EventLog {
+    path: PathBuf,
+}
+
+/// Holds a session's log locked against other nodwyn processes changing the same session.
+#[derive(Debug)]
+pub struct LogLock {
+    _file: File,
+}
+
+impl EventLog {
+    /// The log at `path`, which may not exist yet.
+    pub fn at(path: PathBuf) -> Self {
+        Self { path }
+    }
+
+    /// Where the log lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Creates the log with its first record; fails if the file exists already.
+    pub fn create(path: PathBuf, first: &Record) -> Result<Self, Error> {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(Error::io(&path))?;
+        file.write_all(&line(first)?).map_err(Error::io(&path))?;
+        file.sync_data().map_err(Error::io(&path))?;
+        Ok(Self { path })
+    }
+
+    /// Appends one record.
+    pub fn append(&self, record: &Record) -> Result<(), Error> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(Error::io(&self.path))?;
+        let mut bytes = line(record)?;
+        if !ends_with_newline(&mut file).map_err(Error::io(&self.path))? {
+            bytes.insert(0, b'\n');
+        }
+        file.write_all(&bytes).map_err(Error::io(&self.path))?;
+        file.sync_data().map_err(Error::io(&self.path))
+    }
+
+    /// Every record, as JSON values, in order. Lines that are not JSON objects (a torn last line)
+    /// are skipped.
+    pub fn read_values(&self) -> Result<Vec<Value>, Error> {
+        let text = std::fs::read_to_string(&self.path).map_err(Error::io(&self.path))?;
+        Ok(text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .filter_map(|l| match serde_json::from_str::<Value>(l) {
+                Ok(value @ Value::Object(_)) => Some(value),
+                _ => {
+                    tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
+                    None
+                }
+            })
+            .collect())
+    }
+
+    /// Every record nodwyn can read, in order.
+    pub fn read(&self) -> Result<Vec<Record>, Error> {
+        Ok(self
+            .read_values()?
+            .into_iter()
+            .filter_map(|v| serde_json::from_value::<Record>(v).ok())
+            .collect())
+    }
+
+    /// Waits for, then takes, the session's lock; it is released when the guard is dropped.
+    pub fn lock(&self) -> Result<LogLock, Error> {
+        let file = File::open(&self.path).map_err(Error::io(&self.path))?;
+        file.lock().map_err(Error::io(&self.path))?;
+        Ok(LogLock { _file: file })
+    }
+}
+
+fn line(record: &Record) -> Result<Vec<u8>, Error> {
+    let mut bytes = serde_json::to_vec(record).map_err(Error::Encode)?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(true);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Timestamp;
+    use crate::event::Event;
+
+    fn close(kept: &[&str]) -> Record {
+        Record::new(
+            Timestamp::from_unix_millis(0),
+            Event::SessionClose {
+                kept: kept.iter().map(|s| s.to_string()).collect(),
+            },
+        )
+    }
+
+    #[test]
+    fn a_torn_last_line_is_skipped_and_the_next_record_starts_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let log = EventLog::create(path.clone(), &close(&["a"])).unwrap();
+        // A crash in the middle of a write.
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"type":"session.clo"#).unwrap();
+        assert_eq!(log.read().unwrap(), vec![close(&["a"])]);
+        log.append(&close(&["b"])).unwrap();
+        assert_eq!(log.read().unwrap(), vec![close(&["a"]), close(&["b"])]);
+    }
+
+    #[test]
+    fn create_refuses_an_existing_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        EventLog::create(path.clone(), &close(&[])).unwrap();
+        assert!(EventLog::create(path, &close(&[])).is_err());
+    }
+}

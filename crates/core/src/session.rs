@@ -1,0 +1,105 @@
+//! A session's state, folded from its event log.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::event::{Event, WorktreeFacts};
+use crate::id::SessionId;
+use crate::store::StoredSession;
+use crate::Error;
+
+/// What became of a session's worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WorktreeState {
+    /// nodwyn manages it (its folder may still be missing from disk).
+    Active,
+    /// nodwyn removed its folder.
+    Removed,
+    /// Handed over to the person with `keep`; nodwyn no longer touches it.
+    Kept,
+}
+
+/// A session as its log tells it.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// The session's id.
+    pub id: SessionId,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// The folder the session is pinned to.
+    pub root: PathBuf,
+    /// The repository it belongs to.
+    pub repository: PathBuf,
+    /// Its worktree's facts (the latest: a restore may have moved `base_commit`).
+    pub worktree: Option<WorktreeFacts>,
+    /// What became of the worktree.
+    pub worktree_state: WorktreeState,
+    /// Whether the session is open (not closed since it last started or resumed).
+    pub open: bool,
+    /// Why the worktree stayed when the session was last closed.
+    pub kept: Vec<String>,
+}
+
+impl Session {
+    /// Reads a stored session's log and folds it.
+    pub fn load(stored: &StoredSession) -> Result<Self, Error> {
+        let records = stored.log.read()?;
+        let mut events = records.into_iter().map(|r| (r.at, r.event));
+        let Some((started, Event::SessionStart {
+            root,
+            repository,
+            worktree,
+        })) = events.next()
+        else {
+            return Err(Error::DamagedLog(stored.log.path().to_path_buf()));
+        };
+        let mut session = Session {
+            id: stored.id.clone(),
+            started,
+            root,
+            repository,
+            worktree,
+            worktree_state: WorktreeState::Active,
+            open: true,
+            kept: Vec::new(),
+        };
+        for (_, event) in events {
+            session.apply(event);
+        }
+        Ok(session)
+    }
+
+    fn apply(&mut self, event: Event) {
+        match event {
+            Event::WorktreeCreate { worktree, .. } => {
+                self.worktree = Some(worktree);
+                self.worktree_state = WorktreeState::Active;
+            }
+            Event::WorktreeRestore { worktree, .. } => {
+                self.root = worktree.path.clone();
+                self.worktree = Some(worktree);
+                self.worktree_state = WorktreeState::Active;
+            }
+            Event::WorktreeRemove { .. } => self.worktree_state = WorktreeState::Removed,
+            Event::WorktreeKeep { .. } => self.worktree_state = WorktreeState::Kept,
+            Event::SessionClose { kept } => {
+                self.open = false;
+                self.kept = kept;
+            }
+            Event::SessionResume { root } => {
+                self.open = true;
+                self.root = root;
+            }
+            Event::SessionStart { .. } | Event::Other => {}
+        }
+    }
+
+    /// The worktree nodwyn still manages, if any.
+    pub fn active_worktree(&self) -> Option<&WorktreeFacts> {
+        self.worktree
+            .as_ref()
+            .filter(|_| self.worktree_state == WorktreeState::Active)
+    }
+}

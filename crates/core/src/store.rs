@@ -1,0 +1,248 @@
+//! Where nodwyn keeps its data, and finding sessions in it.
+//!
+//! ```text
+//! $NODWYN_HOME/sessions/<project id>/<session id>.jsonl   one event log per session
+//! $NODWYN_HOME/worktrees/<project id>/<short id>           worktrees, with worktrees.location = "data"
+//! ```
+//!
+//! A *project id* names a repository (its main worktree): the folder's name and a hash of its
+//! canonical path, such as `nodwyn-3f9c0a1b2c3d4e5f`. Sessions key on it, so every checkout of
+//! the repository (the main one, nodwyn's worktrees, a person's own) sees the same sessions.
+
+use std::path::{Path, PathBuf};
+
+use crate::clock::Timestamp;
+use crate::event::Record;
+use crate::id::{is_short_id, SessionId};
+use crate::log::EventLog;
+use crate::Error;
+
+/// nodwyn's data directory.
+#[derive(Debug, Clone)]
+pub struct Store {
+    home: PathBuf,
+}
+
+/// A session found in the store: its id and its log.
+#[derive(Debug, Clone)]
+pub struct StoredSession {
+    /// The session's id.
+    pub id: SessionId,
+    /// Its event log.
+    pub log: EventLog,
+}
+
+impl Store {
+    /// The store rooted at `home` (`$NODWYN_HOME`).
+    pub fn new(home: PathBuf) -> Self {
+        Self { home }
+    }
+
+    /// The data directory.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// The project id of a repository.
+    pub fn project_id(repository: &Path) -> String {
+        let name: String = repository
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "root".to_owned())
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .take(40)
+            .collect();
+        let hash = fnv1a64(repository.as_os_str().as_encoded_bytes());
+        format!("{name}-{hash:016x}")
+    }
+
+    /// Where worktrees of `repository` go with `worktrees.location = "data"`.
+    pub fn worktrees_dir(&self, repository: &Path) -> PathBuf {
+        self.home
+            .join("worktrees")
+            .join(Self::project_id(repository))
+    }
+
+    fn sessions_dir(&self, repository: &Path) -> PathBuf {
+        self.home.join("sessions").join(Self::project_id(repository))
+    }
+
+    /// Opens a new session of `repository`: picks an id whose short id no other session, branch
+    /// or folder uses (`taken` answers for branches and folders), and writes the log's first
+    /// record, which `start` makes from the id.
+    pub fn open_session(
+        &self,
+        repository: &Path,
+        now: Timestamp,
+        taken: impl Fn(&str) -> bool,
+        start: impl FnOnce(&SessionId) -> Record,
+    ) -> Result<StoredSession, Error> {
+        let dir = self.sessions_dir(repository);
+        std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        for _ in 0..16 {
+            let id = SessionId::generate(now)?;
+            if taken(id.short()) || !self.find_by_short(id.short())?.is_empty() {
+                continue;
+            }
+            let log = EventLog::create(dir.join(format!("{id}.jsonl")), &start(&id))?;
+            return Ok(StoredSession { id, log });
+        }
+        Err(Error::NoFreeId)
+    }
+
+    /// Finds a session by its full id or its short id.
+    pub fn find(&self, text: &str) -> Result<StoredSession, Error> {
+        let matches = if let Some(id) = SessionId::parse(text) {
+            self.all_logs()?
+                .into_iter()
+                .filter(|s| s.id == id)
+                .collect()
+        } else if is_short_id(text) {
+            self.find_by_short(text)?
+        } else {
+            return Err(Error::BadId(text.to_owned()));
+        };
+        match <[StoredSession; 1]>::try_from(matches) {
+            Ok([one]) => Ok(one),
+            Err(matches) if matches.is_empty() => Err(Error::NoSuchSession(text.to_owned())),
+            Err(matches) => Err(Error::AmbiguousId {
+                short: text.to_owned(),
+                sessions: matches.into_iter().map(|s| s.id.to_string()).collect(),
+            }),
+        }
+    }
+
+    /// Every session of `repository`, oldest first.
+    pub fn sessions_of(&self, repository: &Path) -> Result<Vec<StoredSession>, Error> {
+        let mut sessions = logs_in(&self.sessions_dir(repository))?;
+        sessions.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(sessions)
+    }
+
+    fn find_by_short(&self, short: &str) -> Result<Vec<StoredSession>, Error> {
+        Ok(self
+            .all_logs()?
+            .into_iter()
+            .filter(|s| s.id.short() == short)
+            .collect())
+    }
+
+    fn all_logs(&self) -> Result<Vec<StoredSession>, Error> {
+        let root = self.home.join("sessions");
+        let projects = match std::fs::read_dir(&root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io(&root)(e)),
+        };
+        let mut sessions = Vec::new();
+        for project in projects {
+            let project = project.map_err(Error::io(&root))?;
+            sessions.extend(logs_in(&project.path())?);
+        }
+        Ok(sessions)
+    }
+}
+
+fn logs_in(dir: &Path) -> Result<Vec<StoredSession>, Error> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir)(e)),
+    };
+    let mut sessions = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(Error::io(dir))?.path();
+        let Some(id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .and_then(SessionId::parse)
+        else {
+            continue;
+        };
+        sessions.push(StoredSession {
+            id,
+            log: EventLog::at(path),
+        });
+    }
+    Ok(sessions)
+}
+
+/// FNV-1a, 64 bits: a stable hash (unlike std's) for naming a repository's folders.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
+        (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+
+    fn start(repository: &Path) -> impl FnOnce(&SessionId) -> Record + '_ {
+        move |_| {
+            Record::new(
+                Timestamp::now(),
+                Event::SessionStart {
+                    root: repository.to_path_buf(),
+                    repository: repository.to_path_buf(),
+                    worktree: None,
+                },
+            )
+        }
+    }
+
+    #[test]
+    fn project_ids_are_stable_and_distinct() {
+        let a = Store::project_id(Path::new("/home/me/src/nodwyn"));
+        assert_eq!(a, Store::project_id(Path::new("/home/me/src/nodwyn")));
+        assert!(a.starts_with("nodwyn-"));
+        assert_ne!(a, Store::project_id(Path::new("/home/you/src/nodwyn")));
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn sessions_are_found_by_full_or_short_id_and_listed_per_repository() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(home.path().to_path_buf());
+        let (one, two) = (Path::new("/r/one"), Path::new("/r/two"));
+        let a = store
+            .open_session(one, Timestamp::now(), |_| false, start(one))
+            .unwrap();
+        let b = store
+            .open_session(two, Timestamp::now(), |_| false, start(two))
+            .unwrap();
+        assert_eq!(store.find(a.id.as_str()).unwrap().id, a.id);
+        assert_eq!(store.find(b.id.short()).unwrap().id, b.id);
+        let listed: Vec<_> = store.sessions_of(one).unwrap().into_iter().map(|s| s.id).collect();
+        assert_eq!(listed, vec![a.id]);
+        assert!(matches!(store.find("deadbeef"), Err(Error::NoSuchSession(_))));
+        assert!(matches!(store.find("../x"), Err(Error::BadId(_))));
+    }
+
+    #[test]
+    fn a_taken_short_id_is_never_handed_out() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(home.path().to_path_buf());
+        let repo = Path::new("/r/one");
+        let refused = std::cell::RefCell::new(Vec::new());
+        let session = store
+            .open_session(
+                repo,
+                Timestamp::now(),
+                |short| {
+                    let mut refused = refused.borrow_mut();
+                    refused.push(short.to_owned());
+                    refused.len() < 3
+                },
+                start(repo),
+            )
+            .unwrap();
+        let refused = refused.into_inner();
+        assert_eq!(refused.len(), 3);
+        assert_eq!(session.id.short(), refused[2]);
+    }
+}

@@ -1,0 +1,68 @@
+//! `worktree close`: end a session, taking its worktree and branch away only when nothing would
+//! be lost; otherwise both stay and the reasons are recorded.
+
+use serde::Serialize;
+
+use crate::clock::Timestamp;
+use crate::event::{Event, Record, RemovedBy};
+use crate::session::WorktreeState;
+use crate::store::Store;
+use crate::worktree::removal::{remove_worktree, BranchOutcome};
+use crate::worktree::verdict::keep_reasons;
+use crate::worktree::{locked_session, LockedSession};
+use crate::Error;
+
+/// What `close` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Closed {
+    /// The full session id.
+    pub session: String,
+    /// Whether the worktree folder was removed by this close.
+    pub removed: bool,
+    /// What happened to the branch, when the folder went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<BranchOutcome>,
+    /// Why the worktree stayed; empty when it went or there was none.
+    pub kept: Vec<String>,
+}
+
+/// Closes a session.
+pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
+    let LockedSession {
+        stored,
+        session,
+        _lock,
+    } = locked_session(store, id)?;
+    let mut closed = Closed {
+        session: session.id.to_string(),
+        removed: false,
+        branch: None,
+        kept: Vec::new(),
+    };
+    match (&session.worktree, session.worktree_state) {
+        (Some(facts), WorktreeState::Active) => {
+            closed.kept = keep_reasons(store, facts)?;
+            if closed.kept.is_empty() {
+                closed.branch = Some(remove_worktree(
+                    &stored.log,
+                    facts,
+                    false,
+                    Vec::new(),
+                    RemovedBy::Close,
+                )?);
+                closed.removed = true;
+            }
+        }
+        (Some(_), WorktreeState::Kept) => {
+            closed.kept = vec!["it was handed over to you with `nodwyn worktree keep`".to_owned()];
+        }
+        _ => {}
+    }
+    stored.log.append(&Record::new(
+        Timestamp::now(),
+        Event::SessionClose {
+            kept: closed.kept.clone(),
+        },
+    ))?;
+    Ok(closed)
+}

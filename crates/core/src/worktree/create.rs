@@ -1,0 +1,227 @@
+//! `worktree new`: open a session and make its worktree.
+//!
+//! Every refusal (not a repository, bare, no commit, below the top folder, a link on the way, a
+//! bad `--base` or `--pr`) happens before anything is written. Then the session is opened (its
+//! log's first record, `session.start`), the worktree made with `git worktree add` so the
+//! person's hooks and filters run, `.worktreeinclude` applied, and `worktree.create` recorded.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_git::repo::{branch_tip, resolve_commit};
+use nodwyn_git::status::porcelain_line_count;
+use nodwyn_git::worktree::add_with_new_branch;
+use serde::Serialize;
+
+use crate::clock::Timestamp;
+use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
+use crate::id::SessionId;
+use crate::session::Session;
+use crate::store::Store;
+use crate::worktree::include::copy_included;
+use crate::worktree::location::{prepare_root, WorktreeLocation};
+use crate::worktree::pull_request::{fetch_head, parse_reference};
+use crate::worktree::verdict::registration;
+use crate::Error;
+
+/// What `worktree new` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct NewWorktree {
+    /// The checkout to start from (its top folder).
+    pub dir: PathBuf,
+    /// `--base REF`: start from this revision instead of the checkout's HEAD.
+    pub base: Option<String>,
+    /// `--pr N`: start from this pull request's head.
+    pub pull_request: Option<String>,
+    /// Where the worktree goes.
+    pub location: WorktreeLocation,
+}
+
+/// What `worktree new` made.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// The full session id.
+    pub session: SessionId,
+    /// The short id.
+    pub id: String,
+    /// The worktree's facts.
+    #[serde(flatten)]
+    pub worktree: WorktreeFacts,
+    /// Lines of `git status --porcelain` in the checkout it came from, not carried over.
+    pub uncommitted: usize,
+    /// Paths `.worktreeinclude` copied in.
+    pub included: Vec<String>,
+    /// Paths it could not copy.
+    pub include_failed: Vec<IncludeFailure>,
+}
+
+/// Where the new branch starts, and what to record as its base.
+struct Start {
+    commit: String,
+    base: String,
+    pull_request: Option<u64>,
+}
+
+/// Opens a session in a new worktree.
+pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
+    let dir = std::fs::canonicalize(&request.dir).map_err(Error::io(&request.dir))?;
+    let checkout = nodwyn_git::discover(&dir)?;
+    if checkout.toplevel != dir {
+        return Err(Error::BelowTopLevel {
+            dir,
+            top: checkout.toplevel,
+        });
+    }
+    let Some(head_commit) = checkout.head.commit.clone() else {
+        return Err(Error::NoCommit(checkout.toplevel));
+    };
+    let repository = checkout.repository.clone();
+    let head_branch = checkout.head.branch.clone().unwrap_or_default();
+    let start = if let Some(text) = &request.pull_request {
+        let number = parse_reference(text)?;
+        refuse_second_worktree_for(store, &repository, number)?;
+        let head = fetch_head(&repository, number)?;
+        Start {
+            commit: head.commit,
+            base: head_branch,
+            pull_request: Some(number),
+        }
+    } else if let Some(base) = &request.base {
+        let commit = resolve_commit(&dir, base)?.ok_or_else(|| Error::UnknownBase {
+            base: base.clone(),
+            repository: dir.clone(),
+        })?;
+        let is_branch = branch_tip(&dir, base)?.is_some();
+        Start {
+            commit,
+            base: if is_branch { base.clone() } else { String::new() },
+            pull_request: None,
+        }
+    } else {
+        Start {
+            commit: head_commit.clone(),
+            base: head_branch,
+            pull_request: None,
+        }
+    };
+    let root = prepare_root(
+        store,
+        &repository,
+        request.location,
+        &[head_commit.as_str(), start.commit.as_str()],
+    )?;
+    let taken = |short: &str| {
+        std::fs::symlink_metadata(root.join(short)).is_ok()
+            || branch_tip(&repository, &branch_name(short)).is_ok_and(|t| t.is_some())
+    };
+    let facts_for = |id: &SessionId| WorktreeFacts {
+        repository: repository.clone(),
+        path: root.join(id.short()),
+        branch: branch_name(id.short()),
+        base: start.base.clone(),
+        base_commit: start.commit.clone(),
+        pull_request: start.pull_request,
+    };
+    let stored = store.open_session(&repository, Timestamp::now(), taken, |id| {
+        let facts = facts_for(id);
+        Record::new(
+            Timestamp::now(),
+            Event::SessionStart {
+                root: facts.path.clone(),
+                repository: repository.clone(),
+                worktree: Some(facts),
+            },
+        )
+    })?;
+    let facts = facts_for(&stored.id);
+    if let Err(failure) =
+        add_with_new_branch(&checkout.toplevel, &facts.path, &facts.branch, &start.commit)
+    {
+        return Err(handle_failed_add(&stored.log, &stored.id, &facts, failure));
+    }
+    let uncommitted = porcelain_line_count(&checkout.toplevel)?;
+    let included = copy_included(&repository, &facts.path)?;
+    stored.log.append(&Record::new(
+        Timestamp::now(),
+        Event::WorktreeCreate {
+            worktree: facts.clone(),
+            uncommitted,
+            included: included.copied.clone(),
+            include_failed: included.failed.clone(),
+        },
+    ))?;
+    Ok(Created {
+        id: stored.id.short().to_owned(),
+        session: stored.id,
+        worktree: facts,
+        uncommitted,
+        included: included.copied,
+        include_failed: included.failed,
+    })
+}
+
+/// The branch of the session with this short id.
+pub fn branch_name(short: &str) -> String {
+    format!("nodwyn/{short}")
+}
+
+/// `git worktree add` failed. If git made nothing, the session never existed and its log goes;
+/// if the worktree exists all the same (a failing `post-checkout` hook, say), it is recorded and
+/// kept, and the session closed.
+fn handle_failed_add(
+    log: &crate::log::EventLog,
+    id: &SessionId,
+    facts: &WorktreeFacts,
+    failure: nodwyn_git::Error,
+) -> Error {
+    match registration(&facts.repository, &facts.path) {
+        Ok(Some(_)) => {
+            let recorded = log
+                .append(&Record::new(
+                    Timestamp::now(),
+                    Event::WorktreeCreate {
+                        worktree: facts.clone(),
+                        uncommitted: 0,
+                        included: Vec::new(),
+                        include_failed: Vec::new(),
+                    },
+                ))
+                .and_then(|()| {
+                    log.append(&Record::new(
+                        Timestamp::now(),
+                        Event::SessionClose {
+                            kept: vec![format!("making the worktree failed: {failure}")],
+                        },
+                    ))
+                });
+            if let Err(e) = recorded {
+                tracing::warn!(error = %e, "could not record the half-made worktree");
+            }
+            Error::MadeButFailed {
+                path: facts.path.clone(),
+                short: id.short().to_owned(),
+                source: failure,
+            }
+        }
+        _ => {
+            let _ = std::fs::remove_file(log.path());
+            Error::Git(failure)
+        }
+    }
+}
+
+/// A second open worktree for the same pull request is refused, naming the first.
+fn refuse_second_worktree_for(store: &Store, repository: &Path, number: u64) -> Result<(), Error> {
+    for stored in store.sessions_of(repository)? {
+        let session = Session::load(&stored)?;
+        if let Some(facts) = session.active_worktree()
+            && facts.pull_request == Some(number)
+        {
+            return Err(Error::PullRequest(format!(
+                "pull request #{number} already has a worktree: session {} at {}; resume that one, or remove it first",
+                session.id,
+                facts.path.display()
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,323 @@
+//! `.worktreeinclude`: the untracked files a person asks to have copied into every new worktree
+//! (a `.env`, a build cache such as `target/`, `node_modules/`).
+//!
+//! Opt-in: without the file at the repository's top, nothing at all is copied. Each line is a
+//! gitignore-style pattern (`#` comments, `!` negation, `**`, a trailing `/` for folders). The
+//! candidates are what git does not track, found with git's standard excludes so that a wholly
+//! ignored folder is one entry and is never walked unless it is chosen. An unchosen folder is
+//! entered only when a pattern names a path inside it from the top (`config/secrets.json` enters
+//! `config/`); a pattern without a folder part (`.env`) matches what git lists, not files buried
+//! in an ignored folder.
+//!
+//! Copying never overwrites anything already in the worktree, keeps permissions, copies a
+//! symbolic link as a link (never following it), never writes through a link in the worktree,
+//! uses copy-on-write clones where the file system has them, and reports each failure without
+//! stopping the rest.
+
+use std::path::Path;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use nodwyn_git::untracked::untracked;
+
+use crate::event::IncludeFailure;
+use crate::Error;
+
+/// The name of the file at the repository's top.
+pub const INCLUDE_FILE: &str = ".worktreeinclude";
+
+/// What a copy did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Included {
+    /// The entries copied (a folder ends in `/`).
+    pub copied: Vec<String>,
+    /// The files that could not be copied, and why.
+    pub failed: Vec<IncludeFailure>,
+}
+
+/// Copies what `.worktreeinclude` of `repository` chooses into `worktree`.
+pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Error> {
+    let include_file = repository.join(INCLUDE_FILE);
+    let mut included = Included::default();
+    match std::fs::symlink_metadata(&include_file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(included),
+        Err(e) => return Err(Error::io(&include_file)(e)),
+        Ok(meta) if !meta.is_file() => {
+            included.failed.push(IncludeFailure {
+                path: INCLUDE_FILE.to_owned(),
+                error: "not a regular file (a link is not followed); nothing was copied".to_owned(),
+            });
+            return Ok(included);
+        }
+        Ok(_) => {}
+    }
+    let text = std::fs::read_to_string(&include_file).map_err(Error::io(&include_file))?;
+    let patterns = Patterns::parse(repository, &text);
+    for entry in untracked(repository)? {
+        let relative = entry.path.trim_end_matches('/');
+        if is_nodwyns_own(relative) {
+            continue;
+        }
+        let copier = Copier {
+            from: repository,
+            to: worktree,
+            patterns: &patterns,
+        };
+        if patterns.chooses(relative, entry.is_folder()) {
+            copier.copy(relative, &mut included.failed);
+            included.copied.push(entry.path.clone());
+        } else if entry.is_folder() && patterns.may_choose_inside(relative) {
+            copier.copy_chosen_inside(relative, &mut included);
+        }
+    }
+    Ok(included)
+}
+
+/// nodwyn's own folder (worktrees, kept versions) is never copied into a worktree.
+fn is_nodwyns_own(relative: &str) -> bool {
+    relative == ".nodwyn" || relative.starts_with(".nodwyn/")
+}
+
+struct Patterns {
+    matcher: Gitignore,
+    /// For each pattern that is not a negation, the literal folder part it starts with
+    /// (`config/` for `config/*.json`; empty for `.env` or `**/x`).
+    literal_folders: Vec<String>,
+}
+
+impl Patterns {
+    fn parse(repository: &Path, text: &str) -> Self {
+        let mut builder = GitignoreBuilder::new(repository);
+        let mut literal_folders = Vec::new();
+        for line in text.lines() {
+            let pattern = line.trim_end();
+            if pattern.is_empty() || pattern.starts_with('#') {
+                continue;
+            }
+            if builder.add_line(None, pattern).is_err() {
+                tracing::warn!(pattern, "skipping a .worktreeinclude line that is not a pattern");
+                continue;
+            }
+            if !pattern.starts_with('!') {
+                literal_folders.push(literal_folder(pattern));
+            }
+        }
+        let matcher = builder.build().unwrap_or_else(|e| {
+            tracing::warn!(error = %e, ".worktreeinclude could not be read as patterns");
+            Gitignore::empty()
+        });
+        Self {
+            matcher,
+            literal_folders,
+        }
+    }
+
+    /// Whether the patterns choose `relative` (or a folder above it) and no later `!` pattern
+    /// takes it back.
+    fn chooses(&self, relative: &str, is_folder: bool) -> bool {
+        self.matcher
+            .matched_path_or_any_parents(relative, is_folder)
+            .is_ignore()
+    }
+
+    /// Whether a pattern names a path inside `folder` from the top.
+    fn may_choose_inside(&self, folder: &str) -> bool {
+        let folder = format!("{folder}/");
+        self.literal_folders
+            .iter()
+            .filter(|literal| !literal.is_empty())
+            .any(|literal| literal.starts_with(&folder) || folder.starts_with(literal.as_str()))
+    }
+}
+
+/// The literal folder part a pattern starts with: up to the last `/` before any glob character.
+fn literal_folder(pattern: &str) -> String {
+    let pattern = pattern.trim_start_matches('/');
+    let literal_end = pattern
+        .find(['*', '?', '[', '\\'])
+        .unwrap_or(pattern.len());
+    let literal = &pattern[..literal_end];
+    match literal.rfind('/') {
+        Some(slash) if slash + 1 < pattern.len() => literal[..=slash].to_owned(),
+        _ => String::new(),
+    }
+}
+
+struct Copier<'a> {
+    from: &'a Path,
+    to: &'a Path,
+    patterns: &'a Patterns,
+}
+
+impl Copier<'_> {
+    /// Copies one chosen entry (a file, a link, or a whole folder).
+    fn copy(&self, relative: &str, failed: &mut Vec<IncludeFailure>) {
+        let source = self.from.join(relative);
+        let meta = match std::fs::symlink_metadata(&source) {
+            Ok(meta) => meta,
+            Err(e) => return fail(failed, relative, e.to_string()),
+        };
+        if meta.is_dir() {
+            self.copy_folder(relative, failed);
+        } else if let Err(error) = self.copy_one(relative, &meta) {
+            fail(failed, relative, error);
+        }
+    }
+
+    /// Walks an unchosen folder a pattern points into, copying the files it chooses.
+    fn copy_chosen_inside(&self, folder: &str, included: &mut Included) {
+        let source = self.from.join(folder);
+        let Ok(entries) = std::fs::read_dir(&source) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let relative = format!("{folder}/{}", entry.file_name().to_string_lossy());
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if self.patterns.chooses(&relative, meta.is_dir()) {
+                self.copy(&relative, &mut included.failed);
+                included
+                    .copied
+                    .push(if meta.is_dir() { format!("{relative}/") } else { relative });
+            } else if meta.is_dir() && self.patterns.may_choose_inside(&relative) {
+                self.copy_chosen_inside(&relative, included);
+            }
+        }
+    }
+
+    fn copy_folder(&self, folder: &str, failed: &mut Vec<IncludeFailure>) {
+        if let Err(error) = self.make_folder(folder) {
+            return fail(failed, folder, error);
+        }
+        let source = self.from.join(folder);
+        let entries = match std::fs::read_dir(&source) {
+            Ok(entries) => entries,
+            Err(e) => return fail(failed, folder, e.to_string()),
+        };
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    fail(failed, folder, e.to_string());
+                    continue;
+                }
+            };
+            let relative = format!("{folder}/{}", entry.file_name().to_string_lossy());
+            let meta = match entry.path().symlink_metadata() {
+                Ok(meta) => meta,
+                Err(e) => {
+                    fail(failed, &relative, e.to_string());
+                    continue;
+                }
+            };
+            // A `!` pattern takes back part of a chosen folder.
+            if !self.patterns.chooses(&relative, meta.is_dir()) {
+                continue;
+            }
+            if meta.is_dir() {
+                self.copy_folder(&relative, failed);
+            } else if let Err(error) = self.copy_one(&relative, &meta) {
+                fail(failed, &relative, error);
+            }
+        }
+    }
+
+    /// Copies one file or link; something already at the destination is left as it is.
+    fn copy_one(&self, relative: &str, meta: &std::fs::Metadata) -> Result<(), String> {
+        if let Some(parent) = Path::new(relative).parent().and_then(|p| p.to_str())
+            && !parent.is_empty()
+        {
+            self.make_folder(parent)?;
+        }
+        let source = self.from.join(relative);
+        let destination = self.to.join(relative);
+        if std::fs::symlink_metadata(&destination).is_ok() {
+            return Ok(());
+        }
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&source).map_err(|e| e.to_string())?;
+            return copy_link(&target, &destination);
+        }
+        if !meta.is_file() {
+            return Ok(());
+        }
+        reflink_copy::reflink_or_copy(&source, &destination).map_err(|e| e.to_string())?;
+        std::fs::set_permissions(&destination, meta.permissions()).map_err(|e| e.to_string())
+    }
+
+    /// Makes `relative` a real folder in the worktree, one component at a time, refusing to go
+    /// through a link (which could point outside the worktree) or a file.
+    fn make_folder(&self, relative: &str) -> Result<(), String> {
+        let mut current = self.to.to_path_buf();
+        for component in Path::new(relative).components() {
+            current.push(component);
+            match std::fs::symlink_metadata(&current) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(format!(
+                        "{} is a symbolic link in the worktree; nothing is copied through it",
+                        current.display()
+                    ));
+                }
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    return Err(format!(
+                        "{} is a file in the worktree, not a folder",
+                        current.display()
+                    ));
+                }
+                Err(_) => std::fs::create_dir(&current).map_err(|e| e.to_string())?,
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(unix)]
+fn copy_link(target: &Path, destination: &Path) -> Result<(), String> {
+    std::os::unix::fs::symlink(target, destination).map_err(|e| e.to_string())
+}
+
+#[cfg(not(unix))]
+fn copy_link(_target: &Path, _destination: &Path) -> Result<(), String> {
+    Err("symbolic links are not copied on this system".to_owned())
+}
+
+fn fail(failed: &mut Vec<IncludeFailure>, path: &str, error: String) {
+    failed.push(IncludeFailure {
+        path: path.to_owned(),
+        error,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_folders_stop_at_the_first_glob() {
+        assert_eq!(literal_folder("config/secrets.json"), "config/");
+        assert_eq!(literal_folder("/config/local/*.json"), "config/local/");
+        assert_eq!(literal_folder(".env"), "");
+        assert_eq!(literal_folder("**/x"), "");
+        assert_eq!(literal_folder("target/"), "");
+        assert_eq!(literal_folder("a*/b"), "");
+    }
+
+    #[test]
+    fn patterns_choose_with_negation_and_double_star() {
+        let patterns = Patterns::parse(
+            Path::new("/r"),
+            "# comment\n.env\n!.env.local\ncache/**/*.bin\ntarget/\n!target/tmp/\n",
+        );
+        assert!(patterns.chooses(".env", false));
+        assert!(patterns.chooses("sub/.env", false));
+        assert!(!patterns.chooses(".env.local", false));
+        assert!(patterns.chooses("cache/a/b/c.bin", false));
+        assert!(!patterns.chooses("cache/a/b/c.txt", false));
+        assert!(patterns.chooses("target", true));
+        assert!(!patterns.chooses("target/tmp", true));
+        assert!(patterns.may_choose_inside("cache"));
+        assert!(patterns.may_choose_inside("cache/a"));
+        assert!(!patterns.may_choose_inside("node_modules"));
+    }
+}

@@ -1,0 +1,99 @@
+//! `worktree list`: nodwyn's worktrees of a repository, with what each holds. Each worktree is
+//! read on its own thread, so dozens of them cost little more than the slowest one.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_git::landed::commits_ahead;
+use nodwyn_git::repo::branch_tip;
+use nodwyn_git::status::is_dirty;
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::event::WorktreeFacts;
+use crate::session::Session;
+use crate::store::Store;
+use crate::worktree::verdict::Bases;
+use crate::Error;
+
+/// One worktree as `list` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listed {
+    /// The full session id.
+    pub session: String,
+    /// The short id.
+    pub id: String,
+    /// The worktree's folder.
+    pub path: PathBuf,
+    /// Its branch.
+    pub branch: String,
+    /// The branch it started from (`""` for a detached start).
+    pub base: String,
+    /// The commit it started from.
+    pub base_commit: String,
+    /// Commits on its branch that the base lacks; `null` when the branch is gone.
+    pub ahead: Option<usize>,
+    /// Whether `git status` in it shows anything.
+    pub dirty: bool,
+    /// Whether its session is open.
+    pub open: bool,
+    /// Whether its folder is missing from disk.
+    pub missing: bool,
+    /// The pull request it was made on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+    /// What could not be read, if anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// nodwyn's worktrees of `repository`, oldest session first.
+pub fn list(store: &Store, repository: &Path) -> Result<Vec<Listed>, Error> {
+    let sessions = store
+        .sessions_of(repository)?
+        .par_iter()
+        .map(Session::load)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(sessions
+        .par_iter()
+        .filter_map(|session| Some((session, session.active_worktree()?)))
+        .map(|(session, facts)| describe(session, facts))
+        .collect())
+}
+
+fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
+    let missing = std::fs::symlink_metadata(&facts.path).is_err();
+    let mut listed = Listed {
+        session: session.id.to_string(),
+        id: session.id.short().to_owned(),
+        path: facts.path.clone(),
+        branch: facts.branch.clone(),
+        base: facts.base.clone(),
+        base_commit: facts.base_commit.clone(),
+        ahead: None,
+        dirty: false,
+        open: session.open,
+        missing,
+        pull_request: facts.pull_request,
+        error: None,
+    };
+    let read = || -> Result<(Option<usize>, bool), Error> {
+        let ahead = match branch_tip(&facts.repository, &facts.branch)? {
+            Some(tip) => Some(commits_ahead(
+                &facts.repository,
+                &tip,
+                Bases::of(facts)?.primary(),
+            )?),
+            None => None,
+        };
+        let dirty = !missing && is_dirty(&facts.path)?;
+        Ok((ahead, dirty))
+    };
+    match read() {
+        Ok((ahead, dirty)) => {
+            listed.ahead = ahead;
+            listed.dirty = dirty;
+        }
+        Err(e) => listed.error = Some(e.to_string()),
+    }
+    listed
+}

@@ -1,0 +1,75 @@
+//! `worktree prune`: remove the worktrees of closed sessions that `close` would remove, and say
+//! why each of the others stays. It only ever looks at worktrees nodwyn made and still manages.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::event::RemovedBy;
+use crate::session::Session;
+use crate::store::Store;
+use crate::worktree::removal::{remove_worktree, BranchOutcome};
+use crate::worktree::verdict::keep_reasons;
+use crate::worktree::{locked_session, LockedSession};
+use crate::Error;
+
+/// What prune did, or would do, with one worktree.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pruned {
+    /// The full session id.
+    pub session: String,
+    /// The worktree.
+    pub path: PathBuf,
+    /// Whether it was removed (with `--dry-run`: whether it would be).
+    pub removed: bool,
+    /// What happened to its branch, when it was removed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<BranchOutcome>,
+    /// Why it stays.
+    pub kept: Vec<String>,
+}
+
+/// Prunes the worktrees of `repository`'s closed sessions.
+pub fn prune(store: &Store, repository: &Path, dry_run: bool) -> Result<Vec<Pruned>, Error> {
+    let mut report = Vec::new();
+    for stored in store.sessions_of(repository)? {
+        // A quick look without the lock, to skip sessions with nothing to prune.
+        if Session::load(&stored)?.active_worktree().is_none() {
+            continue;
+        }
+        let LockedSession {
+            stored,
+            session,
+            _lock,
+        } = locked_session(store, stored.id.as_str())?;
+        let Some(facts) = session.active_worktree() else {
+            continue;
+        };
+        let mut entry = Pruned {
+            session: session.id.to_string(),
+            path: facts.path.clone(),
+            removed: false,
+            branch: None,
+            kept: Vec::new(),
+        };
+        if session.open {
+            entry.kept.push("the session is open".to_owned());
+        } else {
+            entry.kept = keep_reasons(store, facts)?;
+        }
+        if entry.kept.is_empty() {
+            entry.removed = true;
+            if !dry_run {
+                entry.branch = Some(remove_worktree(
+                    &stored.log,
+                    facts,
+                    false,
+                    Vec::new(),
+                    RemovedBy::Prune,
+                )?);
+            }
+        }
+        report.push(entry);
+    }
+    Ok(report)
+}

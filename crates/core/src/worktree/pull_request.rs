@@ -1,0 +1,169 @@
+//! `--pr N`: a worktree on a pull request's head, found through the `gh` program.
+//!
+//! `gh pr view` says where the head lives: a pull request from a branch of the same repository is
+//! fetched by that branch, one from a fork by GitHub's `pull/N/head` ref; both from `origin`. No
+//! `gh`, or a `gh` that is not logged in, is an error, never a quiet fallback to HEAD. What `gh`
+//! answers comes from the forge, so the head branch's name is checked by git before it is used in
+//! a refspec.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use nodwyn_git::refs::{delete_ref, fetch_into, is_valid_branch_name};
+use serde::Deserialize;
+
+use crate::Error;
+
+/// The remote pull requests are fetched from.
+const REMOTE: &str = "origin";
+
+/// Reads `N`, `#N` or a pull request URL (`https://github.com/OWNER/REPO/pull/N[/...]`).
+pub fn parse_reference(text: &str) -> Result<u64, Error> {
+    let trimmed = text.trim();
+    let digits = if let Some(rest) = trimmed.strip_prefix('#') {
+        rest
+    } else if trimmed.contains("://") {
+        let mut parts = trimmed.split('/').skip_while(|p| *p != "pull");
+        parts.next();
+        parts.next().unwrap_or_default()
+    } else {
+        trimmed
+    };
+    match digits.parse::<u64>() {
+        Ok(number) if number > 0 && digits.bytes().all(|b| b.is_ascii_digit()) => Ok(number),
+        _ => Err(Error::PullRequest(format!(
+            "--pr {text}: give a pull request as a number, as #N, or as its URL (https://github.com/OWNER/REPO/pull/N)"
+        ))),
+    }
+}
+
+/// A pull request's head, fetched into the repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchedHead {
+    /// The pull request's number.
+    pub number: u64,
+    /// The head commit.
+    pub commit: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullRequestView {
+    head_ref_name: String,
+    is_cross_repository: bool,
+}
+
+/// Asks `gh` about pull request `number` and fetches its head from `origin`.
+pub fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, Error> {
+    gh(repository, &["auth", "status"]).map_err(|failure| match failure {
+        GhFailure::Missing => missing(),
+        GhFailure::Failed(_) => Error::PullRequest(
+            "gh is not logged in, so --pr cannot look up the pull request; run `gh auth login` first"
+                .to_owned(),
+        ),
+    })?;
+    let number_text = number.to_string();
+    let json = gh(
+        repository,
+        &[
+            "pr",
+            "view",
+            &number_text,
+            "--json",
+            "headRefName,isCrossRepository",
+        ],
+    )
+    .map_err(|failure| match failure {
+        GhFailure::Missing => missing(),
+        GhFailure::Failed(stderr) => Error::PullRequest(format!(
+            "gh could not find pull request #{number}: {stderr}"
+        )),
+    })?;
+    let view: PullRequestView = serde_json::from_slice(&json).map_err(|e| {
+        Error::PullRequest(format!(
+            "gh answered something nodwyn cannot read for pull request #{number}: {e}"
+        ))
+    })?;
+    let source = if view.is_cross_repository {
+        format!("refs/pull/{number}/head")
+    } else {
+        if !is_valid_branch_name(repository, &view.head_ref_name)? {
+            return Err(Error::PullRequest(format!(
+                "pull request #{number}'s head branch `{}` is not a valid branch name",
+                view.head_ref_name
+            )));
+        }
+        format!("refs/heads/{}", view.head_ref_name)
+    };
+    // A scratch ref of this process's own, deleted again: the new worktree's branch keeps the
+    // commits reachable.
+    let scratch = format!("refs/nodwyn/fetch/pr-{number}-{}", std::process::id());
+    let fetched = fetch_into(repository, REMOTE, &source, &scratch);
+    let _ = delete_ref(repository, &scratch);
+    let commit = fetched.map_err(|e| {
+        Error::PullRequest(format!(
+            "could not fetch pull request #{number} ({source}) from {REMOTE}: {e}"
+        ))
+    })?;
+    Ok(FetchedHead { number, commit })
+}
+
+fn missing() -> Error {
+    Error::PullRequest(
+        "--pr needs the GitHub CLI, and no `gh` program is on PATH; install it (https://cli.github.com) and run `gh auth login`"
+            .to_owned(),
+    )
+}
+
+enum GhFailure {
+    Missing,
+    Failed(String),
+}
+
+fn gh(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GhFailure> {
+    let output = Command::new("gh")
+        .args(args)
+        .current_dir(dir)
+        .env("GH_PROMPT_DISABLED", "1")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => GhFailure::Missing,
+            _ => GhFailure::Failed(e.to_string()),
+        })?;
+    tracing::debug!(?args, status = ?output.status.code(), "gh");
+    if output.status.success() {
+        Ok(output.stdout)
+    } else {
+        Err(GhFailure::Failed(
+            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_three_forms() {
+        assert_eq!(parse_reference("12").unwrap(), 12);
+        assert_eq!(parse_reference("#12").unwrap(), 12);
+        assert_eq!(
+            parse_reference("https://github.com/o/r/pull/12").unwrap(),
+            12
+        );
+        assert_eq!(
+            parse_reference("https://github.com/o/r/pull/12/files").unwrap(),
+            12
+        );
+    }
+
+    #[test]
+    fn refuses_anything_else() {
+        for bad in ["", "0", "-3", "#", "12a", "+12", "https://github.com/o/r/issues/12", "main"] {
+            assert!(parse_reference(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Taking a worktree away: its folder through `git worktree remove`, and its branch only when the
+//! base already has the branch's work and no other checkout uses it. Shared by `close`, `prune`
+//! and `remove`, which each decide beforehand whether the folder may go.
+
+use nodwyn_git::refs::delete_branch_at;
+use nodwyn_git::repo::branch_tip;
+use nodwyn_git::worktree;
+
+use crate::clock::Timestamp;
+use crate::event::{Event, Record, RemovedBy, WorktreeFacts};
+use crate::log::EventLog;
+use crate::worktree::verdict::{checked_out_elsewhere, registration, Bases};
+use crate::Error;
+
+/// What happened to a worktree's branch when its folder went.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BranchOutcome {
+    /// Whether the branch was deleted.
+    pub deleted: bool,
+    /// Why it stayed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+}
+
+/// Removes the folder (if git still has it registered or it is still on disk), then settles the
+/// branch, and records `worktree.remove`.
+pub(crate) fn remove_worktree(
+    log: &EventLog,
+    facts: &WorktreeFacts,
+    force: bool,
+    discarded: Vec<String>,
+    by: RemovedBy,
+) -> Result<BranchOutcome, Error> {
+    if registration(&facts.repository, &facts.path)?.is_some() {
+        worktree::remove(&facts.repository, &facts.path, force)?;
+    }
+    let branch = settle_branch(facts)?;
+    log.append(&Record::new(
+        Timestamp::now(),
+        Event::WorktreeRemove {
+            path: facts.path.clone(),
+            branch: facts.branch.clone(),
+            branch_deleted: branch.deleted,
+            branch_kept: branch.kept.clone(),
+            discarded,
+            by,
+        },
+    ))?;
+    Ok(branch)
+}
+
+/// Deletes the session's branch if its work has landed and no checkout has it; otherwise says
+/// why it stays.
+fn settle_branch(facts: &WorktreeFacts) -> Result<BranchOutcome, Error> {
+    let repository = &facts.repository;
+    let Some(tip) = branch_tip(repository, &facts.branch)? else {
+        return Ok(BranchOutcome::default());
+    };
+    let kept = |why: String| Ok(BranchOutcome {
+        deleted: false,
+        kept: Some(why),
+    });
+    if let Some(elsewhere) = checked_out_elsewhere(repository, &facts.branch, &facts.path)? {
+        return kept(format!("it is checked out in {}", elsewhere.display()));
+    }
+    let bases = Bases::of(facts)?;
+    if let Some(count) = bases.unlanded(repository, &tip)? {
+        return kept(format!(
+            "it has {count} commit(s) that its base lacks; `git branch -D {}` deletes it",
+            facts.branch
+        ));
+    }
+    if let Err(e) = delete_branch_at(repository, &facts.branch, &tip) {
+        tracing::warn!(error = %e, branch = facts.branch, "branch not deleted");
+        return kept("it moved while nodwyn was removing the worktree".to_owned());
+    }
+    Ok(BranchOutcome {
+        deleted: true,
+        kept: None,
+    })
+}

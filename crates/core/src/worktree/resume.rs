@@ -1,0 +1,135 @@
+//! `worktree resume`: open a session again, making its worktree again when the folder is gone.
+//!
+//! A worktree made again uses the session's branch if it still exists (keeping the recorded base
+//! commit), and otherwise a new branch of the same name from the base branch's head as it is now,
+//! whose commit becomes the recorded base commit. Only the session's own registration is cleared
+//! first, never with `git worktree prune`, which would drop a person's worktree whose disk is not
+//! mounted.
+
+use serde::Serialize;
+
+use nodwyn_git::repo::branch_tip;
+use nodwyn_git::worktree::{add_on_branch, add_with_new_branch, remove as unregister};
+
+use crate::clock::Timestamp;
+use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
+use crate::session::WorktreeState;
+use crate::store::Store;
+use crate::worktree::include::copy_included;
+use crate::worktree::location::{is_nodwyn_path, refuse_links, worktrees_root, WorktreeLocation};
+use crate::worktree::verdict::registration;
+use crate::worktree::{locked_session, LockedSession};
+use crate::Error;
+
+/// What `resume` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resumed {
+    /// The full session id.
+    pub session: String,
+    /// The folder the session is pinned to.
+    pub root: std::path::PathBuf,
+    /// Whether the worktree was made again.
+    pub restored: bool,
+    /// Whether the session's branch was reused (`false` when a new one was made from the base).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_reused: Option<bool>,
+    /// The worktree's facts, as they are now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<WorktreeFacts>,
+    /// Paths `.worktreeinclude` copied in, when it was made again.
+    pub included: Vec<String>,
+    /// Paths it could not copy.
+    pub include_failed: Vec<IncludeFailure>,
+}
+
+/// Opens a session again.
+pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
+    let LockedSession {
+        stored,
+        session,
+        _lock,
+    } = locked_session(store, id)?;
+    let mut resumed = Resumed {
+        session: session.id.to_string(),
+        root: session.root.clone(),
+        restored: false,
+        branch_reused: None,
+        worktree: session.worktree.clone(),
+        included: Vec::new(),
+        include_failed: Vec::new(),
+    };
+    if let Some(facts) = &session.worktree {
+        if session.worktree_state == WorktreeState::Kept {
+            return Err(Error::HandedOver {
+                id: session.id.to_string(),
+                path: facts.path.clone(),
+            });
+        }
+        let missing = std::fs::symlink_metadata(&facts.path).is_err();
+        if session.worktree_state == WorktreeState::Removed || missing {
+            let (restored, reused, included) = restore(store, facts)?;
+            stored.log.append(&Record::new(
+                Timestamp::now(),
+                Event::WorktreeRestore {
+                    worktree: restored.clone(),
+                    branch_reused: reused,
+                    included: included.copied.clone(),
+                    include_failed: included.failed.clone(),
+                },
+            ))?;
+            resumed.root = restored.path.clone();
+            resumed.restored = true;
+            resumed.branch_reused = Some(reused);
+            resumed.worktree = Some(restored);
+            resumed.included = included.copied;
+            resumed.include_failed = included.failed;
+        }
+    }
+    stored.log.append(&Record::new(
+        Timestamp::now(),
+        Event::SessionResume {
+            root: resumed.root.clone(),
+        },
+    ))?;
+    Ok(resumed)
+}
+
+fn restore(
+    store: &Store,
+    facts: &WorktreeFacts,
+) -> Result<(WorktreeFacts, bool, crate::worktree::include::Included), Error> {
+    let repository = &facts.repository;
+    if !is_nodwyn_path(store, repository, &facts.path) {
+        return Err(Error::NotNodwyns(facts.path.clone()));
+    }
+    if std::fs::symlink_metadata(&facts.path).is_ok() {
+        return Err(Error::FolderInTheWay(facts.path.clone()));
+    }
+    let inside = facts.path.parent()
+        == Some(worktrees_root(store, repository, WorktreeLocation::Repository).as_path());
+    if inside {
+        refuse_links(repository, &[])?;
+    }
+    if let Some(parent) = facts.path.parent() {
+        std::fs::create_dir_all(parent).map_err(Error::io(parent))?;
+    }
+    if registration(repository, &facts.path)?.is_some() {
+        unregister(repository, &facts.path, false)?;
+    }
+    let mut restored = facts.clone();
+    let reused = branch_tip(repository, &facts.branch)?.is_some();
+    if reused {
+        add_on_branch(repository, &facts.path, &facts.branch)?;
+    } else {
+        let start = if facts.base.is_empty() {
+            None
+        } else {
+            branch_tip(repository, &facts.base)?
+        }
+        .unwrap_or_else(|| facts.base_commit.clone());
+        add_with_new_branch(repository, &facts.path, &facts.branch, &start)?;
+        restored.base_commit = start;
+    }
+    let included = copy_included(repository, &facts.path)?;
+    Ok((restored, reused, included))
+}

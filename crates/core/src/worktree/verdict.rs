@@ -1,0 +1,162 @@
+//! What removing a session's worktree would lose: the one judgement `close`, `prune` and
+//! `remove` share.
+//!
+//! Nothing is lost when the worktree has no change of any kind (staged, unstaged, untracked or
+//! ignored), no git operation is half done in it, and neither its branch nor its HEAD has a
+//! commit its base lacks. "Lacks" is judged by content as well as ancestry (see
+//! [`nodwyn_git::landed`]), against the base branch as it is now and against that branch's
+//! upstream, so a branch squash-merged on the forge counts as landed too. A base branch that is
+//! gone leaves the recorded base commit to judge against.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_git::landed::{commits_ahead, is_landed};
+use nodwyn_git::repo::{branch_tip, upstream_tip};
+use nodwyn_git::status::{changes, operation_in_progress, Detail};
+use nodwyn_git::worktree::{list, RegisteredWorktree};
+
+use crate::error::preview;
+use crate::event::WorktreeFacts;
+use crate::store::Store;
+use crate::worktree::location::is_nodwyn_path;
+use crate::Error;
+
+/// The commits a worktree's work is judged against.
+#[derive(Debug, Clone)]
+pub(crate) struct Bases {
+    /// Commit ids: the base branch's tip, then its upstream's; or the recorded base commit.
+    commits: Vec<String>,
+    /// How to name the base in a sentence.
+    name: String,
+}
+
+impl Bases {
+    pub(crate) fn of(facts: &WorktreeFacts) -> Result<Self, Error> {
+        let repository = &facts.repository;
+        let mut commits = Vec::new();
+        if !facts.base.is_empty() {
+            commits.extend(branch_tip(repository, &facts.base)?);
+            commits.extend(upstream_tip(repository, &facts.base)?);
+        }
+        let name = if commits.is_empty() {
+            commits.push(facts.base_commit.clone());
+            format!("the base commit {}", short(&facts.base_commit))
+        } else {
+            facts.base.clone()
+        };
+        Ok(Self { commits, name })
+    }
+
+    /// The commit counts are taken against (the base branch's tip, or the base commit).
+    pub(crate) fn primary(&self) -> &str {
+        &self.commits[0]
+    }
+
+    /// How many commits `tip` has that the base lacks, or `None` when its work has landed.
+    pub(crate) fn unlanded(&self, repository: &Path, tip: &str) -> Result<Option<usize>, Error> {
+        for base in &self.commits {
+            if is_landed(repository, tip, base)? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(commits_ahead(repository, tip, self.primary())?))
+    }
+}
+
+/// Finds how git has `path` registered, if it does.
+pub(crate) fn registration(
+    repository: &Path,
+    path: &Path,
+) -> Result<Option<RegisteredWorktree>, Error> {
+    let wanted = comparable(path);
+    Ok(list(repository)?
+        .into_iter()
+        .find(|w| comparable(&w.path) == wanted))
+}
+
+/// Whether some worktree (other than at `except`) has `branch` checked out.
+pub(crate) fn checked_out_elsewhere(
+    repository: &Path,
+    branch: &str,
+    except: &Path,
+) -> Result<Option<PathBuf>, Error> {
+    let full = format!("refs/heads/{branch}");
+    let except = comparable(except);
+    Ok(list(repository)?
+        .into_iter()
+        .find(|w| w.branch.as_deref() == Some(full.as_str()) && comparable(&w.path) != except)
+        .map(|w| w.path))
+}
+
+fn comparable(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Every reason the worktree of `facts` must stay: it is not one nodwyn made, or removing it
+/// would lose something. Empty when it may go.
+pub fn keep_reasons(store: &Store, facts: &WorktreeFacts) -> Result<Vec<String>, Error> {
+    let path = &facts.path;
+    if !is_nodwyn_path(store, &facts.repository, path) {
+        return Ok(vec![format!(
+            "{} is not in one of nodwyn's worktree folders",
+            path.display()
+        )]);
+    }
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(vec![format!("the worktree folder {} is missing", path.display())]);
+    }
+    let Some(registered) = registration(&facts.repository, path)? else {
+        return Ok(vec![format!(
+            "git does not list {} as a worktree",
+            path.display()
+        )]);
+    };
+    let mut reasons = Vec::new();
+    if registered.locked {
+        reasons.push("it is locked with `git worktree lock`".to_owned());
+    }
+    let checkout = nodwyn_git::discover(path)?;
+    if let Some(operation) = operation_in_progress(&checkout.git_dir) {
+        reasons.push(format!("{operation} is in progress in it"));
+    }
+    let changed: Vec<String> = changes(path, Detail::Folders)?
+        .into_iter()
+        .map(|c| c.path)
+        .collect();
+    if !changed.is_empty() {
+        reasons.push(format!(
+            "{} uncommitted change(s), counting untracked and ignored files: {}",
+            changed.len(),
+            preview(&changed)
+        ));
+    }
+    let bases = Bases::of(facts)?;
+    let tip = branch_tip(&facts.repository, &facts.branch)?;
+    if let Some(tip) = &tip
+        && let Some(count) = bases.unlanded(&facts.repository, tip)?
+    {
+        reasons.push(format!(
+            "branch {} has {count} commit(s) that {} lacks",
+            facts.branch, bases.name
+        ));
+    }
+    if let Some(head) = &checkout.head.commit
+        && tip.as_deref() != Some(head.as_str())
+        && let Some(count) = bases.unlanded(&facts.repository, head)?
+    {
+        let at = match &checkout.head.branch {
+            Some(branch) => format!("on branch {branch}"),
+            None => format!("detached at {}", short(head)),
+        };
+        reasons.push(format!(
+            "its HEAD ({at}) has {count} commit(s) that {} lacks",
+            bases.name
+        ));
+    }
+    Ok(reasons)
+}
+
+/// The first 12 hex digits of a commit id.
+pub(crate) fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}

@@ -1,0 +1,159 @@
+//! The one way nodwyn runs the `git` program.
+//!
+//! Every call goes through [`GitCommand`]: a fixed argument list (never a shell string), a
+//! working directory, an environment scrubbed of the variables that would point git at another
+//! repository, no terminal prompts, and stdin closed. Each run is traced with its arguments and
+//! its duration; failures carry the exit code and git's own stderr for the person to read, but
+//! nodwyn never decides anything by parsing that (localized) text.
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Instant;
+
+use crate::Error;
+
+/// Variables that redirect git to another repository, index or object store. A nodwyn command
+/// started from a git hook, or from a shell where a person exported one of these, would
+/// otherwise act on the wrong repository.
+const SCRUBBED_VARIABLES: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_QUARANTINE_PATH",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+    "GIT_REPLACE_REF_BASE",
+    "GIT_NO_REPLACE_OBJECTS",
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+];
+
+/// A `git` invocation under construction. See the module documentation for what it guarantees.
+#[derive(Debug)]
+pub struct GitCommand {
+    dir: PathBuf,
+    args: Vec<OsString>,
+    command: Command,
+}
+
+impl GitCommand {
+    /// A `git` run in `dir`, with the scrubbed environment.
+    pub fn new(dir: &Path) -> Self {
+        let mut command = Command::new("git");
+        command.current_dir(dir);
+        for name in SCRUBBED_VARIABLES {
+            command.env_remove(name);
+        }
+        command
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        Self {
+            dir: dir.to_path_buf(),
+            args: Vec::new(),
+            command,
+        }
+    }
+
+    /// Marks the call as a read: git takes no optional lock (such as the index refresh of
+    /// `git status`), so a read never collides with an agent's own git in the same worktree.
+    pub fn read_only(mut self) -> Self {
+        self.command.env("GIT_OPTIONAL_LOCKS", "0");
+        self
+    }
+
+    /// Appends one argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_os_string());
+        self
+    }
+
+    /// Appends several arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self
+    }
+
+    /// Sets one environment variable for this call.
+    pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.command.env(name, value);
+        self
+    }
+
+    /// Runs git and returns its output whatever the exit status; only a failure to start git at
+    /// all is an error.
+    pub fn output(mut self) -> Result<Output, Error> {
+        self.command.args(&self.args);
+        let started = Instant::now();
+        let output = self.command.output().map_err(|source| Error::Spawn {
+            dir: self.dir.clone(),
+            source,
+        })?;
+        tracing::debug!(
+            dir = %self.dir.display(),
+            args = %self.display_args(),
+            status = ?output.status.code(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "git"
+        );
+        Ok(output)
+    }
+
+    /// Runs git and returns its stdout, or [`Error::Failed`] when it exits non-zero.
+    pub fn run(self) -> Result<Vec<u8>, Error> {
+        let dir = self.dir.clone();
+        let args = self.display_args();
+        let output = self.output()?;
+        if output.status.success() {
+            Ok(output.stdout)
+        } else {
+            Err(Error::Failed {
+                dir,
+                args,
+                code: output.status.code(),
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            })
+        }
+    }
+
+    /// Runs git and returns its stdout as text with the trailing newline removed.
+    pub fn run_text(self) -> Result<String, Error> {
+        let stdout = self.run()?;
+        Ok(String::from_utf8_lossy(&stdout).trim_end().to_owned())
+    }
+
+    fn display_args(&self) -> String {
+        self.args
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// Splits `-z` output into its NUL-terminated records, as text.
+pub(crate) fn nul_records(stdout: &[u8]) -> impl Iterator<Item = String> + '_ {
+    stdout
+        .split(|b| *b == 0)
+        .filter(|r| !r.is_empty())
+        .map(|r| String::from_utf8_lossy(r).into_owned())
+}

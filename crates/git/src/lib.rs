@@ -1,0 +1,20 @@
+//! `nodwyn-git`: everything nodwyn does with git.
+//!
+//! Two engines, one rule. libgit2 (`git2`) answers reads: discovery, HEAD, refs, ancestry,
+//! quick status. The `git` program does everything that must run the person's own configuration
+//! (hooks, filters, transports) and answers where libgit2 would differ from git; it is only ever
+//! started through [`GitCommand`], with fixed arguments and a scrubbed environment. This crate
+//! depends on no other nodwyn crate and never prints.
+
+mod command;
+mod error;
+pub mod landed;
+pub mod refs;
+pub mod repo;
+pub mod status;
+pub mod untracked;
+pub mod worktree;
+
+pub use command::GitCommand;
+pub use error::Error;
+pub use repo::{discover, Checkout, Head};

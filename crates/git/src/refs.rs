@@ -1,0 +1,62 @@
+//! Changing refs: deleting a branch only if it still points where nodwyn judged it, and fetching
+//! a remote's ref into a local one.
+
+use std::path::Path;
+
+use crate::command::GitCommand;
+use crate::Error;
+
+/// Deletes the local branch `branch` if, and only if, it still points at `expected`
+/// (compare-and-swap through `git update-ref -d`), so a commit made after nodwyn judged the branch
+/// landed is never lost.
+pub fn delete_branch_at(dir: &Path, branch: &str, expected: &str) -> Result<(), Error> {
+    GitCommand::new(dir)
+        .args(["update-ref", "-d", &format!("refs/heads/{branch}"), expected])
+        .run()
+        .map(drop)
+}
+
+/// Fetches `source` from `remote` into the local ref `destination` (forced, since it is nodwyn's
+/// own scratch ref), without tags and without writing `FETCH_HEAD`, and returns the commit it got.
+pub fn fetch_into(
+    dir: &Path,
+    remote: &str,
+    source: &str,
+    destination: &str,
+) -> Result<String, Error> {
+    GitCommand::new(dir)
+        .args([
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            remote,
+            &format!("+{source}:{destination}"),
+        ])
+        .run()?;
+    GitCommand::new(dir)
+        .read_only()
+        .args(["rev-parse", "--verify", "--quiet"])
+        .arg(format!("{destination}^{{commit}}"))
+        .run_text()
+}
+
+/// Deletes a ref nodwyn made for itself (such as a fetched pull request head).
+pub fn delete_ref(dir: &Path, reference: &str) -> Result<(), Error> {
+    GitCommand::new(dir)
+        .args(["update-ref", "-d", reference])
+        .run()
+        .map(drop)
+}
+
+/// Whether `name` is acceptable to git as a branch name (`git check-ref-format --branch`), so a
+/// name that came from outside (a forge's answer) is never read as an option or a refspec.
+pub fn is_valid_branch_name(dir: &Path, name: &str) -> Result<bool, Error> {
+    if name.starts_with('-') {
+        return Ok(false);
+    }
+    let output = GitCommand::new(dir)
+        .args(["check-ref-format", "--branch", name])
+        .output()?;
+    Ok(output.status.success())
+}

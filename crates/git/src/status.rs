@@ -1,0 +1,122 @@
+//! What a checkout has that is not committed.
+//!
+//! Three questions, three answers: how many lines `git status --porcelain` prints (the
+//! `uncommitted` count reported when a worktree is made), the full list of changed, untracked and
+//! ignored paths (what closing or removing a worktree would lose), and a quick dirty/clean for
+//! listing many worktrees. The last uses libgit2 in-process where it answers exactly as git does,
+//! and the `git` program where it does not (sparse checkouts, or a repository libgit2 cannot
+//! open), so `dirty` always agrees with `git status`.
+
+use std::path::Path;
+
+use git2::{Repository, StatusOptions};
+
+use crate::command::{nul_records, GitCommand};
+use crate::Error;
+
+/// How `changes` lists untracked and ignored files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// A folder of untracked or ignored files is one entry (`--untracked-files=normal`).
+    Folders,
+    /// Every file is its own entry (`--untracked-files=all`).
+    Files,
+}
+
+/// One line of `git status --porcelain`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The two status letters (`" M"`, `"??"`, `"!!"`, ...).
+    pub code: String,
+    /// The path, relative to the checkout's top.
+    pub path: String,
+}
+
+impl Change {
+    /// Whether git ignores this path.
+    pub fn is_ignored(&self) -> bool {
+        self.code == "!!"
+    }
+}
+
+/// How many lines `git status --porcelain` prints in `dir`.
+pub fn porcelain_line_count(dir: &Path) -> Result<usize, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["status", "--porcelain"])
+        .run()?;
+    Ok(stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count())
+}
+
+/// Every change in `dir` of any kind: staged, unstaged, untracked and ignored.
+pub fn changes(dir: &Path, detail: Detail) -> Result<Vec<Change>, Error> {
+    let untracked = match detail {
+        Detail::Folders => "--untracked-files=normal",
+        Detail::Files => "--untracked-files=all",
+    };
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args([
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--no-renames",
+            "--ignored=traditional",
+            untracked,
+        ])
+        .run()?;
+    Ok(nul_records(&stdout)
+        .filter_map(|record| {
+            let (code, path) = (record.get(..2)?, record.get(3..)?);
+            Some(Change {
+                code: code.to_owned(),
+                path: path.to_owned(),
+            })
+        })
+        .collect())
+}
+
+/// Whether `git status` in `dir` would show anything (untracked files count, ignored ones do
+/// not).
+pub fn is_dirty(dir: &Path) -> Result<bool, Error> {
+    if let Some(dirty) = is_dirty_libgit2(dir) {
+        return Ok(dirty);
+    }
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["status", "--porcelain", "-z"])
+        .run()?;
+    Ok(!stdout.is_empty())
+}
+
+/// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open,
+/// or a sparse checkout (libgit2 reports files outside the cone as deleted).
+fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
+    let repo = Repository::open(dir).ok()?;
+    if repo.path().join("info").join("sparse-checkout").exists() {
+        return None;
+    }
+    let mut options = StatusOptions::new();
+    options
+        .include_untracked(true)
+        .recurse_untracked_dirs(false)
+        .include_ignored(false)
+        .exclude_submodules(false);
+    let statuses = repo.statuses(Some(&mut options)).ok()?;
+    Some(!statuses.is_empty())
+}
+
+/// The git operation a person or agent left unfinished in a checkout, if any.
+pub fn operation_in_progress(git_dir: &Path) -> Option<&'static str> {
+    [
+        ("rebase-merge", "a rebase"),
+        ("rebase-apply", "a rebase or `git am`"),
+        ("MERGE_HEAD", "a merge"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick"),
+        ("REVERT_HEAD", "a revert"),
+        ("BISECT_LOG", "a bisect"),
+    ]
+    .into_iter()
+    .find(|(file, _)| git_dir.join(file).exists())
+    .map(|(_, what)| what)
+}
