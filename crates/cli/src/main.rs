@@ -1,1 +1,46 @@
-fn main() {}
+//! `nodwyn`: the command line. It parses arguments, reads the environment and configuration
+//! files into typed settings, calls `nodwyn-core`, and prints: data on stdout (`--json` for one
+//! JSON document), errors as one sentence on stderr starting `nodwyn: `.
+
+mod commands;
+mod config;
+mod environment;
+mod error;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::commands::Cli;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return error::usage(e),
+    };
+    init_tracing(cli.global.verbose);
+    match commands::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => error::report(&e),
+    }
+}
+
+/// `NODWYN_LOG` (a `tracing` filter such as `debug` or `nodwyn_git=trace`) or `-v` turn logging
+/// on; it goes to stderr.
+fn init_tracing(verbose: u8) {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("NODWYN_LOG") {
+        Ok(spec) if !spec.is_empty() => EnvFilter::new(spec),
+        _ => EnvFilter::new(match verbose {
+            0 => "warn",
+            1 => "info",
+            _ => "debug",
+        }),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::env::var_os("NO_COLOR").is_none() && output::stderr_is_terminal())
+        .try_init();
+}

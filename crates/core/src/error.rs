@@ -27,7 +27,9 @@ pub enum Error {
     #[error("could not find a free session id; is the data directory shared with something else?")]
     NoFreeId,
     /// The text is neither form of a session id.
-    #[error("`{0}` is not a session id: give the full id (20261002T054407Z-1968c13a) or its 8 hex digits")]
+    #[error(
+        "`{0}` is not a session id: give the full id (20261002T054407Z-1968c13a) or its 8 hex digits"
+    )]
     BadId(String),
     /// No session has that id.
     #[error("no session has the id {0}; `nodwyn session list` shows the sessions of a repository")]
@@ -44,7 +46,9 @@ pub enum Error {
     #[error("the session log {0} is damaged: it does not start with a session.start record")]
     DamagedLog(PathBuf),
     /// `new` was pointed below the top of a checkout.
-    #[error("{dir} is inside the checkout {top}, not its top folder; run nodwyn from {top} or pass --repo {top}")]
+    #[error(
+        "{dir} is inside the checkout {top}, not its top folder; run nodwyn from {top} or pass --repo {top}"
+    )]
     BelowTopLevel {
         /// The folder given.
         dir: PathBuf,
@@ -52,7 +56,9 @@ pub enum Error {
         top: PathBuf,
     },
     /// The repository has no commit for a worktree to start from.
-    #[error("the repository at {0} has no commit yet; make a first commit before opening a worktree session")]
+    #[error(
+        "the repository at {0} has no commit yet; make a first commit before opening a worktree session"
+    )]
     NoCommit(PathBuf),
     /// `--base` names nothing.
     #[error("--base {base}: no commit of that name in {repository}")]
@@ -63,13 +69,17 @@ pub enum Error {
         repository: PathBuf,
     },
     /// A symbolic link where nodwyn would put worktrees.
-    #[error("{path} is a symbolic link; nodwyn puts worktrees only in a real folder of the repository, never where a link points")]
+    #[error(
+        "{path} is a symbolic link; nodwyn puts worktrees only in a real folder of the repository, never where a link points"
+    )]
     LinkOnDisk {
         /// The link.
         path: PathBuf,
     },
     /// A symbolic link committed where nodwyn would put worktrees.
-    #[error("{path} is committed as a symbolic link in {commit}; nodwyn will not put worktrees where a checkout of it would point")]
+    #[error(
+        "{path} is committed as a symbolic link in {commit}; nodwyn will not put worktrees where a checkout of it would point"
+    )]
     LinkCommitted {
         /// The committed path.
         path: String,
@@ -80,7 +90,9 @@ pub enum Error {
     #[error("session {0} has no worktree")]
     NoWorktree(String),
     /// The worktree was handed over with `keep`.
-    #[error("session {id}'s worktree {path} was handed over with `nodwyn worktree keep`; nodwyn no longer manages it")]
+    #[error(
+        "session {id}'s worktree {path} was handed over with `nodwyn worktree keep`; nodwyn no longer manages it"
+    )]
     HandedOver {
         /// The session.
         id: String,
@@ -88,7 +100,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// The worktree was removed already.
-    #[error("session {id}'s worktree {path} was removed already; `nodwyn worktree resume {id}` makes it again")]
+    #[error(
+        "session {id}'s worktree {path} was removed already; `nodwyn worktree resume {id}` makes it again"
+    )]
     AlreadyRemoved {
         /// The session.
         id: String,
@@ -96,7 +110,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// The recorded path is not in one of nodwyn's worktree folders.
-    #[error("{0} is not in one of nodwyn's worktree folders; nodwyn removes only worktrees it made")]
+    #[error(
+        "{0} is not in one of nodwyn's worktree folders; nodwyn removes only worktrees it made"
+    )]
     NotNodwyns(PathBuf),
     /// A folder that git does not list as a worktree stands where one should be.
     #[error("{0} exists but git does not list it as a worktree; move it away and try again")]
@@ -113,7 +129,9 @@ pub enum Error {
     #[error("{0} is locked with `git worktree lock`; unlock it first (`git worktree unlock {0}`)")]
     Locked(PathBuf),
     /// A detached HEAD holds commits no branch has.
-    #[error("{path}'s HEAD is detached at {head}, with {count} commit(s) that no branch of the base has; put them on a branch first (`git -C {path} switch -c NAME`)")]
+    #[error(
+        "{path}'s HEAD is detached at {head}, with {count} commit(s) that no branch of the base has; put them on a branch first (`git -C {path} switch -c NAME`)"
+    )]
     DetachedWork {
         /// The worktree.
         path: PathBuf,
@@ -131,7 +149,9 @@ pub enum Error {
         operation: &'static str,
     },
     /// `git worktree add` failed after making the worktree (a failing hook, say).
-    #[error("the worktree {path} was made, but {source}; it is kept, and `nodwyn worktree remove {short}` removes it")]
+    #[error(
+        "the worktree {path} was made, but {source}; it is kept, and `nodwyn worktree remove {short}` removes it"
+    )]
     MadeButFailed {
         /// The worktree.
         path: PathBuf,

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::clock::Timestamp;
 use crate::Error;
+use crate::clock::Timestamp;
 
 /// A session's full id.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -71,7 +71,10 @@ mod tests {
         assert!(a.as_str().starts_with("20261002T054407Z-"));
         assert_eq!(SessionId::parse(a.as_str()), Some(a.clone()));
         assert!(is_short_id(a.short()));
-        assert_ne!(a, b, "two ids in the same second differ by their random digits");
+        assert_ne!(
+            a, b,
+            "two ids in the same second differ by their random digits"
+        );
     }
 
     #[test]

@@ -10,11 +10,13 @@ mod error;
 pub mod event;
 pub mod id;
 pub mod log;
+mod project;
 pub mod session;
 pub mod store;
 pub mod worktree;
 
 pub use error::Error;
 pub use id::SessionId;
+pub use project::repository_of;
 pub use session::{Session, WorktreeState};
 pub use store::Store;

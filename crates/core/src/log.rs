@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::event::Record;
 use crate::Error;
+use crate::event::Record;
 
 /// The log file of one session.
 #[derive(Debug, Clone)]

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
+use crate::Error;
 use crate::event::{Event, WorktreeFacts};
 use crate::id::SessionId;
 use crate::store::StoredSession;
-use crate::Error;
 
 /// What became of a session's worktree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -47,11 +47,14 @@ impl Session {
     pub fn load(stored: &StoredSession) -> Result<Self, Error> {
         let records = stored.log.read()?;
         let mut events = records.into_iter().map(|r| (r.at, r.event));
-        let Some((started, Event::SessionStart {
-            root,
-            repository,
-            worktree,
-        })) = events.next()
+        let Some((
+            started,
+            Event::SessionStart {
+                root,
+                repository,
+                worktree,
+            },
+        )) = events.next()
         else {
             return Err(Error::DamagedLog(stored.log.path().to_path_buf()));
         };

@@ -11,11 +11,11 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::Record;
-use crate::id::{is_short_id, SessionId};
+use crate::id::{SessionId, is_short_id};
 use crate::log::EventLog;
-use crate::Error;
 
 /// nodwyn's data directory.
 #[derive(Debug, Clone)]
@@ -50,7 +50,13 @@ impl Store {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "root".to_owned())
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(40)
             .collect();
         let hash = fnv1a64(repository.as_os_str().as_encoded_bytes());
@@ -65,7 +71,9 @@ impl Store {
     }
 
     fn sessions_dir(&self, repository: &Path) -> PathBuf {
-        self.home.join("sessions").join(Self::project_id(repository))
+        self.home
+            .join("sessions")
+            .join(Self::project_id(repository))
     }
 
     /// Opens a new session of `repository`: picks an id whose short id no other session, branch
@@ -217,9 +225,17 @@ mod tests {
             .unwrap();
         assert_eq!(store.find(a.id.as_str()).unwrap().id, a.id);
         assert_eq!(store.find(b.id.short()).unwrap().id, b.id);
-        let listed: Vec<_> = store.sessions_of(one).unwrap().into_iter().map(|s| s.id).collect();
+        let listed: Vec<_> = store
+            .sessions_of(one)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
         assert_eq!(listed, vec![a.id]);
-        assert!(matches!(store.find("deadbeef"), Err(Error::NoSuchSession(_))));
+        assert!(matches!(
+            store.find("deadbeef"),
+            Err(Error::NoSuchSession(_))
+        ));
         assert!(matches!(store.find("../x"), Err(Error::BadId(_))));
     }
 

@@ -18,9 +18,9 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
+use crate::Error;
 use crate::command::GitCommand;
 use crate::repo::open;
-use crate::Error;
 
 /// How many commits `tip` has that `base` lacks by ancestry.
 pub fn commits_ahead(dir: &Path, tip: &str, base: &str) -> Result<usize, Error> {

@@ -17,4 +17,4 @@ pub mod worktree;
 
 pub use command::GitCommand;
 pub use error::Error;
-pub use repo::{discover, Checkout, Head};
+pub use repo::{Checkout, Head, discover};

@@ -3,15 +3,20 @@
 
 use std::path::Path;
 
-use crate::command::GitCommand;
 use crate::Error;
+use crate::command::GitCommand;
 
 /// Deletes the local branch `branch` if, and only if, it still points at `expected`
 /// (compare-and-swap through `git update-ref -d`), so a commit made after nodwyn judged the branch
 /// landed is never lost.
 pub fn delete_branch_at(dir: &Path, branch: &str, expected: &str) -> Result<(), Error> {
     GitCommand::new(dir)
-        .args(["update-ref", "-d", &format!("refs/heads/{branch}"), expected])
+        .args([
+            "update-ref",
+            "-d",
+            &format!("refs/heads/{branch}"),
+            expected,
+        ])
         .run()
         .map(drop)
 }

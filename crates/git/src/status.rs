@@ -11,8 +11,8 @@ use std::path::Path;
 
 use git2::{Repository, StatusOptions};
 
-use crate::command::{nul_records, GitCommand};
 use crate::Error;
+use crate::command::{GitCommand, nul_records};
 
 /// How `changes` lists untracked and ignored files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,10 @@ pub fn porcelain_line_count(dir: &Path) -> Result<usize, Error> {
         .read_only()
         .args(["status", "--porcelain"])
         .run()?;
-    Ok(stdout.split(|b| *b == b'\n').filter(|l| !l.is_empty()).count())
+    Ok(stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count())
 }
 
 /// Every change in `dir` of any kind: staged, unstaged, untracked and ignored.

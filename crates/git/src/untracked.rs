@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use crate::command::{nul_records, GitCommand};
 use crate::Error;
+use crate::command::{GitCommand, nul_records};
 
 /// One path git does not track, relative to the checkout's top.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::command::GitCommand;
 use crate::Error;
+use crate::command::GitCommand;
 
 /// One worktree as `git worktree list` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,14 +3,14 @@
 
 use serde::Serialize;
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record, RemovedBy};
 use crate::session::WorktreeState;
 use crate::store::Store;
-use crate::worktree::removal::{remove_worktree, BranchOutcome};
+use crate::worktree::removal::{BranchOutcome, remove_worktree};
 use crate::worktree::verdict::keep_reasons;
-use crate::worktree::{locked_session, LockedSession};
-use crate::Error;
+use crate::worktree::{LockedSession, locked_session};
 
 /// What `close` did.
 #[derive(Debug, Clone, Serialize)]

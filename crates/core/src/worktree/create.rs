@@ -12,16 +12,16 @@ use nodwyn_git::status::porcelain_line_count;
 use nodwyn_git::worktree::add_with_new_branch;
 use serde::Serialize;
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::id::SessionId;
 use crate::session::Session;
 use crate::store::Store;
 use crate::worktree::include::copy_included;
-use crate::worktree::location::{prepare_root, WorktreeLocation};
+use crate::worktree::location::{WorktreeLocation, prepare_root};
 use crate::worktree::pull_request::{fetch_head, parse_reference};
 use crate::worktree::verdict::registration;
-use crate::Error;
 
 /// What `worktree new` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -93,7 +93,11 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         let is_branch = branch_tip(&dir, base)?.is_some();
         Start {
             commit,
-            base: if is_branch { base.clone() } else { String::new() },
+            base: if is_branch {
+                base.clone()
+            } else {
+                String::new()
+            },
             pull_request: None,
         }
     } else {
@@ -133,9 +137,12 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         )
     })?;
     let facts = facts_for(&stored.id);
-    if let Err(failure) =
-        add_with_new_branch(&checkout.toplevel, &facts.path, &facts.branch, &start.commit)
-    {
+    if let Err(failure) = add_with_new_branch(
+        &checkout.toplevel,
+        &facts.path,
+        &facts.branch,
+        &start.commit,
+    ) {
         return Err(handle_failed_add(&stored.log, &stored.id, &facts, failure));
     }
     let uncommitted = porcelain_line_count(&checkout.toplevel)?;

@@ -19,8 +19,8 @@ use std::path::Path;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use nodwyn_git::untracked::untracked;
 
-use crate::event::IncludeFailure;
 use crate::Error;
+use crate::event::IncludeFailure;
 
 /// The name of the file at the repository's top.
 pub const INCLUDE_FILE: &str = ".worktreeinclude";
@@ -94,7 +94,10 @@ impl Patterns {
                 continue;
             }
             if builder.add_line(None, pattern).is_err() {
-                tracing::warn!(pattern, "skipping a .worktreeinclude line that is not a pattern");
+                tracing::warn!(
+                    pattern,
+                    "skipping a .worktreeinclude line that is not a pattern"
+                );
                 continue;
             }
             if !pattern.starts_with('!') {
@@ -132,9 +135,7 @@ impl Patterns {
 /// The literal folder part a pattern starts with: up to the last `/` before any glob character.
 fn literal_folder(pattern: &str) -> String {
     let pattern = pattern.trim_start_matches('/');
-    let literal_end = pattern
-        .find(['*', '?', '[', '\\'])
-        .unwrap_or(pattern.len());
+    let literal_end = pattern.find(['*', '?', '[', '\\']).unwrap_or(pattern.len());
     let literal = &pattern[..literal_end];
     match literal.rfind('/') {
         Some(slash) if slash + 1 < pattern.len() => literal[..=slash].to_owned(),
@@ -176,9 +177,11 @@ impl Copier<'_> {
             };
             if self.patterns.chooses(&relative, meta.is_dir()) {
                 self.copy(&relative, &mut included.failed);
-                included
-                    .copied
-                    .push(if meta.is_dir() { format!("{relative}/") } else { relative });
+                included.copied.push(if meta.is_dir() {
+                    format!("{relative}/")
+                } else {
+                    relative
+                });
             } else if meta.is_dir() && self.patterns.may_choose_inside(&relative) {
                 self.copy_chosen_inside(&relative, included);
             }

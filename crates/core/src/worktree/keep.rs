@@ -3,11 +3,11 @@
 
 use serde::Serialize;
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::store::Store;
-use crate::worktree::{active_worktree, locked_session, LockedSession};
-use crate::Error;
+use crate::worktree::{LockedSession, active_worktree, locked_session};
 
 /// What `keep` handed over.
 #[derive(Debug, Clone, Serialize)]

@@ -9,11 +9,11 @@ use nodwyn_git::status::is_dirty;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::Error;
 use crate::event::WorktreeFacts;
 use crate::session::Session;
 use crate::store::Store;
 use crate::worktree::verdict::Bases;
-use crate::Error;
 
 /// One worktree as `list` shows it.
 #[derive(Debug, Clone, Serialize)]

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use nodwyn_git::repo::committed_links;
 
+use crate::Error;
 use crate::id::is_short_id;
 use crate::store::Store;
-use crate::Error;
 
 /// Where new worktrees are made.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -15,21 +15,21 @@ mod remove;
 mod resume;
 pub mod verdict;
 
-pub use close::{close, Closed};
-pub use create::{branch_name, create, Created, NewWorktree};
-pub use keep::{keep, Kept};
-pub use list::{list, Listed};
+pub use close::{Closed, close};
+pub use create::{Created, NewWorktree, branch_name, create};
+pub use keep::{Kept, keep};
+pub use list::{Listed, list};
 pub use location::WorktreeLocation;
-pub use prune::{prune, Pruned};
+pub use prune::{Pruned, prune};
 pub use removal::BranchOutcome;
-pub use remove::{remove, Removed};
-pub use resume::{resume, Resumed};
+pub use remove::{Removed, remove};
+pub use resume::{Resumed, resume};
 
+use crate::Error;
 use crate::event::WorktreeFacts;
 use crate::log::LogLock;
 use crate::session::{Session, WorktreeState};
 use crate::store::{Store, StoredSession};
-use crate::Error;
 
 /// A session read while holding its lock, so no other nodwyn process changes it meanwhile.
 pub(crate) struct LockedSession {

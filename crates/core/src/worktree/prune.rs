@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::Error;
 use crate::event::RemovedBy;
 use crate::session::Session;
 use crate::store::Store;
-use crate::worktree::removal::{remove_worktree, BranchOutcome};
+use crate::worktree::removal::{BranchOutcome, remove_worktree};
 use crate::worktree::verdict::keep_reasons;
-use crate::worktree::{locked_session, LockedSession};
-use crate::Error;
+use crate::worktree::{LockedSession, locked_session};
 
 /// What prune did, or would do, with one worktree.
 #[derive(Debug, Clone, Serialize)]

@@ -162,7 +162,16 @@ mod tests {
 
     #[test]
     fn refuses_anything_else() {
-        for bad in ["", "0", "-3", "#", "12a", "+12", "https://github.com/o/r/issues/12", "main"] {
+        for bad in [
+            "",
+            "0",
+            "-3",
+            "#",
+            "12a",
+            "+12",
+            "https://github.com/o/r/issues/12",
+            "main",
+        ] {
             assert!(parse_reference(bad).is_err(), "{bad}");
         }
     }

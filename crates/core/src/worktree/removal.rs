@@ -6,11 +6,11 @@ use nodwyn_git::refs::delete_branch_at;
 use nodwyn_git::repo::branch_tip;
 use nodwyn_git::worktree;
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record, RemovedBy, WorktreeFacts};
 use crate::log::EventLog;
-use crate::worktree::verdict::{checked_out_elsewhere, registration, Bases};
-use crate::Error;
+use crate::worktree::verdict::{Bases, checked_out_elsewhere, registration};
 
 /// What happened to a worktree's branch when its folder went.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -56,10 +56,12 @@ fn settle_branch(facts: &WorktreeFacts) -> Result<BranchOutcome, Error> {
     let Some(tip) = branch_tip(repository, &facts.branch)? else {
         return Ok(BranchOutcome::default());
     };
-    let kept = |why: String| Ok(BranchOutcome {
-        deleted: false,
-        kept: Some(why),
-    });
+    let kept = |why: String| {
+        Ok(BranchOutcome {
+            deleted: false,
+            kept: Some(why),
+        })
+    };
     if let Some(elsewhere) = checked_out_elsewhere(repository, &facts.branch, &facts.path)? {
         return kept(format!("it is checked out in {}", elsewhere.display()));
     }

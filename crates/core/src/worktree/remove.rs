@@ -8,16 +8,16 @@
 
 use std::path::PathBuf;
 
-use nodwyn_git::status::{changes, operation_in_progress, Detail};
+use nodwyn_git::status::{Detail, changes, operation_in_progress};
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record, RemovedBy};
 use crate::store::Store;
 use crate::worktree::location::is_nodwyn_path;
-use crate::worktree::removal::{remove_worktree, BranchOutcome};
-use crate::worktree::verdict::{registration, Bases};
-use crate::worktree::{active_worktree, locked_session, LockedSession};
-use crate::Error;
+use crate::worktree::removal::{BranchOutcome, remove_worktree};
+use crate::worktree::verdict::{Bases, registration};
+use crate::worktree::{LockedSession, active_worktree, locked_session};
 
 /// What `remove` did.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -11,15 +11,15 @@ use serde::Serialize;
 use nodwyn_git::repo::branch_tip;
 use nodwyn_git::worktree::{add_on_branch, add_with_new_branch, remove as unregister};
 
+use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::session::WorktreeState;
 use crate::store::Store;
 use crate::worktree::include::copy_included;
-use crate::worktree::location::{is_nodwyn_path, refuse_links, worktrees_root, WorktreeLocation};
+use crate::worktree::location::{WorktreeLocation, is_nodwyn_path, refuse_links, worktrees_root};
 use crate::worktree::verdict::registration;
-use crate::worktree::{locked_session, LockedSession};
-use crate::Error;
+use crate::worktree::{LockedSession, locked_session};
 
 /// What `resume` did.
 #[derive(Debug, Clone, Serialize)]

@@ -12,14 +12,14 @@ use std::path::{Path, PathBuf};
 
 use nodwyn_git::landed::{commits_ahead, is_landed};
 use nodwyn_git::repo::{branch_tip, upstream_tip};
-use nodwyn_git::status::{changes, operation_in_progress, Detail};
-use nodwyn_git::worktree::{list, RegisteredWorktree};
+use nodwyn_git::status::{Detail, changes, operation_in_progress};
+use nodwyn_git::worktree::{RegisteredWorktree, list};
 
+use crate::Error;
 use crate::error::preview;
 use crate::event::WorktreeFacts;
 use crate::store::Store;
 use crate::worktree::location::is_nodwyn_path;
-use crate::Error;
 
 /// The commits a worktree's work is judged against.
 #[derive(Debug, Clone)]
@@ -103,7 +103,10 @@ pub fn keep_reasons(store: &Store, facts: &WorktreeFacts) -> Result<Vec<String>,
         )]);
     }
     if std::fs::symlink_metadata(path).is_err() {
-        return Ok(vec![format!("the worktree folder {} is missing", path.display())]);
+        return Ok(vec![format!(
+            "the worktree folder {} is missing",
+            path.display()
+        )]);
     }
     let Some(registered) = registration(&facts.repository, path)? else {
         return Ok(vec![format!(

@@ -1,0 +1,107 @@
+//! The command tree. Each subcommand lives in its own file; the doc comment of its arguments
+//! struct is its `--help`.
+
+mod session;
+mod worktree;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand};
+use nodwyn_core::Store;
+
+use crate::environment;
+
+/// nodwyn hosts coding-agent sessions, each in its own git worktree and branch, so several
+/// sessions can work on one repository without seeing each other's half-done edits.
+#[derive(Debug, Parser)]
+#[command(
+    name = "nodwyn",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Print one JSON document on stdout instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Log what nodwyn does on stderr (-v: info, -vv: debug; or set NODWYN_LOG).
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Sessions in their own git worktrees: make, list, close, resume, remove, keep, prune.
+    #[command(subcommand)]
+    Worktree(worktree::WorktreeCommand),
+    /// Sessions of a repository and their event logs.
+    #[command(subcommand)]
+    Session(session::SessionCommand),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let context = Invocation {
+        json: cli.global.json,
+    };
+    match cli.command {
+        Command::Worktree(command) => worktree::run(command, &context),
+        Command::Session(command) => session::run(command, &context),
+    }
+}
+
+/// What every command needs besides its own arguments.
+pub struct Invocation {
+    /// `--json`.
+    pub json: bool,
+}
+
+impl Invocation {
+    /// The store in the data directory.
+    pub fn store(&self) -> anyhow::Result<Store> {
+        Ok(Store::new(environment::data_dir()?))
+    }
+}
+
+/// `--repo DIR`, defaulting to the current folder; it must be an existing folder.
+#[derive(Debug, Args)]
+pub struct RepoArg {
+    /// The repository, or any checkout of it (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    repo: Option<PathBuf>,
+}
+
+impl RepoArg {
+    /// The folder given, checked to exist.
+    pub fn dir(&self) -> anyhow::Result<PathBuf> {
+        let dir = match &self.repo {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("could not read the current folder")?,
+        };
+        existing_folder(&dir)?;
+        Ok(dir)
+    }
+
+    /// The repository (main worktree) the folder belongs to.
+    pub fn repository(&self) -> anyhow::Result<PathBuf> {
+        Ok(nodwyn_core::repository_of(&self.dir()?)?)
+    }
+}
+
+fn existing_folder(dir: &Path) -> anyhow::Result<()> {
+    match std::fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => bail!("--repo {}: not a folder", dir.display()),
+        Err(_) => bail!("--repo {}: no such folder", dir.display()),
+    }
+}

@@ -1,0 +1,90 @@
+//! `nodwyn session list`.
+
+use clap::Args;
+use nodwyn_core::{Session, WorktreeState};
+use serde::Serialize;
+
+use crate::commands::{Invocation, RepoArg};
+use crate::output::{self, table};
+
+/// List the sessions of the repository, oldest first. The same list comes from the repository,
+/// from any of its worktrees, or from a folder below them.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    repo: RepoArg,
+}
+
+#[derive(Debug, Serialize)]
+struct Row {
+    session: String,
+    id: String,
+    started: String,
+    root: std::path::PathBuf,
+    repository: std::path::PathBuf,
+    open: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worktree: Option<WorktreeRow>,
+}
+
+#[derive(Debug, Serialize)]
+struct WorktreeRow {
+    path: std::path::PathBuf,
+    branch: String,
+    base: String,
+    base_commit: String,
+    state: WorktreeState,
+}
+
+pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let repository = args.repo.repository()?;
+    let store = invocation.store()?;
+    let rows = store
+        .sessions_of(&repository)?
+        .iter()
+        .map(|stored| {
+            let session = Session::load(stored)?;
+            Ok(Row {
+                session: session.id.to_string(),
+                id: session.id.short().to_owned(),
+                started: session.started.clone(),
+                root: session.root.clone(),
+                repository: session.repository.clone(),
+                open: session.open,
+                worktree: session.worktree.as_ref().map(|facts| WorktreeRow {
+                    path: facts.path.clone(),
+                    branch: facts.branch.clone(),
+                    base: facts.base.clone(),
+                    base_commit: facts.base_commit.clone(),
+                    state: session.worktree_state,
+                }),
+            })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    if invocation.json {
+        return output::json(&rows);
+    }
+    if rows.is_empty() {
+        return output::text(format!("No sessions in {}.", repository.display()));
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            let worktree = match &row.worktree {
+                None => "-".to_owned(),
+                Some(w) => match w.state {
+                    WorktreeState::Active => w.branch.clone(),
+                    WorktreeState::Removed => format!("{} (removed)", w.branch),
+                    WorktreeState::Kept => format!("{} (handed over)", w.branch),
+                },
+            };
+            vec![
+                row.session.clone(),
+                if row.open { "open" } else { "closed" }.to_owned(),
+                worktree,
+                row.root.display().to_string(),
+            ]
+        })
+        .collect();
+    output::text(table(&["SESSION", "STATE", "WORKTREE", "ROOT"], &cells))
+}

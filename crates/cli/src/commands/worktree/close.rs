@@ -1,0 +1,37 @@
+//! `nodwyn worktree close`.
+
+use clap::Args;
+use nodwyn_core::worktree::close;
+
+use crate::commands::Invocation;
+use crate::commands::worktree::describe_branch;
+use crate::output;
+
+/// Close a session. Its worktree and branch go only when nothing would be lost: no change of any
+/// kind (untracked and ignored files count) and no commit the base lacks. Otherwise both stay,
+/// and the reasons are printed.
+#[derive(Debug, Args)]
+pub struct CloseArgs {
+    /// The session: its full id or its 8 hex digits.
+    id: String,
+}
+
+pub fn run(args: CloseArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let closed = close(&invocation.store()?, &args.id)?;
+    if invocation.json {
+        return output::json(&closed);
+    }
+    let mut text = format!("Closed session {}.", closed.session);
+    if closed.removed {
+        text.push_str(" Its worktree was removed; nothing was lost.");
+        if let Some(branch) = &closed.branch {
+            text.push_str(&format!("\n  {}", describe_branch(branch)));
+        }
+    } else if !closed.kept.is_empty() {
+        text.push_str(" Its worktree stays, because:");
+        for reason in &closed.kept {
+            text.push_str(&format!("\n  - {reason}"));
+        }
+    }
+    output::text(text)
+}

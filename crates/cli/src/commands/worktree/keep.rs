@@ -1,0 +1,27 @@
+//! `nodwyn worktree keep`.
+
+use clap::Args;
+use nodwyn_core::worktree::keep;
+
+use crate::commands::Invocation;
+use crate::output;
+
+/// Hand a session's worktree over to you: nodwyn forgets it, and the folder and branch stay
+/// exactly as they are.
+#[derive(Debug, Args)]
+pub struct KeepArgs {
+    /// The session: its full id or its 8 hex digits.
+    id: String,
+}
+
+pub fn run(args: KeepArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let kept = keep(&invocation.store()?, &args.id)?;
+    if invocation.json {
+        return output::json(&kept);
+    }
+    output::text(format!(
+        "{} and branch {} are yours now; nodwyn no longer manages them.",
+        kept.path.display(),
+        kept.branch
+    ))
+}

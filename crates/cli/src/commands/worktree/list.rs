@@ -1,0 +1,63 @@
+//! `nodwyn worktree list`.
+
+use clap::Args;
+use nodwyn_core::worktree::list;
+
+use crate::commands::{Invocation, RepoArg};
+use crate::output::{self, table};
+
+/// List nodwyn's worktrees of the repository: branch, base, commits ahead, dirty, open, missing.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    repo: RepoArg,
+}
+
+pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let repository = args.repo.repository()?;
+    let worktrees = list(&invocation.store()?, &repository)?;
+    if invocation.json {
+        return output::json(&worktrees);
+    }
+    if worktrees.is_empty() {
+        return output::text(format!("No nodwyn worktrees in {}.", repository.display()));
+    }
+    let rows: Vec<Vec<String>> = worktrees
+        .iter()
+        .map(|w| {
+            let mut state = vec![if w.open { "open" } else { "closed" }];
+            if w.missing {
+                state.push("missing");
+            } else if w.dirty {
+                state.push("dirty");
+            }
+            if w.error.is_some() {
+                state.push("unreadable");
+            }
+            vec![
+                w.id.clone(),
+                w.branch.clone(),
+                if w.base.is_empty() {
+                    "-".to_owned()
+                } else {
+                    w.base.clone()
+                },
+                w.ahead.map_or("-".to_owned(), |n| n.to_string()),
+                state.join(","),
+                w.path.display().to_string(),
+            ]
+        })
+        .collect();
+    output::text(table(
+        &["ID", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"],
+        &rows,
+    ))?;
+    for w in worktrees.iter().filter(|w| w.error.is_some()) {
+        output::note(format!(
+            "could not read {}: {}",
+            w.path.display(),
+            w.error.as_deref().unwrap_or_default()
+        ));
+    }
+    Ok(())
+}

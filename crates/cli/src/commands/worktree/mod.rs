@@ -1,0 +1,48 @@
+//! `nodwyn worktree ...`: the life of a session's worktree.
+
+mod close;
+mod keep;
+mod list;
+mod new;
+mod path;
+mod prune;
+mod remove;
+mod resume;
+
+use clap::Subcommand;
+
+use crate::commands::Invocation;
+
+#[derive(Debug, Subcommand)]
+pub enum WorktreeCommand {
+    New(new::NewArgs),
+    List(list::ListArgs),
+    Path(path::PathArgs),
+    Close(close::CloseArgs),
+    Resume(resume::ResumeArgs),
+    Remove(remove::RemoveArgs),
+    Keep(keep::KeepArgs),
+    Prune(prune::PruneArgs),
+}
+
+pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<()> {
+    match command {
+        WorktreeCommand::New(args) => new::run(args, invocation),
+        WorktreeCommand::List(args) => list::run(args, invocation),
+        WorktreeCommand::Path(args) => path::run(args, invocation),
+        WorktreeCommand::Close(args) => close::run(args, invocation),
+        WorktreeCommand::Resume(args) => resume::run(args, invocation),
+        WorktreeCommand::Remove(args) => remove::run(args, invocation),
+        WorktreeCommand::Keep(args) => keep::run(args, invocation),
+        WorktreeCommand::Prune(args) => prune::run(args, invocation),
+    }
+}
+
+/// A sentence on what became of a session's branch when its worktree went.
+fn describe_branch(branch: &nodwyn_core::worktree::BranchOutcome) -> String {
+    match (&branch.kept, branch.deleted) {
+        (_, true) => "the branch was deleted: its base has all of its work".to_owned(),
+        (Some(why), false) => format!("the branch stays: {why}"),
+        (None, false) => "the branch was already gone".to_owned(),
+    }
+}

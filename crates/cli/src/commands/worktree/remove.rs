@@ -1,0 +1,43 @@
+//! `nodwyn worktree remove`.
+
+use clap::Args;
+use nodwyn_core::worktree::remove;
+
+use crate::commands::Invocation;
+use crate::commands::worktree::describe_branch;
+use crate::output;
+
+/// Remove a session's worktree. Refused while it has changes of any kind (untracked and ignored
+/// files included) unless --force, which discards them and names every file. The branch is
+/// deleted only if its base already has its work; otherwise it stays.
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    /// The session: its full id or its 8 hex digits.
+    id: String,
+    /// Discard uncommitted, untracked and ignored files (never commits).
+    #[arg(long)]
+    force: bool,
+}
+
+pub fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let removed = remove(&invocation.store()?, &args.id, args.force)?;
+    if invocation.json {
+        return output::json(&removed);
+    }
+    let mut text = format!("Removed {}.", removed.path.display());
+    if !removed.discarded.is_empty() {
+        text.push_str(&format!(
+            "\n  discarded {} file(s):",
+            removed.discarded.len()
+        ));
+        for file in &removed.discarded {
+            text.push_str(&format!("\n    {file}"));
+        }
+    }
+    text.push_str(&format!(
+        "\n  {}",
+        describe_branch(&removed.branch)
+            .replace("the branch", &format!("branch {}", removed.branch_name),)
+    ));
+    output::text(text)
+}

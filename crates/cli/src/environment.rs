@@ -1,0 +1,43 @@
+//! The folders nodwyn reads from the environment: the data directory and the user's
+//! configuration file. Only the command line reads these; libraries get them as arguments.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+/// `$NODWYN_HOME`, else `$XDG_DATA_HOME/nodwyn`, else `~/.local/share/nodwyn`; made if missing,
+/// and canonical, so paths nodwyn records under it compare equal later.
+pub fn data_dir() -> anyhow::Result<PathBuf> {
+    let dir = if let Some(home) = non_empty("NODWYN_HOME") {
+        PathBuf::from(home)
+    } else if let Some(xdg) = non_empty("XDG_DATA_HOME") {
+        PathBuf::from(xdg).join("nodwyn")
+    } else {
+        home()?.join(".local").join("share").join("nodwyn")
+    };
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("could not make the data directory {}", dir.display()))?;
+    std::fs::canonicalize(&dir)
+        .with_context(|| format!("could not use the data directory {}", dir.display()))
+}
+
+/// `$XDG_CONFIG_HOME/nodwyn/config.toml`, else `~/.config/nodwyn/config.toml`.
+pub fn user_config_file() -> Option<PathBuf> {
+    if let Some(xdg) = non_empty("XDG_CONFIG_HOME") {
+        return Some(PathBuf::from(xdg).join("nodwyn").join("config.toml"));
+    }
+    home()
+        .ok()
+        .map(|h| h.join(".config").join("nodwyn").join("config.toml"))
+}
+
+fn home() -> anyhow::Result<PathBuf> {
+    match non_empty("HOME") {
+        Some(home) => Ok(PathBuf::from(home)),
+        None => bail!("HOME is not set, so nodwyn cannot find its data directory; set NODWYN_HOME"),
+    }
+}
+
+fn non_empty(name: &str) -> Option<std::ffi::OsString> {
+    std::env::var_os(name).filter(|v| !v.is_empty())
+}

@@ -1,0 +1,66 @@
+//! Writing results: JSON documents or human text on stdout, notes on stderr.
+
+use std::io::{IsTerminal, Write};
+
+use serde::Serialize;
+
+/// Prints `value` as one pretty JSON document on stdout.
+pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value)?;
+    writeln!(stdout)?;
+    Ok(())
+}
+
+/// Prints human text on stdout.
+pub fn text(text: impl AsRef<str>) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{}", text.as_ref())?;
+    Ok(())
+}
+
+/// Prints a note for the person on stderr.
+pub fn note(text: impl AsRef<str>) {
+    let _ = writeln!(std::io::stderr(), "{}", text.as_ref());
+}
+
+/// Whether stderr is a terminal (for colour and progress).
+pub fn stderr_is_terminal() -> bool {
+    std::io::stderr().is_terminal()
+}
+
+/// Lays out rows as aligned columns under a header.
+pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in rows {
+        for (i, cell) in row.iter().enumerate() {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let last = cells.len() - 1;
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == last {
+                    (*c).to_owned()
+                } else {
+                    format!("{c:<width$}", width = widths[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+    };
+    let mut out = vec![line(header.to_vec())];
+    out.extend(
+        rows.iter()
+            .map(|r| line(r.iter().map(String::as_str).collect())),
+    );
+    out.join("\n")
+}
+
+/// The first 12 hex digits of a commit id.
+pub fn short_commit(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
+}
