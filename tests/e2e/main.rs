@@ -1,1 +1,8 @@
-//! e2e
+//! End-to-end tests: the `nodwyn` binary built from this tree, run on real git repositories in
+//! temporary folders. One test binary (faster to link on two cores); one module per area.
+
+mod include;
+mod lifecycle;
+mod listing;
+mod new;
+mod pull_request;

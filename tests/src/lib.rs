@@ -1,1 +1,338 @@
-//! tests
+//! The shared environment of nodwyn's end-to-end tests.
+//!
+//! Each [`TestEnv`] is a temporary folder holding its own `HOME`, `NODWYN_HOME`, git
+//! configuration (a fixed identity, nothing of the developer's) and a `bin/` folder that is put
+//! first on `PATH` for stand-in programs such as `gh`. Every command runs with a cleared
+//! environment plus exactly these variables. [`nodwyn_binary`] finds the `nodwyn` that
+//! `cargo test` built from this tree and refuses to run one older than the sources.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+/// A hermetic home for one test.
+pub struct TestEnv {
+    dir: tempfile::TempDir,
+}
+
+/// What a command printed and how it exited.
+#[derive(Debug)]
+pub struct Run {
+    /// The exit code (`-1` if killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    fn from_output(output: Output) -> Self {
+        Self {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Asserts exit 0 and returns self.
+    #[track_caller]
+    pub fn success(self) -> Self {
+        assert_eq!(
+            self.code, 0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts exit 1 with one `nodwyn: ` sentence on stderr, and returns that sentence.
+    #[track_caller]
+    pub fn refused(self) -> String {
+        assert_eq!(
+            self.code, 1,
+            "expected exit 1\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        assert!(
+            self.stderr.starts_with("nodwyn: "),
+            "stderr should start with `nodwyn: `: {}",
+            self.stderr
+        );
+        assert_eq!(
+            self.stderr.trim_end().lines().count(),
+            1,
+            "one line: {}",
+            self.stderr
+        );
+        assert!(self.stdout.is_empty(), "nothing on stdout: {}", self.stdout);
+        self.stderr.trim_end().to_owned()
+    }
+
+    /// Parses stdout as JSON.
+    #[track_caller]
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestEnv {
+    /// A fresh environment.
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("nodwyn-e2e-")
+            .tempdir()
+            .unwrap();
+        let env = Self { dir };
+        std::fs::create_dir_all(env.home()).unwrap();
+        std::fs::create_dir_all(env.bin()).unwrap();
+        std::fs::write(
+            env.home().join(".gitconfig"),
+            "[user]\n\tname = Test Person\n\temail = person@example.invalid\n\
+             [init]\n\tdefaultBranch = main\n[protocol \"file\"]\n\tallow = always\n\
+             [advice]\n\tdetachedHead = false\n",
+        )
+        .unwrap();
+        env
+    }
+
+    /// The temporary folder everything lives in (canonical).
+    pub fn root(&self) -> PathBuf {
+        std::fs::canonicalize(self.dir.path()).unwrap()
+    }
+
+    /// `HOME`.
+    pub fn home(&self) -> PathBuf {
+        self.root().join("home")
+    }
+
+    /// `NODWYN_HOME`.
+    pub fn data(&self) -> PathBuf {
+        self.root().join("data")
+    }
+
+    /// The folder put first on `PATH`, for stand-in programs.
+    pub fn bin(&self) -> PathBuf {
+        self.root().join("bin")
+    }
+
+    /// The variables every command gets (and nothing else).
+    pub fn vars(&self) -> BTreeMap<&'static str, OsString> {
+        let system_path = std::env::var_os("PATH").unwrap_or_default();
+        let mut path = OsString::from(self.bin());
+        path.push(":");
+        path.push(system_path);
+        BTreeMap::from([
+            ("PATH", path),
+            ("HOME", self.home().into()),
+            ("NODWYN_HOME", self.data().into()),
+            ("GIT_CONFIG_GLOBAL", self.home().join(".gitconfig").into()),
+            ("GIT_CONFIG_NOSYSTEM", "1".into()),
+            ("GIT_CEILING_DIRECTORIES", self.root().into()),
+            ("LANG", "C".into()),
+            ("NO_COLOR", "1".into()),
+        ])
+    }
+
+    fn command(&self, program: &Path, dir: &Path) -> Command {
+        let mut command = Command::new(program);
+        command
+            .current_dir(dir)
+            .env_clear()
+            .envs(self.vars())
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// A `nodwyn` command, not yet run.
+    pub fn nodwyn_command(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut command = self.command(nodwyn_binary(), dir);
+        command.args(args);
+        command
+    }
+
+    /// Runs `nodwyn` in `dir`.
+    pub fn nodwyn(&self, dir: &Path, args: &[&str]) -> Run {
+        Run::from_output(self.nodwyn_command(dir, args).output().unwrap())
+    }
+
+    /// Runs `nodwyn ... --json` in `dir`, asserts success, and parses the document.
+    #[track_caller]
+    pub fn nodwyn_json(&self, dir: &Path, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        self.nodwyn(dir, &args).success().json()
+    }
+
+    /// Runs `git` in `dir` and returns its output whatever the exit code.
+    pub fn git_run(&self, dir: &Path, args: &[&str]) -> Run {
+        let mut command = self.command(Path::new("git"), dir);
+        command.args(args);
+        Run::from_output(command.output().unwrap())
+    }
+
+    /// Runs `git` in `dir`, asserts success, and returns stdout trimmed.
+    #[track_caller]
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let run = self.git_run(dir, args);
+        assert_eq!(
+            run.code,
+            0,
+            "git {args:?} failed in {}:\n{}",
+            dir.display(),
+            run.stderr
+        );
+        run.stdout.trim_end().to_owned()
+    }
+
+    /// A new repository `name` on branch `main` with one commit holding `README.md`.
+    pub fn repo(&self, name: &str) -> PathBuf {
+        let dir = self.root().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        self.git(&dir, &["init", "-q", "-b", "main"]);
+        write(&dir.join("README.md"), "hello\n");
+        self.commit_all(&dir, "first");
+        dir
+    }
+
+    /// Stages everything in `dir` and commits it; returns the new commit id.
+    #[track_caller]
+    pub fn commit_all(&self, dir: &Path, message: &str) -> String {
+        self.git(dir, &["add", "-A"]);
+        self.git(dir, &["commit", "-q", "--allow-empty", "-m", message]);
+        self.git(dir, &["rev-parse", "HEAD"])
+    }
+
+    /// Makes a worktree session with `nodwyn worktree new --json` in `dir`.
+    #[track_caller]
+    pub fn new_worktree(&self, dir: &Path) -> Value {
+        self.nodwyn_json(dir, &["worktree", "new"])
+    }
+
+    /// Installs an executable stand-in program `name` in [`TestEnv::bin`].
+    pub fn install_program(&self, name: &str, script: &str) {
+        let path = self.bin().join(name);
+        write(&path, script);
+        make_executable(&path);
+    }
+
+    /// The session logs in the data directory, as (file name, records).
+    pub fn logs(&self) -> Vec<(String, Vec<Value>)> {
+        let sessions = self.data().join("sessions");
+        let mut logs = Vec::new();
+        for project in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
+            for log in std::fs::read_dir(project.path()).unwrap().flatten() {
+                let text = std::fs::read_to_string(log.path()).unwrap();
+                let records = text
+                    .lines()
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect();
+                logs.push((log.file_name().to_string_lossy().into_owned(), records));
+            }
+        }
+        logs
+    }
+
+    /// The records of one session's log.
+    #[track_caller]
+    pub fn records(&self, short_id: &str) -> Vec<Value> {
+        self.logs()
+            .into_iter()
+            .find(|(name, _)| name.ends_with(&format!("-{short_id}.jsonl")))
+            .map(|(_, records)| records)
+            .unwrap_or_else(|| panic!("no log for {short_id}"))
+    }
+
+    /// The `type` of each record of a session's log.
+    pub fn record_types(&self, short_id: &str) -> Vec<String> {
+        self.records(short_id)
+            .iter()
+            .map(|r| r["type"].as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+/// Writes a file, making its folders.
+pub fn write(path: &Path, content: &str) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, content).unwrap();
+}
+
+/// Sets the executable bits.
+pub fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut permissions = std::fs::metadata(path).unwrap().permissions();
+    permissions.set_mode(0o755);
+    std::fs::set_permissions(path, permissions).unwrap();
+}
+
+/// The `nodwyn` binary `cargo test` built from this tree: `target/<profile>/nodwyn`, beside the
+/// test executable's `deps/` folder. Panics when it is missing or older than any source file,
+/// so a stale build never passes for the current code.
+pub fn nodwyn_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+        let binary = profile_dir.join("nodwyn");
+        let built = std::fs::metadata(&binary)
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|_| {
+                panic!(
+                    "{} is missing: run the tests with `cargo test --workspace`, which builds it",
+                    binary.display()
+                )
+            });
+        let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
+        if let Some(newer) = newest_source(&crates).filter(|(time, _)| *time > built) {
+            panic!(
+                "{} is older than {}: run `cargo test --workspace` so the binary is rebuilt",
+                binary.display(),
+                newer.1.display()
+            );
+        }
+        binary
+    })
+}
+
+fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
+    let mut newest: Option<(SystemTime, PathBuf)> = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let candidate = if path.is_dir() {
+            newest_source(&path)
+        } else if path.extension().is_some_and(|e| e == "rs" || e == "toml") {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| (t, path))
+        } else {
+            None
+        };
+        if let Some(candidate) = candidate
+            && newest.as_ref().is_none_or(|(time, _)| candidate.0 > *time)
+        {
+            newest = Some(candidate);
+        }
+    }
+    newest
+}

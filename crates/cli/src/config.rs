@@ -70,7 +70,7 @@ fn read(path: &Path) -> anyhow::Result<Option<ConfigFile>> {
     toml::from_str(&text).map(Some).map_err(|e| {
         let line = e
             .span()
-            .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+            .map(|span| text[..span.start.min(text.len())].matches('\n').count() + 1);
         let message = e.message().trim_end_matches('\n').replace('\n', " ");
         match line {
             Some(line) => anyhow::anyhow!("{} line {line}: {message}", path.display()),

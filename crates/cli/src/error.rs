@@ -36,6 +36,19 @@ pub fn report(error: &anyhow::Error) -> ExitCode {
     {
         return ExitCode::SUCCESS;
     }
-    let _ = writeln!(std::io::stderr(), "nodwyn: {error:#}");
+    let _ = writeln!(std::io::stderr(), "nodwyn: {}", sentence(error));
     ExitCode::from(1)
+}
+
+/// The error and those of its causes that it does not already say, on one line.
+fn sentence(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text.replace('\n', " ")
 }

@@ -159,7 +159,7 @@ pub enum Error {
         short: String,
         /// What failed.
         #[source]
-        source: nodwyn_git::Error,
+        source: Box<nodwyn_git::Error>,
     },
     /// A pull request could not be opened.
     #[error("{0}")]

@@ -126,11 +126,13 @@ impl GitCommand {
         if output.status.success() {
             Ok(output.stdout)
         } else {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            tracing::debug!(%stderr, "git failed");
             Err(Error::Failed {
                 dir,
                 args,
                 code: output.status.code(),
-                stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+                stderr: last_line(&stderr),
             })
         }
     }
@@ -148,6 +150,17 @@ impl GitCommand {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// The last non-empty line of git's stderr: where git puts its `fatal:` or `error:` line, and
+/// enough for a one-sentence message (the whole text is traced).
+fn last_line(stderr: &str) -> String {
+    stderr
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty())
+        .unwrap_or("(git printed nothing)")
+        .to_owned()
 }
 
 /// Splits `-z` output into its NUL-terminated records, as text.

@@ -23,7 +23,7 @@ pub enum Error {
         args: String,
         /// The exit code, if git was not killed by a signal.
         code: Option<i32>,
-        /// What git printed on stderr.
+        /// The last line git printed on stderr.
         stderr: String,
     },
     /// libgit2 answered with an error.

@@ -206,7 +206,7 @@ fn handle_failed_add(
             Error::MadeButFailed {
                 path: facts.path.clone(),
                 short: id.short().to_owned(),
-                source: failure,
+                source: Box::new(failure),
             }
         }
         _ => {

@@ -52,21 +52,31 @@ pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Err
     }
     let text = std::fs::read_to_string(&include_file).map_err(Error::io(&include_file))?;
     let patterns = Patterns::parse(repository, &text);
-    for entry in untracked(repository)? {
+    let copier = Copier {
+        from: repository,
+        to: worktree,
+        patterns: &patterns,
+    };
+    let mut entries = untracked(repository)?;
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    // git may list a folder of ignored files and its files too; a folder copied whole or walked
+    // covers everything below it.
+    let mut covered: Vec<String> = Vec::new();
+    for entry in entries {
         let relative = entry.path.trim_end_matches('/');
-        if is_nodwyns_own(relative) {
+        if is_nodwyns_own(relative) || covered.iter().any(|c| entry.path.starts_with(c.as_str())) {
             continue;
         }
-        let copier = Copier {
-            from: repository,
-            to: worktree,
-            patterns: &patterns,
-        };
         if patterns.chooses(relative, entry.is_folder()) {
             copier.copy(relative, &mut included.failed);
             included.copied.push(entry.path.clone());
         } else if entry.is_folder() && patterns.may_choose_inside(relative) {
             copier.copy_chosen_inside(relative, &mut included);
+        } else {
+            continue;
+        }
+        if entry.is_folder() {
+            covered.push(entry.path);
         }
     }
     Ok(included)

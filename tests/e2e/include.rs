@@ -1,0 +1,197 @@
+//! `.worktreeinclude`: opt-in copies of untracked files into a new worktree.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+use serde_json::Value;
+
+fn strings(value: &Value) -> Vec<String> {
+    let mut items: Vec<String> = value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_owned())
+        .collect();
+    items.sort();
+    items
+}
+
+/// A repository with untracked and ignored files of every sort.
+fn repo_with_untracked(env: &TestEnv) -> PathBuf {
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".gitignore"),
+        ".env*\ntarget/\nnode_modules/\n*.local.json\n",
+    );
+    env.commit_all(&repo, "ignores");
+    write(&repo.join(".env"), "TOKEN=local\n");
+    write(&repo.join(".env.local"), "TOKEN=other\n");
+    write(&repo.join("target/debug/app"), "binary\n");
+    write(&repo.join("target/debug/deps/lib.rlib"), "lib\n");
+    write(&repo.join("node_modules/pkg/index.js"), "js\n");
+    write(&repo.join("config/app.local.json"), "{}\n");
+    write(&repo.join("config/deep/more.local.json"), "{}\n");
+    write(&repo.join("notes.txt"), "untracked, not ignored\n");
+    repo
+}
+
+#[test]
+fn without_the_file_nothing_is_copied() {
+    let env = TestEnv::new();
+    let repo = repo_with_untracked(&env);
+    let made = env.new_worktree(&repo);
+    assert_eq!(made["included"], serde_json::json!([]));
+    let path = Path::new(made["path"].as_str().unwrap());
+    assert!(!path.join(".env").exists());
+    assert!(!path.join("target").exists());
+}
+
+#[test]
+fn patterns_choose_files_and_whole_folders() {
+    let env = TestEnv::new();
+    let repo = repo_with_untracked(&env);
+    write(
+        &repo.join(".worktreeinclude"),
+        "# copied into every worktree\n.env*\n!.env.local\ntarget/\nconfig/**/*.local.json\nnotes.txt\n",
+    );
+    std::fs::set_permissions(
+        repo.join("target/debug/app"),
+        std::fs::Permissions::from_mode(0o750),
+    )
+    .unwrap();
+    let made = env.new_worktree(&repo);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(
+        strings(&made["included"]),
+        [
+            ".env",
+            "config/app.local.json",
+            "config/deep/more.local.json",
+            "notes.txt",
+            "target/"
+        ]
+    );
+    assert_eq!(made["include_failed"], serde_json::json!([]));
+    assert_eq!(
+        std::fs::read_to_string(path.join(".env")).unwrap(),
+        "TOKEN=local\n"
+    );
+    assert!(!path.join(".env.local").exists(), "negated");
+    assert!(!path.join("node_modules").exists(), "not listed");
+    assert_eq!(
+        std::fs::read_to_string(path.join("target/debug/deps/lib.rlib")).unwrap(),
+        "lib\n"
+    );
+    let mode = std::fs::metadata(path.join("target/debug/app"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o750, "permissions kept");
+    assert!(path.join("config/deep/more.local.json").exists());
+    // The copies are ignored or untracked in the worktree too; nothing was committed.
+    assert_eq!(env.git(&path, &["log", "--oneline"]).lines().count(), 2);
+    // nodwyn's own folder is never a candidate.
+    assert!(!path.join(".nodwyn/worktrees").exists());
+}
+
+#[test]
+fn links_are_copied_as_links_and_nothing_is_overwritten() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let secret = env.root().join("secret.txt");
+    write(&secret, "secret\n");
+    // A branch that tracks `settings.txt`; in the main checkout it is untracked.
+    env.git(&repo, &["checkout", "-q", "-b", "with-settings"]);
+    write(&repo.join("settings.txt"), "from the branch\n");
+    env.commit_all(&repo, "settings");
+    env.git(&repo, &["checkout", "-q", "main"]);
+    write(&repo.join("settings.txt"), "local settings\n");
+    std::os::unix::fs::symlink(&secret, repo.join("linked.txt")).unwrap();
+    write(&repo.join(".worktreeinclude"), "settings.txt\nlinked.txt\n");
+
+    let made = env.nodwyn_json(&repo, &["worktree", "new", "--base", "with-settings"]);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(path.join("settings.txt")).unwrap(),
+        "from the branch\n",
+        "a file already in the worktree is not overwritten"
+    );
+    let link = path.join("linked.txt");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_link(&link).unwrap(), secret);
+}
+
+#[test]
+fn one_failure_is_reported_and_the_rest_are_copied_never_through_a_link() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let outside = env.root().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    // The base branch tracks `cfg` as a link to a folder outside, and `data` as a file.
+    env.git(&repo, &["checkout", "-q", "-b", "hostile"]);
+    std::os::unix::fs::symlink(&outside, repo.join("cfg")).unwrap();
+    write(&repo.join("data"), "a file\n");
+    env.commit_all(&repo, "hostile layout");
+    env.git(&repo, &["checkout", "-q", "main"]);
+    // In the main checkout they are untracked folders the person wants copied.
+    write(&repo.join("cfg/key.txt"), "mine\n");
+    write(&repo.join("data/a.bin"), "a\n");
+    write(&repo.join("ok.txt"), "ok\n");
+    write(
+        &repo.join(".worktreeinclude"),
+        "cfg/key.txt\ndata/a.bin\nok.txt\n",
+    );
+
+    let made = env.nodwyn_json(&repo, &["worktree", "new", "--base", "hostile"]);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    let failed: Vec<String> = made["include_failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(failed, ["cfg/key.txt", "data/a.bin"], "{made}");
+    assert!(
+        made["include_failed"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("symbolic link")
+    );
+    assert_eq!(
+        std::fs::read_to_string(path.join("ok.txt")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(
+        std::fs::read_dir(&outside).unwrap().count(),
+        0,
+        "nothing written through the link"
+    );
+    let human = env
+        .nodwyn(&repo, &["worktree", "new", "--base", "hostile"])
+        .success();
+    assert!(
+        human.stderr.contains("could not copy cfg/key.txt"),
+        "{}",
+        human.stderr
+    );
+}
+
+#[test]
+fn resume_copies_again_into_a_worktree_made_again() {
+    let env = TestEnv::new();
+    let repo = repo_with_untracked(&env);
+    write(&repo.join(".worktreeinclude"), ".env\n");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    std::fs::remove_dir_all(&path).unwrap();
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", id]);
+    assert_eq!(strings(&resumed["included"]), [".env"]);
+    assert!(path.join(".env").exists());
+}

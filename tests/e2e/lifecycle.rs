@@ -1,0 +1,540 @@
+//! close, resume, remove, keep and prune: nothing a person could want is ever lost.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+use serde_json::Value;
+
+struct Made {
+    id: String,
+    path: PathBuf,
+    branch: String,
+}
+
+fn made(env: &TestEnv, repo: &Path) -> Made {
+    let made = env.new_worktree(repo);
+    Made {
+        id: made["id"].as_str().unwrap().to_owned(),
+        path: PathBuf::from(made["path"].as_str().unwrap()),
+        branch: made["branch"].as_str().unwrap().to_owned(),
+    }
+}
+
+fn branch_exists(env: &TestEnv, repo: &Path, branch: &str) -> bool {
+    env.git_run(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{branch}"),
+        ],
+    )
+    .code
+        == 0
+}
+
+fn close(env: &TestEnv, repo: &Path, id: &str) -> Value {
+    env.nodwyn_json(repo, &["worktree", "close", id])
+}
+
+#[test]
+fn close_removes_an_untouched_worktree_and_its_branch() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    let closed = close(&env, &repo, &wt.id);
+    assert_eq!(closed["removed"], true);
+    assert_eq!(closed["kept"], serde_json::json!([]));
+    assert_eq!(closed["branch"]["deleted"], true);
+    assert!(!wt.path.exists());
+    assert!(!branch_exists(&env, &repo, &wt.branch));
+    assert_eq!(
+        env.record_types(&wt.id),
+        [
+            "session.start",
+            "worktree.create",
+            "worktree.remove",
+            "session.close"
+        ]
+    );
+    let remove = &env.records(&wt.id)[2];
+    assert_eq!(remove["by"], "close");
+    assert_eq!(remove["branch_deleted"], true);
+}
+
+#[test]
+fn close_keeps_a_worktree_for_each_kind_of_unsaved_work() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), "*.log\n");
+    env.commit_all(&repo, "ignore logs");
+
+    type Setup = fn(&TestEnv, &Made);
+    let cases: [(&str, Setup, &str); 6] = [
+        (
+            "unstaged",
+            |_, wt| write(&wt.path.join("README.md"), "edited\n"),
+            "uncommitted",
+        ),
+        (
+            "staged",
+            |env, wt| {
+                write(&wt.path.join("new.txt"), "new\n");
+                env.git(&wt.path, &["add", "new.txt"]);
+            },
+            "uncommitted",
+        ),
+        (
+            "untracked",
+            |_, wt| write(&wt.path.join("scratch.txt"), "x\n"),
+            "uncommitted",
+        ),
+        (
+            "ignored",
+            |_, wt| write(&wt.path.join("build.log"), "x\n"),
+            "uncommitted",
+        ),
+        (
+            "committed",
+            |env, wt| {
+                write(&wt.path.join("feature.txt"), "feature\n");
+                env.commit_all(&wt.path, "feature");
+            },
+            "commit(s) that main lacks",
+        ),
+        (
+            "detached commit",
+            |env, wt| {
+                env.git(&wt.path, &["checkout", "-q", "--detach"]);
+                write(&wt.path.join("detached.txt"), "detached\n");
+                env.commit_all(&wt.path, "detached work");
+            },
+            "HEAD (detached at",
+        ),
+    ];
+    for (name, setup, reason) in cases {
+        let wt = made(&env, &repo);
+        setup(&env, &wt);
+        let closed = close(&env, &repo, &wt.id);
+        assert_eq!(closed["removed"], false, "{name}");
+        let kept = closed["kept"].as_array().unwrap();
+        assert!(
+            kept.iter().any(|k| k.as_str().unwrap().contains(reason)),
+            "{name}: {kept:?}"
+        );
+        assert!(wt.path.exists(), "{name}");
+        assert!(branch_exists(&env, &repo, &wt.branch), "{name}");
+        let records = env.records(&wt.id);
+        let last = records.last().unwrap();
+        assert_eq!(last["type"], "session.close", "{name}");
+        assert_eq!(&last["kept"], &closed["kept"], "{name}");
+        assert!(
+            !env.record_types(&wt.id)
+                .contains(&"worktree.remove".to_owned()),
+            "{name}"
+        );
+    }
+    // The human form says why.
+    let wt = made(&env, &repo);
+    write(&wt.path.join("scratch.txt"), "x\n");
+    let human = env.nodwyn(&repo, &["worktree", "close", &wt.id]).success();
+    assert!(human.stdout.contains("stays, because"), "{}", human.stdout);
+    assert!(human.stdout.contains("scratch.txt"), "{}", human.stdout);
+}
+
+#[test]
+fn close_removes_work_that_landed_by_content() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let commit_in = |wt: &Made, file: &str| {
+        write(&wt.path.join(file), &format!("{file}\n"));
+        env.commit_all(&wt.path, file);
+    };
+
+    // Fast-forwarded into main.
+    let ff = made(&env, &repo);
+    commit_in(&ff, "ff.txt");
+    env.git(&repo, &["merge", "-q", "--ff-only", &ff.branch]);
+
+    // Squash-merged into main.
+    let squash = made(&env, &repo);
+    commit_in(&squash, "s1.txt");
+    commit_in(&squash, "s2.txt");
+    env.git(&repo, &["merge", "-q", "--squash", &squash.branch]);
+    env.git(&repo, &["commit", "-q", "-m", "squashed"]);
+
+    // Cherry-picked onto main after main moved on.
+    let picked = made(&env, &repo);
+    commit_in(&picked, "p.txt");
+    write(&repo.join("main-only.txt"), "main\n");
+    env.commit_all(&repo, "main moves");
+    env.git(&repo, &["cherry-pick", &picked.branch]);
+
+    for wt in [&ff, &squash, &picked] {
+        let closed = close(&env, &repo, &wt.id);
+        assert_eq!(closed["removed"], true, "{}: {closed}", wt.branch);
+        assert!(!wt.path.exists());
+        assert!(!branch_exists(&env, &repo, &wt.branch), "{}", wt.branch);
+    }
+
+    // Work that did not land is never called landed, even when part of it did.
+    let partial = made(&env, &repo);
+    commit_in(&partial, "a.txt");
+    env.git(&repo, &["cherry-pick", &partial.branch]);
+    commit_in(&partial, "b.txt");
+    let closed = close(&env, &repo, &partial.id);
+    assert_eq!(closed["removed"], false, "{closed}");
+    assert!(branch_exists(&env, &repo, &partial.branch));
+}
+
+#[test]
+fn a_branch_merged_on_the_upstream_counts_as_landed() {
+    let env = TestEnv::new();
+    let origin = env.root().join("origin.git");
+    env.git(
+        &env.root(),
+        &["init", "-q", "--bare", origin.to_str().unwrap()],
+    );
+    let repo = env.repo("repo");
+    env.git(
+        &repo,
+        &["remote", "add", "origin", origin.to_str().unwrap()],
+    );
+    env.git(&repo, &["push", "-q", "-u", "origin", "main"]);
+    let wt = made(&env, &repo);
+    write(&wt.path.join("pr.txt"), "pr\n");
+    env.commit_all(&wt.path, "pr");
+    // The forge squash-merges it; the local main has not been pulled.
+    let forge = env.root().join("forge");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            origin.to_str().unwrap(),
+            forge.to_str().unwrap(),
+        ],
+    );
+    env.git(
+        &forge,
+        &["fetch", "-q", wt.path.to_str().unwrap(), &wt.branch],
+    );
+    env.git(&forge, &["merge", "-q", "--squash", "FETCH_HEAD"]);
+    env.git(
+        &forge,
+        &["commit", "-q", "-m", "squash-merged on the forge"],
+    );
+    env.git(&forge, &["push", "-q", "origin", "main"]);
+    env.git(&repo, &["fetch", "-q", "origin"]);
+    let closed = close(&env, &repo, &wt.id);
+    assert_eq!(closed["removed"], true, "{closed}");
+}
+
+#[test]
+fn remove_refuses_changes_without_force_and_names_what_force_discards() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), "*.log\n");
+    env.commit_all(&repo, "ignore logs");
+    let wt = made(&env, &repo);
+    write(&wt.path.join("README.md"), "edited\n");
+    write(&wt.path.join("deep/new.txt"), "new\n");
+    write(&wt.path.join("run.log"), "log\n");
+
+    let sentence = env.nodwyn(&repo, &["worktree", "remove", &wt.id]).refused();
+    assert!(sentence.contains("--force"), "{sentence}");
+    assert!(
+        sentence.contains("run.log"),
+        "ignored files count: {sentence}"
+    );
+    assert!(wt.path.join("run.log").exists(), "nothing was discarded");
+    assert!(wt.path.join("deep/new.txt").exists());
+
+    let removed = env.nodwyn_json(&repo, &["worktree", "remove", &wt.id, "--force"]);
+    let mut discarded: Vec<&str> = removed["discarded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    discarded.sort();
+    assert_eq!(discarded, ["README.md", "deep/new.txt", "run.log"]);
+    assert!(!wt.path.exists());
+    // No commit of its own: the branch went too.
+    assert_eq!(removed["branch"]["deleted"], true);
+    assert!(!branch_exists(&env, &repo, &wt.branch));
+    let records = env.records(&wt.id);
+    let remove = records
+        .iter()
+        .find(|r| r["type"] == "worktree.remove")
+        .unwrap();
+    assert_eq!(remove["by"], "remove");
+    assert_eq!(remove["discarded"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn remove_keeps_a_branch_with_unlanded_commits_and_names_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    write(&wt.path.join("feature.txt"), "feature\n");
+    let commit = env.commit_all(&wt.path, "feature");
+    let human = env.nodwyn(&repo, &["worktree", "remove", &wt.id]).success();
+    assert!(
+        human
+            .stdout
+            .contains(&format!("branch {} stays", wt.branch)),
+        "{}",
+        human.stdout
+    );
+    assert!(!wt.path.exists());
+    assert_eq!(env.git(&repo, &["rev-parse", &wt.branch]), commit);
+    // Removing again says it was removed already.
+    let sentence = env.nodwyn(&repo, &["worktree", "remove", &wt.id]).refused();
+    assert!(sentence.contains("removed already"), "{sentence}");
+}
+
+#[test]
+fn remove_never_strands_commits_on_a_detached_head() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    env.git(&wt.path, &["checkout", "-q", "--detach"]);
+    write(&wt.path.join("lonely.txt"), "lonely\n");
+    env.commit_all(&wt.path, "lonely");
+    let sentence = env
+        .nodwyn(&repo, &["worktree", "remove", &wt.id, "--force"])
+        .refused();
+    assert!(sentence.contains("detached"), "{sentence}");
+    assert!(wt.path.join("lonely.txt").exists());
+}
+
+#[test]
+fn only_worktrees_nodwyn_made_are_removed() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    // Someone edits the log so the session points at a person's own worktree.
+    let theirs = env.root().join("theirs");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "theirs",
+            theirs.to_str().unwrap(),
+        ],
+    );
+    let (name, _) = env.logs().into_iter().next().unwrap();
+    let project = std::fs::read_dir(env.data().join("sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let log = project.path().join(name);
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(
+        &log,
+        text.replace(wt.path.to_str().unwrap(), theirs.to_str().unwrap()),
+    )
+    .unwrap();
+    let sentence = env
+        .nodwyn(&repo, &["worktree", "remove", &wt.id, "--force"])
+        .refused();
+    assert!(
+        sentence.contains("nodwyn removes only worktrees it made"),
+        "{sentence}"
+    );
+    let closed = close(&env, &repo, &wt.id);
+    assert_eq!(closed["removed"], false);
+    let pruned = env.nodwyn_json(&repo, &["worktree", "prune"]);
+    assert_eq!(pruned[0]["removed"], false, "{pruned}");
+    assert!(theirs.join("README.md").exists());
+}
+
+#[test]
+fn resume_makes_a_deleted_folder_again_on_its_branch() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    write(&wt.path.join("work.txt"), "work\n");
+    let work = env.commit_all(&wt.path, "work");
+    env.nodwyn(&repo, &["worktree", "close", &wt.id]).success();
+    std::fs::remove_dir_all(&wt.path).unwrap();
+
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["missing"], true);
+
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", &wt.id]);
+    assert_eq!(resumed["restored"], true);
+    assert_eq!(resumed["branch_reused"], true);
+    assert_eq!(env.git(&wt.path, &["rev-parse", "HEAD"]), work);
+    assert!(wt.path.join("work.txt").exists());
+    let records = env.records(&wt.id);
+    let restore = records
+        .iter()
+        .find(|r| r["type"] == "worktree.restore")
+        .unwrap();
+    assert_eq!(restore["branch_reused"], true);
+    assert_eq!(records.last().unwrap()["type"], "session.resume");
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["missing"], false);
+    assert_eq!(listed[0]["open"], true);
+}
+
+#[test]
+fn resume_after_removal_starts_a_new_branch_from_the_base_as_it_is_now() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    close(&env, &repo, &wt.id);
+    assert!(!wt.path.exists());
+    write(&repo.join("later.txt"), "later\n");
+    let later = env.commit_all(&repo, "main moves on");
+
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", &wt.id]);
+    assert_eq!(resumed["branch_reused"], false);
+    assert_eq!(resumed["worktree"]["base_commit"], later.as_str());
+    assert_eq!(env.git(&wt.path, &["rev-parse", "HEAD"]), later);
+    let records = env.records(&wt.id);
+    let restore = records
+        .iter()
+        .find(|r| r["type"] == "worktree.restore")
+        .unwrap();
+    assert_eq!(restore["base_commit"], later.as_str());
+    // The restored base is what list reports from now on.
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["base_commit"], later.as_str());
+    assert_eq!(listed[0]["ahead"], 0);
+}
+
+#[test]
+fn resume_leaves_a_persons_unmounted_worktree_registered() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let theirs = env.root().join("usb/theirs");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "theirs",
+            theirs.to_str().unwrap(),
+        ],
+    );
+    let wt = made(&env, &repo);
+    // The person's disk is not mounted, and nodwyn's folder was deleted.
+    std::fs::rename(env.root().join("usb"), env.root().join("usb-away")).unwrap();
+    std::fs::remove_dir_all(&wt.path).unwrap();
+
+    env.nodwyn(&repo, &["worktree", "resume", &wt.id]).success();
+    assert!(wt.path.join("README.md").exists());
+    let registered = env.git(&repo, &["worktree", "list", "--porcelain"]);
+    assert!(
+        registered.contains(theirs.to_str().unwrap()),
+        "{registered}"
+    );
+    std::fs::rename(env.root().join("usb-away"), env.root().join("usb")).unwrap();
+    assert_eq!(env.git(&theirs, &["branch", "--show-current"]), "theirs");
+}
+
+#[test]
+fn keep_hands_the_worktree_over() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let wt = made(&env, &repo);
+    let kept = env.nodwyn_json(&repo, &["worktree", "keep", &wt.id]);
+    assert_eq!(kept["path"], wt.path.to_str().unwrap());
+    assert!(wt.path.exists());
+    assert!(branch_exists(&env, &repo, &wt.branch));
+    assert_eq!(
+        env.nodwyn_json(&repo, &["worktree", "list"]),
+        serde_json::json!([])
+    );
+    let sentence = env.nodwyn(&repo, &["worktree", "remove", &wt.id]).refused();
+    assert!(sentence.contains("handed over"), "{sentence}");
+    let sentence = env.nodwyn(&repo, &["worktree", "resume", &wt.id]).refused();
+    assert!(sentence.contains("handed over"), "{sentence}");
+    assert_eq!(
+        env.nodwyn_json(&repo, &["worktree", "prune"]),
+        serde_json::json!([])
+    );
+    assert!(wt.path.exists());
+    assert!(
+        env.record_types(&wt.id)
+            .contains(&"worktree.keep".to_owned())
+    );
+}
+
+#[test]
+fn prune_removes_only_what_close_would_and_dry_run_changes_nothing() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let clean = made(&env, &repo);
+    let dirty = made(&env, &repo);
+    let open = made(&env, &repo);
+    let theirs = env.root().join("theirs");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "theirs",
+            theirs.to_str().unwrap(),
+        ],
+    );
+    // Close both while they have work, then let one become clean.
+    write(&clean.path.join("tmp.txt"), "x\n");
+    write(&dirty.path.join("tmp.txt"), "x\n");
+    close(&env, &repo, &clean.id);
+    close(&env, &repo, &dirty.id);
+    std::fs::remove_file(clean.path.join("tmp.txt")).unwrap();
+
+    let dry = env.nodwyn_json(&repo, &["worktree", "prune", "--dry-run"]);
+    let entry = |report: &Value, path: &Path| {
+        report
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == path.to_str().unwrap())
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(entry(&dry, &clean.path)["removed"], true);
+    assert_eq!(entry(&dry, &dirty.path)["removed"], false);
+    assert_eq!(entry(&dry, &open.path)["kept"][0], "the session is open");
+    assert!(clean.path.exists(), "--dry-run changes nothing");
+    assert!(branch_exists(&env, &repo, &clean.branch));
+
+    let pruned = env.nodwyn_json(&repo, &["worktree", "prune"]);
+    assert_eq!(entry(&pruned, &clean.path)["removed"], true);
+    assert!(
+        entry(&pruned, &dirty.path)["kept"][0]
+            .as_str()
+            .unwrap()
+            .contains("tmp.txt")
+    );
+    assert!(!clean.path.exists());
+    assert!(!branch_exists(&env, &repo, &clean.branch));
+    assert!(dirty.path.join("tmp.txt").exists());
+    assert!(open.path.exists());
+    assert!(theirs.join("README.md").exists());
+    assert_eq!(
+        pruned.as_array().unwrap().len(),
+        3,
+        "the person's worktree is not nodwyn's"
+    );
+    let remove = env
+        .records(&clean.id)
+        .into_iter()
+        .find(|r| r["type"] == "worktree.remove")
+        .unwrap();
+    assert_eq!(remove["by"], "prune");
+}

@@ -1,0 +1,207 @@
+//! `worktree list`, `worktree path`, `session list`, `session events`, and session ids.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+
+#[test]
+fn list_reports_each_field() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let a = env.new_worktree(&repo);
+    let b = env.new_worktree(&repo);
+    let b_path = PathBuf::from(b["path"].as_str().unwrap());
+    write(&b_path.join("one.txt"), "1\n");
+    env.commit_all(&b_path, "one");
+    write(&b_path.join("two.txt"), "2\n");
+    env.commit_all(&b_path, "two");
+    write(&b_path.join("scratch.txt"), "dirty\n");
+    env.nodwyn(&repo, &["worktree", "close", b["id"].as_str().unwrap()])
+        .success();
+
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 2);
+    let find = |made: &serde_json::Value| {
+        listed
+            .iter()
+            .find(|l| l["id"] == made["id"])
+            .unwrap()
+            .clone()
+    };
+    let (la, lb) = (find(&a), find(&b));
+    for field in ["session", "path", "branch", "base", "base_commit"] {
+        assert_eq!(la[field], a[field], "{field}");
+    }
+    assert_eq!(la["ahead"], 0);
+    assert_eq!(la["dirty"], false);
+    assert_eq!(la["open"], true);
+    assert_eq!(la["missing"], false);
+    assert_eq!(lb["ahead"], 2);
+    assert_eq!(lb["dirty"], true);
+    assert_eq!(lb["open"], false);
+
+    let human = env.nodwyn(&repo, &["worktree", "list"]).success().stdout;
+    assert!(human.starts_with("ID"), "{human}");
+    assert!(human.contains("closed,dirty"), "{human}");
+}
+
+#[test]
+fn dirty_agrees_with_git_status_in_a_sparse_checkout() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("keep/a.txt"), "a\n");
+    write(&repo.join("drop/b.txt"), "b\n");
+    env.commit_all(&repo, "two folders");
+    let made = env.new_worktree(&repo);
+    let path = Path::new(made["path"].as_str().unwrap());
+    env.git(path, &["sparse-checkout", "set", "keep"]);
+    assert!(!path.join("drop").exists());
+    assert_eq!(
+        env.git(path, &["status", "--porcelain"]),
+        "",
+        "git calls it clean"
+    );
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["dirty"], false, "{listed}");
+    write(&path.join("keep/a.txt"), "changed\n");
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["dirty"], true, "{listed}");
+}
+
+#[test]
+fn the_repository_is_the_project_wherever_the_command_runs() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let nodwyns = PathBuf::from(made["path"].as_str().unwrap());
+    let by_hand = env.root().join("by-hand");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "mine",
+            by_hand.to_str().unwrap(),
+        ],
+    );
+    env.new_worktree(&by_hand);
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+
+    let from_repo = env.nodwyn_json(&repo, &["session", "list"]);
+    assert_eq!(from_repo.as_array().unwrap().len(), 2);
+    for dir in [nodwyns.as_path(), by_hand.as_path(), &repo.join("src")] {
+        assert_eq!(
+            env.nodwyn_json(dir, &["session", "list"]),
+            from_repo,
+            "{}",
+            dir.display()
+        );
+        assert_eq!(
+            env.nodwyn_json(dir, &["worktree", "list"]),
+            env.nodwyn_json(&repo, &["worktree", "list"])
+        );
+    }
+    let other = env.repo("other");
+    assert_eq!(
+        env.nodwyn_json(&other, &["session", "list"]),
+        serde_json::json!([])
+    );
+    let human = env.nodwyn(&other, &["session", "list"]).success();
+    assert!(human.stdout.starts_with("No sessions"), "{}", human.stdout);
+}
+
+#[test]
+fn session_events_prints_the_log() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    env.nodwyn(&repo, &["worktree", "close", id]).success();
+    let events = env.nodwyn_json(&repo, &["session", "events", id]);
+    let types: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "session.start",
+            "worktree.create",
+            "worktree.remove",
+            "session.close"
+        ]
+    );
+    let human = env
+        .nodwyn(&repo, &["session", "events", id])
+        .success()
+        .stdout;
+    assert_eq!(human.lines().count(), 4);
+    assert!(
+        human.lines().nth(1).unwrap().contains("worktree.create"),
+        "{human}"
+    );
+}
+
+#[test]
+fn sessions_are_named_by_full_or_short_id_and_bad_ids_are_refused() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let path = made["path"].as_str().unwrap();
+    for id in [
+        made["id"].as_str().unwrap(),
+        made["session"].as_str().unwrap(),
+    ] {
+        // From anywhere: no --repo is needed.
+        let run = env.nodwyn(&env.root(), &["worktree", "path", id]).success();
+        assert_eq!(run.stdout.trim_end(), path);
+    }
+    let sentence = env
+        .nodwyn(&repo, &["worktree", "path", "nonsense"])
+        .refused();
+    assert!(sentence.contains("not a session id"), "{sentence}");
+    let sentence = env
+        .nodwyn(&repo, &["worktree", "close", "0badc0de"])
+        .refused();
+    assert!(
+        sentence.contains("no session has the id 0badc0de"),
+        "{sentence}"
+    );
+    let sentence = env
+        .nodwyn(&repo, &["session", "events", "20261002T054407Z-0badc0de"])
+        .refused();
+    assert!(sentence.contains("no session has the id"), "{sentence}");
+}
+
+#[test]
+fn a_torn_last_line_does_not_break_reading_a_session() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let project = std::fs::read_dir(env.data().join("sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let log = project
+        .path()
+        .join(format!("{}.jsonl", made["session"].as_str().unwrap()));
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(r#"{"type":"session.cl"#);
+    std::fs::write(&log, text).unwrap();
+    let closed = env.nodwyn_json(&repo, &["worktree", "close", id]);
+    assert_eq!(closed["removed"], true);
+    assert_eq!(
+        env.nodwyn_json(&repo, &["session", "events", id])
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+}
