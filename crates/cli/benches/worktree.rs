@@ -1,0 +1,180 @@
+//! Benchmark: `nodwyn worktree new` against plain `git worktree add -b`, and `nodwyn worktree
+//! list` with 30 worktrees against the loop of git commands a person would otherwise run, on a
+//! generated repository of 20,000 files. Both sides run in the same process, alternating, and
+//! the medians are printed side by side with their ratio.
+//!
+//! Run: `cargo bench -p nodwyn --bench worktree` (optionally `-- --files N --runs N`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Bench {
+    root: PathBuf,
+    repo: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Bench {
+    fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .current_dir(dir)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("NODWYN_HOME", self.root.join("data"))
+            .env("GIT_CONFIG_GLOBAL", self.root.join("home/.gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn run(&self, program: &str, dir: &Path, args: &[&str]) -> String {
+        let output = self.command(program, dir, args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{program} {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    fn timed(&self, program: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
+        let started = Instant::now();
+        let out = self.run(program, dir, args);
+        (started.elapsed(), out)
+    }
+
+    fn git(&self, dir: &Path, args: &[&str]) -> String {
+        self.run("git", dir, args)
+    }
+}
+
+fn setup(files: usize) -> Bench {
+    let dir = tempfile::Builder::new().prefix("nodwyn-bench-").tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(
+        root.join("home/.gitconfig"),
+        "[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n",
+    )
+    .unwrap();
+    let repo = root.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let bench = Bench {
+        root,
+        repo: repo.clone(),
+        _dir: dir,
+    };
+    bench.git(&repo, &["init", "-q"]);
+    for i in 0..files {
+        let folder = repo.join(format!("src/m{:03}", i / 100));
+        if i % 100 == 0 {
+            std::fs::create_dir_all(&folder).unwrap();
+        }
+        std::fs::write(
+            folder.join(format!("f{i:05}.rs")),
+            format!("// file {i}\npub fn f{i}() -> usize {{ {i} }}\n"),
+        )
+        .unwrap();
+    }
+    bench.git(&repo, &["add", "-A"]);
+    bench.git(&repo, &["commit", "-q", "-m", "20k files"]);
+    bench
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let files = arg("--files", 20_000);
+    let runs = arg("--runs", 7);
+    let worktrees = arg("--worktrees", 30);
+    let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
+    eprintln!("building a repository of {files} files...");
+    let bench = setup(files);
+    let repo = &bench.repo;
+
+    // `new` against `git worktree add -b`, alternating; each worktree is removed (untimed).
+    let (mut git_new, mut nodwyn_new) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        let path = bench.root.join(format!("plain-{i}"));
+        let (t, _) = bench.timed(
+            "git",
+            repo,
+            &["worktree", "add", "-q", "-b", &format!("plain/{i}"), path.to_str().unwrap()],
+        );
+        git_new.push(t);
+        bench.git(repo, &["worktree", "remove", "--force", path.to_str().unwrap()]);
+
+        let (t, out) = bench.timed(nodwyn, repo, &["worktree", "new", "--json"]);
+        nodwyn_new.push(t);
+        let made: serde_json::Value = serde_json::from_str(&out).unwrap();
+        bench.run(nodwyn, repo, &["worktree", "remove", "--force", made["id"].as_str().unwrap()]);
+    }
+
+    // `list` with 30 worktrees against the loop: worktree list, then per worktree its status
+    // and its commits ahead of the base.
+    let mut made = Vec::new();
+    for i in 0..worktrees {
+        let out = bench.run(nodwyn, repo, &["worktree", "new", "--json"]);
+        let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let path = PathBuf::from(value["path"].as_str().unwrap());
+        if i % 3 == 0 {
+            std::fs::write(path.join("src/m000/f00000.rs"), "// edited\n").unwrap();
+        }
+        made.push((path, value["branch"].as_str().unwrap().to_owned()));
+    }
+    let (mut git_list, mut nodwyn_list) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let started = Instant::now();
+        bench.git(repo, &["worktree", "list", "--porcelain"]);
+        for (path, branch) in &made {
+            bench.git(path, &["status", "--porcelain"]);
+            bench.git(repo, &["rev-list", "--count", &format!("main..{branch}")]);
+        }
+        git_list.push(started.elapsed());
+        let (t, out) = bench.timed(nodwyn, repo, &["worktree", "list", "--json"]);
+        nodwyn_list.push(t);
+        let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(listed.as_array().unwrap().len(), worktrees);
+    }
+
+    let report = |what: &str, ours: Vec<Duration>, theirs: Vec<Duration>, other: &str, target: &str| {
+        let (ours, theirs) = (median(ours), median(theirs));
+        println!(
+            "{what:<34} nodwyn {:>10}   {other:<34} {:>10}   ratio {:.2}x   (target: {target})",
+            ms(ours),
+            ms(theirs),
+            ours.as_secs_f64() / theirs.as_secs_f64()
+        );
+    };
+    println!("median of {runs} runs, repository of {files} files, {} cores", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    report("worktree new", nodwyn_new, git_new, "git worktree add -b", "<= 1.10x");
+    report(
+        &format!("worktree list ({worktrees} worktrees)"),
+        nodwyn_list,
+        git_list,
+        "git loop (list+status+rev-list)",
+        "< 1.00x",
+    );
+}
