@@ -316,25 +316,8 @@ fn only_worktrees_nodwyn_made_are_removed() {
     let repo = env.repo("repo");
     let wt = made(&env, &repo);
     // Someone edits the log so the session points at a person's own worktree.
-    let theirs = env.root().join("theirs");
-    env.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "theirs",
-            theirs.to_str().unwrap(),
-        ],
-    );
-    let (name, _) = env.logs().into_iter().next().unwrap();
-    let project = std::fs::read_dir(env.data().join("sessions"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
-    let log = project.path().join(name);
+    let theirs = env.worktree_by_hand(&repo, "theirs", "theirs");
+    let log = env.log_path(&wt.id);
     let text = std::fs::read_to_string(&log).unwrap();
     std::fs::write(
         &log,
@@ -415,18 +398,7 @@ fn resume_after_removal_starts_a_new_branch_from_the_base_as_it_is_now() {
 fn resume_leaves_a_persons_unmounted_worktree_registered() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let theirs = env.root().join("usb/theirs");
-    env.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "theirs",
-            theirs.to_str().unwrap(),
-        ],
-    );
+    let theirs = env.worktree_by_hand(&repo, "usb/theirs", "theirs");
     let wt = made(&env, &repo);
     // The person's disk is not mounted, and nodwyn's folder was deleted.
     std::fs::rename(env.root().join("usb"), env.root().join("usb-away")).unwrap();
@@ -478,18 +450,7 @@ fn prune_removes_only_what_close_would_and_dry_run_changes_nothing() {
     let clean = made(&env, &repo);
     let dirty = made(&env, &repo);
     let open = made(&env, &repo);
-    let theirs = env.root().join("theirs");
-    env.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "theirs",
-            theirs.to_str().unwrap(),
-        ],
-    );
+    let theirs = env.worktree_by_hand(&repo, "theirs", "theirs");
     // Close both while they have work, then let one become clean.
     write(&clean.path.join("tmp.txt"), "x\n");
     write(&dirty.path.join("tmp.txt"), "x\n");

@@ -75,18 +75,7 @@ fn the_repository_is_the_project_wherever_the_command_runs() {
     let repo = env.repo("repo");
     let made = env.new_worktree(&repo);
     let nodwyns = PathBuf::from(made["path"].as_str().unwrap());
-    let by_hand = env.root().join("by-hand");
-    env.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "mine",
-            by_hand.to_str().unwrap(),
-        ],
-    );
+    let by_hand = env.worktree_by_hand(&repo, "by-hand", "mine");
     env.new_worktree(&by_hand);
     std::fs::create_dir_all(repo.join("src")).unwrap();
 
@@ -184,14 +173,7 @@ fn a_torn_last_line_does_not_break_reading_a_session() {
     let repo = env.repo("repo");
     let made = env.new_worktree(&repo);
     let id = made["id"].as_str().unwrap();
-    let project = std::fs::read_dir(env.data().join("sessions"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
-    let log = project
-        .path()
-        .join(format!("{}.jsonl", made["session"].as_str().unwrap()));
+    let log = env.log_path(id);
     let mut text = std::fs::read_to_string(&log).unwrap();
     text.push_str(r#"{"type":"session.cl"#);
     std::fs::write(&log, text).unwrap();
@@ -204,4 +186,36 @@ fn a_torn_last_line_does_not_break_reading_a_session() {
             .len(),
         4
     );
+}
+
+#[test]
+fn dirty_follows_the_persons_status_configuration() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    write(&path.join("untracked.txt"), "x\n");
+    assert_eq!(
+        env.nodwyn_json(&repo, &["worktree", "list"])[0]["dirty"],
+        true
+    );
+    // With untracked files hidden, `git status` calls it clean, and so does list.
+    env.git(&repo, &["config", "status.showUntrackedFiles", "no"]);
+    assert_eq!(env.git(&path, &["status", "--porcelain"]), "");
+    assert_eq!(
+        env.nodwyn_json(&repo, &["worktree", "list"])[0]["dirty"],
+        false
+    );
+
+    // A clean filter (as LFS installs) that git runs and libgit2 cannot: list asks git.
+    env.git(&repo, &["config", "filter.upper.clean", "tr a-z A-Z"]);
+    env.git(&repo, &["config", "filter.upper.smudge", "cat"]);
+    write(&path.join(".gitattributes"), "*.txt filter=upper\n");
+    write(&path.join("shout.txt"), "LOUD\n");
+    env.commit_all(&path, "filtered file");
+    // Same content after the clean filter, but a newer mtime and different bytes on disk.
+    write(&path.join("shout.txt"), "loud\n");
+    let git_says_clean = env.git(&path, &["status", "--porcelain"]).is_empty();
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["dirty"], !git_says_clean, "{listed}");
 }

@@ -266,18 +266,7 @@ fn from_inside_a_worktree_it_makes_a_sibling() {
     );
 
     // From a worktree a person made by hand.
-    let by_hand = env.root().join("by-hand");
-    env.git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "mine",
-            by_hand.to_str().unwrap(),
-        ],
-    );
+    let by_hand = env.worktree_by_hand(&repo, "by-hand", "mine");
     let from_hand = env.new_worktree(&by_hand);
     assert_eq!(from_hand["repository"], repo.to_str().unwrap());
     assert_eq!(from_hand["base"], "mine");

@@ -225,6 +225,38 @@ impl TestEnv {
         self.nodwyn_json(dir, &["worktree", "new"])
     }
 
+    /// A worktree a person made by hand (`git worktree add -b BRANCH`), at `folder` under the
+    /// environment's root.
+    #[track_caller]
+    pub fn worktree_by_hand(&self, repo: &Path, folder: &str, branch: &str) -> PathBuf {
+        let path = self.root().join(folder);
+        self.git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                branch,
+                path.to_str().unwrap(),
+            ],
+        );
+        path
+    }
+
+    /// The log file of the session with this short id.
+    #[track_caller]
+    pub fn log_path(&self, short_id: &str) -> PathBuf {
+        let suffix = format!("-{short_id}.jsonl");
+        std::fs::read_dir(self.data().join("sessions"))
+            .unwrap()
+            .flatten()
+            .flat_map(|project| std::fs::read_dir(project.path()).unwrap().flatten())
+            .map(|log| log.path())
+            .find(|path| path.to_string_lossy().ends_with(&suffix))
+            .unwrap_or_else(|| panic!("no log for {short_id}"))
+    }
+
     /// Installs an executable stand-in program `name` in [`TestEnv::bin`].
     pub fn install_program(&self, name: &str, script: &str) {
         let path = self.bin().join(name);
@@ -252,11 +284,10 @@ impl TestEnv {
     /// The records of one session's log.
     #[track_caller]
     pub fn records(&self, short_id: &str) -> Vec<Value> {
-        self.logs()
-            .into_iter()
-            .find(|(name, _)| name.ends_with(&format!("-{short_id}.jsonl")))
-            .map(|(_, records)| records)
-            .unwrap_or_else(|| panic!("no log for {short_id}"))
+        let text = std::fs::read_to_string(self.log_path(short_id)).unwrap();
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     /// The `type` of each record of a session's log.

@@ -55,7 +55,10 @@ impl Bench {
 }
 
 fn setup(files: usize) -> Bench {
-    let dir = tempfile::Builder::new().prefix("nodwyn-bench-").tempdir().unwrap();
+    let dir = tempfile::Builder::new()
+        .prefix("nodwyn-bench-")
+        .tempdir()
+        .unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir_all(root.join("home")).unwrap();
     std::fs::write(
@@ -121,15 +124,34 @@ fn main() {
         let (t, _) = bench.timed(
             "git",
             repo,
-            &["worktree", "add", "-q", "-b", &format!("plain/{i}"), path.to_str().unwrap()],
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                &format!("plain/{i}"),
+                path.to_str().unwrap(),
+            ],
         );
         git_new.push(t);
-        bench.git(repo, &["worktree", "remove", "--force", path.to_str().unwrap()]);
+        bench.git(
+            repo,
+            &["worktree", "remove", "--force", path.to_str().unwrap()],
+        );
 
         let (t, out) = bench.timed(nodwyn, repo, &["worktree", "new", "--json"]);
         nodwyn_new.push(t);
         let made: serde_json::Value = serde_json::from_str(&out).unwrap();
-        bench.run(nodwyn, repo, &["worktree", "remove", "--force", made["id"].as_str().unwrap()]);
+        bench.run(
+            nodwyn,
+            repo,
+            &[
+                "worktree",
+                "remove",
+                "--force",
+                made["id"].as_str().unwrap(),
+            ],
+        );
     }
 
     // `list` with 30 worktrees against the loop: worktree list, then per worktree its status
@@ -159,17 +181,27 @@ fn main() {
         assert_eq!(listed.as_array().unwrap().len(), worktrees);
     }
 
-    let report = |what: &str, ours: Vec<Duration>, theirs: Vec<Duration>, other: &str, target: &str| {
-        let (ours, theirs) = (median(ours), median(theirs));
-        println!(
-            "{what:<34} nodwyn {:>10}   {other:<34} {:>10}   ratio {:.2}x   (target: {target})",
-            ms(ours),
-            ms(theirs),
-            ours.as_secs_f64() / theirs.as_secs_f64()
-        );
-    };
-    println!("median of {runs} runs, repository of {files} files, {} cores", std::thread::available_parallelism().map_or(1, |n| n.get()));
-    report("worktree new", nodwyn_new, git_new, "git worktree add -b", "<= 1.10x");
+    let report =
+        |what: &str, ours: Vec<Duration>, theirs: Vec<Duration>, other: &str, target: &str| {
+            let (ours, theirs) = (median(ours), median(theirs));
+            println!(
+                "{what:<34} nodwyn {:>10}   {other:<34} {:>10}   ratio {:.2}x   (target: {target})",
+                ms(ours),
+                ms(theirs),
+                ours.as_secs_f64() / theirs.as_secs_f64()
+            );
+        };
+    println!(
+        "median of {runs} runs, repository of {files} files, {} cores",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    report(
+        "worktree new",
+        nodwyn_new,
+        git_new,
+        "git worktree add -b",
+        "<= 1.10x",
+    );
     report(
         &format!("worktree list ({worktrees} worktrees)"),
         nodwyn_list,

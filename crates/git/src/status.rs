@@ -92,16 +92,32 @@ pub fn is_dirty(dir: &Path) -> Result<bool, Error> {
     Ok(!stdout.is_empty())
 }
 
-/// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open,
-/// or a sparse checkout (libgit2 reports files outside the cone as deleted).
+/// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open, a
+/// sparse checkout (libgit2 reports files outside the cone as deleted), or configured clean
+/// filters such as LFS (libgit2 cannot run them, so it may misjudge a file whose stat data is
+/// stale). `status.showUntrackedFiles = no` is honoured as git honours it.
 fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
     let repo = Repository::open(dir).ok()?;
     if repo.path().join("info").join("sparse-checkout").exists() {
         return None;
     }
+    let config = repo.config().ok()?;
+    let mut filters = config
+        .entries(Some(r"^filter\..*\.(clean|process)$"))
+        .ok()?;
+    if filters.next().is_some() {
+        return None;
+    }
+    let show_untracked = !matches!(
+        config
+            .get_string("status.showUntrackedFiles")
+            .ok()
+            .as_deref(),
+        Some("no" | "false" | "0" | "off")
+    );
     let mut options = StatusOptions::new();
     options
-        .include_untracked(true)
+        .include_untracked(show_untracked)
         .recurse_untracked_dirs(false)
         .include_ignored(false)
         .exclude_submodules(false);
