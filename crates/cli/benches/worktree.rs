@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo bench -p nodwyn --bench worktree` (optionally `-- --files N --runs N`).
 
+// A benchmark's output is its result.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
