@@ -1,0 +1,225 @@
+//! L1: finding credentials in text before it leaves the machine.
+//!
+//! One Aho-Corasick pass over the text looks for every rule's keywords at once; only the lines
+//! (or, for private keys, the blocks) around a keyword are given to that rule's pattern, so clean
+//! text costs one linear pass. Each match is then checked (entropy, the allowlist of shapes that
+//! look like credentials and are not) and reported with its rule, line, column and byte span,
+//! and the secret redacted: no finding ever carries the whole secret.
+
+mod allow;
+pub mod diff;
+mod rules;
+
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::bytes::Regex;
+use serde::Serialize;
+
+use self::allow::{
+    entropy, is_base64_credentials, is_not_a_secret_key, is_not_a_secret_value, is_placeholder,
+    redact,
+};
+use self::rules::{Check, RULES, Reach, Rule};
+
+/// How far past its keyword's line a block rule (a private key) may reach.
+const BLOCK_REACH: usize = 16 * 1024;
+
+/// One credential found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The rule that found it, such as `github-pat`.
+    pub rule: &'static str,
+    /// 1-based line of the secret's first byte.
+    pub line: usize,
+    /// 1-based column (in bytes) of the secret's first byte.
+    pub column: usize,
+    /// Byte offset of the secret's first byte.
+    pub start: usize,
+    /// Byte offset just past the secret.
+    pub end: usize,
+    /// The secret with all but its first characters hidden.
+    pub redacted: String,
+}
+
+struct Compiled {
+    rule: &'static Rule,
+    regex: Regex,
+}
+
+/// The L1 scanner: every rule, compiled once.
+pub struct Scanner {
+    rules: Vec<Compiled>,
+    prefilter: AhoCorasick,
+    /// For each prefilter pattern, the rules whose keyword it is.
+    rules_of_keyword: Vec<Vec<usize>>,
+}
+
+impl Scanner {
+    /// Compiles every rule.
+    pub fn new() -> Self {
+        let rules: Vec<Compiled> = RULES
+            .iter()
+            .map(|rule| Compiled {
+                rule,
+                regex: Regex::new(rule.pattern)
+                    .unwrap_or_else(|e| panic!("rule {} does not compile: {e}", rule.id)),
+            })
+            .collect();
+        let mut keywords: Vec<&'static str> = Vec::new();
+        let mut rules_of_keyword: Vec<Vec<usize>> = Vec::new();
+        for (index, compiled) in rules.iter().enumerate() {
+            for keyword in compiled.rule.keywords {
+                match keywords.iter().position(|k| k == keyword) {
+                    Some(at) => rules_of_keyword[at].push(index),
+                    None => {
+                        keywords.push(keyword);
+                        rules_of_keyword.push(vec![index]);
+                    }
+                }
+            }
+        }
+        let prefilter = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&keywords)
+            .expect("the keywords build an automaton");
+        Self {
+            rules,
+            prefilter,
+            rules_of_keyword,
+        }
+    }
+
+    /// The scanner shared by the whole process.
+    pub fn global() -> &'static Scanner {
+        static SCANNER: OnceLock<Scanner> = OnceLock::new();
+        SCANNER.get_or_init(Scanner::new)
+    }
+
+    /// The ids of every rule, for documentation and reports.
+    pub fn rule_ids() -> impl Iterator<Item = &'static str> {
+        RULES.iter().map(|r| r.id)
+    }
+
+    /// Every credential in `text`, in order of position.
+    pub fn scan(&self, text: &[u8]) -> Vec<Finding> {
+        let mut spans: Vec<(usize, usize, usize)> = Vec::new(); // (start, end, rule index)
+        let mut last_line_of_rule = vec![usize::MAX; self.rules.len()];
+        for keyword in self.prefilter.find_overlapping_iter(text) {
+            let line_start = memchr::memrchr(b'\n', &text[..keyword.start()]).map_or(0, |i| i + 1);
+            for &index in &self.rules_of_keyword[keyword.pattern().as_usize()] {
+                if last_line_of_rule[index] == line_start {
+                    continue;
+                }
+                last_line_of_rule[index] = line_start;
+                let compiled = &self.rules[index];
+                let window_end = match compiled.rule.reach {
+                    Reach::Line => memchr::memchr(b'\n', &text[keyword.end()..])
+                        .map_or(text.len(), |i| keyword.end() + i),
+                    Reach::Block => (line_start + BLOCK_REACH).min(text.len()),
+                };
+                self.match_window(compiled, index, text, line_start, window_end, &mut spans);
+            }
+        }
+        self.findings(text, spans)
+    }
+
+    fn match_window(
+        &self,
+        compiled: &Compiled,
+        index: usize,
+        text: &[u8],
+        window_start: usize,
+        window_end: usize,
+        spans: &mut Vec<(usize, usize, usize)>,
+    ) {
+        let window = &text[window_start..window_end];
+        for captures in compiled.regex.captures_iter(window) {
+            let Some(secret) = captures.name("s") else {
+                continue;
+            };
+            let value = String::from_utf8_lossy(secret.as_bytes());
+            let key = captures
+                .name("k")
+                .map(|k| String::from_utf8_lossy(k.as_bytes()));
+            if accepts(compiled.rule.check, &value, key.as_deref()) {
+                spans.push((
+                    window_start + secret.start(),
+                    window_start + secret.end(),
+                    index,
+                ));
+            }
+        }
+    }
+
+    /// Orders the matches, drops repeats and generic matches that a specific rule also found,
+    /// and numbers lines in one forward pass.
+    fn findings(&self, text: &[u8], mut spans: Vec<(usize, usize, usize)>) -> Vec<Finding> {
+        spans.sort_unstable();
+        spans.dedup();
+        let generic = |index: usize| self.rules[index].rule.check == Check::Assignment;
+        let specific: Vec<(usize, usize)> = spans
+            .iter()
+            .filter(|(_, _, i)| !generic(*i))
+            .map(|(s, e, _)| (*s, *e))
+            .collect();
+        spans.retain(|(start, end, index)| {
+            !generic(*index) || !specific.iter().any(|(s, e)| start < e && s < end)
+        });
+        let (mut line, mut line_start, mut cursor) = (1, 0, 0);
+        spans
+            .into_iter()
+            .map(|(start, end, index)| {
+                for newline in memchr::memchr_iter(b'\n', &text[cursor..start]) {
+                    line += 1;
+                    line_start = cursor + newline + 1;
+                }
+                cursor = start;
+                Finding {
+                    rule: self.rules[index].rule.id,
+                    line,
+                    column: start - line_start + 1,
+                    start,
+                    end,
+                    redacted: redact(&String::from_utf8_lossy(&text[start..end])),
+                }
+            })
+            .collect()
+    }
+}
+
+impl Default for Scanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Whether a match passes its rule's check and is not an allowed shape.
+fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
+    if is_placeholder(value) {
+        return false;
+    }
+    match check {
+        Check::Shape => true,
+        Check::Entropy(bits) => entropy(value) >= bits,
+        Check::Base64Credentials => is_base64_credentials(value),
+        Check::Assignment => {
+            !key.is_some_and(is_not_a_secret_key)
+                && !is_not_a_secret_value(value)
+                && entropy(value) >= 3.2
+                && character_classes(value) >= 2
+        }
+    }
+}
+
+fn character_classes(value: &str) -> usize {
+    let has = |f: fn(&u8) -> bool| usize::from(value.as_bytes().iter().any(f));
+    has(u8::is_ascii_lowercase)
+        + has(u8::is_ascii_uppercase)
+        + has(u8::is_ascii_digit)
+        + has(|b| b.is_ascii_punctuation())
+}
+
+#[cfg(test)]
+mod tests;

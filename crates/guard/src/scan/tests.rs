@@ -1,0 +1,271 @@
+//! Every rule family with a positive and a trap, from values generated here in the providers'
+//! formats (no real-looking key is pasted from anywhere), and the shapes that must never be
+//! reported.
+
+use std::cell::Cell;
+
+use super::*;
+
+/// A small deterministic generator, so failures reproduce.
+struct Gen(Cell<u64>);
+
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+const DIGITS: &str = "0123456789";
+const HEX: &str = "0123456789abcdef";
+
+impl Gen {
+    fn new(seed: u64) -> Self {
+        Self(Cell::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1))
+    }
+
+    fn next(&self) -> u64 {
+        let mut x = self.0.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0.set(x);
+        x
+    }
+
+    fn from(&self, alphabet: &str, n: usize) -> String {
+        let bytes = alphabet.as_bytes();
+        (0..n)
+            .map(|_| bytes[(self.next() % bytes.len() as u64) as usize] as char)
+            .collect()
+    }
+
+    fn alnum(&self, n: usize) -> String {
+        self.from(&format!("{UPPER}{LOWER}{DIGITS}"), n)
+    }
+
+    fn url_safe(&self, n: usize) -> String {
+        self.from(&format!("{UPPER}{LOWER}{DIGITS}_-"), n)
+    }
+
+    fn base64(&self, n: usize) -> String {
+        self.from(&format!("{UPPER}{LOWER}{DIGITS}+/"), n)
+    }
+
+    fn hex(&self, n: usize) -> String {
+        self.from(HEX, n)
+    }
+
+    fn digits(&self, n: usize) -> String {
+        // No leading zero, so numbers look like the ids they stand for.
+        format!("{}{}", self.from("123456789", 1), self.from(DIGITS, n - 1))
+    }
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n =
+            chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(TABLE[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        out.push_str(&"=".repeat(3 - chunk.len()));
+    }
+    out
+}
+
+/// (rule, text holding a credential of its shape, text that must not be reported).
+fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
+    let pem = |header: &str, footer: &str, g: &Gen| {
+        format!(
+            "{header}\n{}\n{}\n{}=\n{footer}\n",
+            g.base64(64),
+            g.base64(64),
+            g.base64(40)
+        )
+    };
+    vec![
+        ("aws-access-key-id", format!("key_id = AKIA{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)), "key_id = AKIAIOSFODNN7EXAMPLE".into()),
+        ("aws-secret-access-key", format!("aws_secret_access_key = {}", g.base64(40)), "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into()),
+        ("gcp-api-key", format!("const key = \"AIza{}\";", g.url_safe(35)), format!("const key = \"AIza{}\";", g.url_safe(20))),
+        ("gcp-service-account-key-id", format!("\"private_key_id\": \"{}\",", g.hex(40)), "\"private_key_id\": \"<private-key-id>\",".into()),
+        ("gcp-oauth-client-secret", format!("secret: GOCSPX-{}", g.url_safe(28)), format!("value: GOCSPX-{}", g.url_safe(10))),
+        ("azure-storage-account-key", format!("DefaultEndpointsProtocol=https;AccountName=shop;AccountKey={}==;EndpointSuffix=core.windows.net", g.base64(86)), "AccountKey=<your-account-key>".into()),
+        ("azure-sas-signature", format!("https://shop.blob.core.windows.net/c/x?sv=2022-11-02&sr=b&sig={}%3D", g.alnum(43)), "https://shop.blob.core.windows.net/c/x?sv=2022-11-02&sig=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".into()),
+        ("azure-ad-client-secret", format!("client_secret = {}{}Q~{}", g.alnum(3), g.digits(1), g.url_safe(34)), format!("value = abc1Q~{}", g.alnum(8))),
+        ("digitalocean-token", format!("DO=dop_v1_{}", g.hex(64)), format!("DO=dop_v1_{}", g.hex(20))),
+        ("databricks-token", format!("token: dapi{}", g.hex(32)), format!("value: dapi{}", g.hex(12))),
+        ("hashicorp-vault-token", format!("VAULT_TOKEN=hvs.{}", g.url_safe(90)), "VAULT_TOKEN=hvs.example-token-goes-here".into()),
+        ("terraform-cloud-token", format!("token = \"{}.atlasv1.{}\"", g.alnum(14), g.url_safe(67)), "token = \"xxxxxxxxxxxxxx.atlasv1.xxxx\"".into()),
+        ("doppler-token", format!("DOPPLER_TOKEN=dp.pt.{}", g.alnum(43)), format!("value=dp.pt.{}", g.alnum(12))),
+        ("pulumi-token", format!("PULUMI_ACCESS_TOKEN=pul-{}", g.hex(40)), format!("pul-{}", g.hex(16))),
+        ("supabase-token", format!("sbp_{}", g.hex(40)), format!("sbp_{}", g.hex(12))),
+        ("github-pat", format!("GH=ghp_{}", g.alnum(36)), format!("GH=ghp_{}", g.alnum(20))),
+        ("github-fine-grained-pat", format!("github_pat_{}_{}", g.alnum(22), g.alnum(59)), format!("github_pat_{}", g.alnum(30))),
+        ("github-oauth-token", format!("gho_{}", g.alnum(36)), "gho_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".into()),
+        ("github-app-user-token", format!("ghu_{}", g.alnum(36)), format!("ghu_{}", g.alnum(35))),
+        ("github-app-installation-token", format!("ghs_{}", g.alnum(36)), format!("ghs_{}", g.alnum(37))),
+        ("github-refresh-token", format!("ghr_{}", g.alnum(76)), format!("ghr_{}", g.alnum(20))),
+        ("gitlab-pat", format!("glpat-{}", g.url_safe(20)), format!("glpat-{}", g.url_safe(8))),
+        ("gitlab-pipeline-trigger-token", format!("glptt-{}", g.hex(40)), format!("glptt-{}", g.hex(20))),
+        ("gitlab-runner-token", format!("glrt-{}", g.url_safe(20)), format!("glrt-{}", g.url_safe(6))),
+        ("gitlab-deploy-token", format!("gldt-{}", g.url_safe(20)), "gldt-YOUR_DEPLOY_TOKEN_HERE_PLEASE".into()),
+        ("slack-bot-token", format!("xoxb-{}-{}-{}", g.digits(11), g.digits(12), g.alnum(24)), format!("xoxb-{}-{}", g.digits(11), g.alnum(24))),
+        ("slack-user-token", format!("xoxp-{}-{}-{}-{}", g.digits(11), g.digits(12), g.digits(12), g.hex(32)), format!("xoxp-{}", g.hex(32))),
+        ("slack-app-token", format!("xapp-1-{}-{}-{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 11), g.digits(13), g.hex(64)), format!("xapp-1-{}", g.hex(20))),
+        ("slack-webhook-url", format!("https://hooks.slack.com/services/T{}/B{}/{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.alnum(24)), "https://hooks.slack.com/services/T000/B000/XXXX".into()),
+        ("discord-webhook-url", format!("https://discord.com/api/webhooks/{}/{}", g.digits(18), g.url_safe(68)), "https://discord.com/api/webhooks/123/abc".into()),
+        ("discord-bot-token", format!("DISCORD_TOKEN = \"M{}.{}.{}\"", g.url_safe(25), g.url_safe(6), g.url_safe(38)), "DISCORD_TOKEN = \"<bot token>\"".into()),
+        ("telegram-bot-token", format!("bot = \"{}:AA{}\"", g.digits(10), g.url_safe(33)), format!("time = \"12:AA{}\"", g.url_safe(10))),
+        ("stripe-secret-key", format!("sk_live_{}", g.alnum(24)), format!("sk_test_{}", g.alnum(24))),
+        ("stripe-restricted-key", format!("rk_live_{}", g.alnum(24)), format!("rk_test_{}", g.alnum(24))),
+        ("stripe-webhook-secret", format!("whsec_{}", g.alnum(32)), format!("whsec_{}", "a".repeat(32))),
+        ("square-token", format!("sq0atp-{}", g.url_safe(22)), format!("sq0atp-{}", g.url_safe(10))),
+        ("shopify-token", format!("shpat_{}", g.hex(32)), format!("shpat_{}", g.hex(16))),
+        ("sendgrid-api-key", format!("SG.{}.{}", g.url_safe(22), g.url_safe(43)), format!("SG.{}", g.url_safe(22))),
+        ("twilio-api-key", format!("TWILIO_API_KEY = \"SK{}\"", g.hex(32)), format!("twilio_account = \"SK{}\"", g.hex(16))),
+        ("mailgun-api-key", format!("MAILGUN_API_KEY = 'key-{}'", g.from("0123456789abcdefghijklmnopqrstuvwxyz", 32)), "MAILGUN_API_KEY = 'key-your-mailgun-key'".into()),
+        ("linear-api-key", format!("lin_api_{}", g.alnum(40)), format!("lin_api_{}", g.alnum(12))),
+        ("postman-api-key", format!("PMAK-{}-{}", g.hex(24), g.hex(34)), format!("PMAK-{}", g.hex(24))),
+        ("grafana-service-account-token", format!("glsa_{}_{}", g.alnum(32), g.hex(8)), format!("glsa_{}", g.alnum(32))),
+        ("new-relic-user-key", format!("NRAK-{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 27)), format!("NRAK-{}", g.alnum(10))),
+        ("sentry-token", format!("sntrys_{}", g.alnum(64)), format!("sntrys_{}", g.alnum(12))),
+        ("openai-api-key", format!("OPENAI_API_KEY=sk-proj-{}T3BlbkFJ{}", g.url_safe(40), g.url_safe(40)), format!("value=sk-proj-{}", g.url_safe(10))),
+        ("anthropic-api-key", format!("ANTHROPIC_API_KEY=sk-ant-api03-{}AA", g.url_safe(93)), "ANTHROPIC_API_KEY=sk-ant-api03-your-key-here".into()),
+        ("huggingface-token", format!("HF_TOKEN=hf_{}", g.from(&format!("{UPPER}{LOWER}"), 34)), "HF_TOKEN=hf_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx".into()),
+        ("npm-token", format!("npm_{}", g.alnum(36)), format!("npm_{}", g.alnum(20))),
+        ("npmrc-auth-token", format!("//registry.npmjs.org/:_authToken={}", g.alnum(36)), "//registry.npmjs.org/:_authToken=${NPM_TOKEN}".into()),
+        ("pypi-token", format!("password = pypi-AgEIcHlwaS5vcmc{}", g.url_safe(70)), "value = pypi-AgEIcHlwaS5vcmc".into()),
+        ("docker-config-auth", format!("{{\"auths\":{{\"ghcr.io\":{{\"auth\":\"{}\"}}}}}}", base64_encode(format!("robot:{}", g.alnum(20)).as_bytes())), format!("{{\"auth\":\"{}\"}}", base64_encode(b"no colon in here"))),
+        ("private-key", pem("-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", g), "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n".into()),
+        ("openssh-private-key", pem("-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----", g), format!("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{} person@laptop", g.base64(43))),
+        ("pgp-private-key", pem("-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: generated\n", "-----END PGP PRIVATE KEY BLOCK-----", g), pem("-----BEGIN PGP PUBLIC KEY BLOCK-----\n", "-----END PGP PUBLIC KEY BLOCK-----", g)),
+        ("age-secret-key", format!("AGE-SECRET-KEY-1{}", g.from("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)), format!("age1{}", g.from("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 58))),
+        ("jwt", format!("Authorization: Bearer eyJ{}.eyJ{}.{}", g.url_safe(33), g.url_safe(60), g.url_safe(43)), "header: eyJhbGciOi".into()),
+        ("database-url-password", format!("DATABASE_URL=postgres://app:{}@db.internal:5432/shop", g.alnum(18)), "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.internal:5432/shop".into()),
+        ("url-basic-auth-password", format!("git clone https://deploy:{}@git.internal/shop.git", g.alnum(20)), "git clone https://user:<password>@git.internal/shop.git".into()),
+        ("generic-secret-assignment", format!("DB_PASSWORD = \"{}{}{}\"", g.alnum(8), g.digits(3), g.alnum(9)), "DB_PASSWORD = os.environ[\"DB_PASSWORD\"]".into()),
+    ]
+}
+
+#[test]
+fn every_rule_finds_its_shape_and_not_its_trap() {
+    let scanner = Scanner::new();
+    for seed in 1..=20 {
+        let g = Gen::new(seed);
+        let cases = cases(&g);
+        for (rule, positive, trap) in &cases {
+            let found = scanner.scan(positive.as_bytes());
+            assert!(
+                found.iter().any(|f| f.rule == *rule),
+                "seed {seed}: {rule} did not find its shape in {positive:?}: {found:?}"
+            );
+            let trapped = scanner.scan(trap.as_bytes());
+            assert!(
+                trapped.is_empty(),
+                "seed {seed}: {rule}'s trap {trap:?} was reported: {trapped:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn there_are_at_least_forty_families_and_every_one_is_tested() {
+    let ids: Vec<&str> = Scanner::rule_ids().collect();
+    assert!(ids.len() >= 40, "{} rules", ids.len());
+    let tested: Vec<&str> = cases(&Gen::new(1)).into_iter().map(|c| c.0).collect();
+    for id in &ids {
+        assert!(tested.contains(id), "rule {id} has no test case");
+    }
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "rule ids are unique");
+}
+
+#[test]
+fn shapes_that_are_not_credentials_are_never_reported() {
+    let g = Gen::new(99);
+    let clean = [
+        format!(
+            "id = \"{}-{}-4{}-a{}-{}\"",
+            g.hex(8),
+            g.hex(4),
+            g.hex(3),
+            g.hex(3),
+            g.hex(12)
+        ),
+        format!("commit {}", g.hex(40)),
+        format!("Merge: {} {}", g.hex(7), g.hex(7)),
+        format!("\"integrity\": \"sha512-{}==\",", g.base64(86)),
+        format!(
+            "resolved \"https://registry.yarnpkg.com/x/-/x-1.0.0.tgz#{}\"",
+            g.hex(40)
+        ),
+        format!(
+            "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ{} me@host",
+            g.base64(200)
+        ),
+        format!(
+            "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----",
+            g.base64(64)
+        ),
+        format!(
+            "-----BEGIN PUBLIC KEY-----\n{}\n-----END PUBLIC KEY-----",
+            g.base64(64)
+        ),
+        "password = os.environ['DB_PASSWORD']".into(),
+        "api_key = process.env.API_KEY".into(),
+        "token = get_token(request)".into(),
+        "password: ${{ secrets.DB_PASSWORD }}".into(),
+        "secret_key = <YOUR_SECRET_KEY>".into(),
+        "API_KEY=xxxxxxxxxxxxxxxxxxxxxxxx".into(),
+        "password = \"hunter2\"".into(),
+        "password = user.password".into(),
+        "let token = new_token_for_session;".into(),
+        format!("public_key = \"{}\"", g.base64(44)),
+        format!("token_hash = \"{}\"", g.hex(64)),
+        "fn parse_token(input: &str) -> Token {".into(),
+        "if password.len() < MIN_PASSWORD_LENGTH {".into(),
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE".into(),
+        "https://docs.example.org/auth#token".into(),
+        "postgres://localhost:5432/shop".into(),
+    ];
+    let scanner = Scanner::new();
+    for text in &clean {
+        let found = scanner.scan(text.as_bytes());
+        assert!(found.is_empty(), "{text:?} was reported: {found:?}");
+    }
+}
+
+#[test]
+fn findings_carry_line_column_span_and_never_the_secret() {
+    let g = Gen::new(7);
+    let token = format!("ghp_{}", g.alnum(36));
+    let text = format!("first line\n  second\nlet t = \"{token}\";\n");
+    let found = Scanner::new().scan(text.as_bytes());
+    assert_eq!(found.len(), 1);
+    let finding = &found[0];
+    assert_eq!((finding.line, finding.column), (3, 10));
+    assert_eq!(&text[finding.start..finding.end], token);
+    assert!(!finding.redacted.contains(&token[4..]));
+    assert_eq!(finding.redacted, "ghp_…[40 chars]");
+}
+
+#[test]
+fn a_specific_rule_wins_over_the_generic_assignment() {
+    let g = Gen::new(8);
+    let text = format!("api_key = \"ghp_{}\"", g.alnum(36));
+    let rules: Vec<&str> = Scanner::new()
+        .scan(text.as_bytes())
+        .into_iter()
+        .map(|f| f.rule)
+        .collect();
+    assert_eq!(rules, ["github-pat"]);
+}
+
+#[test]
+fn binary_and_odd_input_does_not_panic() {
+    let scanner = Scanner::new();
+    let mut noise: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    noise.extend_from_slice(b"password=\xff\xfe\xfdABCdef123456789\n-----BEGIN PRIVATE KEY-----");
+    let _ = scanner.scan(&noise);
+    assert!(scanner.scan(b"").is_empty());
+}
