@@ -3,9 +3,27 @@
 //! - [`scan`]: L1, credential shapes in text and in the added lines of diffs.
 //! - [`denylist`]: paths that hold credentials, which an agent may neither read, write nor
 //!   commit.
+//! - [`Guard`]: the answer to an [`Effect`] (allow, ask a person, or refuse), from the rules,
+//!   the person's standing answers ([`StandingAnswers`]), the per-turn budget of irreversible
+//!   actions, a [`Judge`], and "Don't ask" ([`DontAsk`]); each answer can be kept as a
+//!   `guard.decision` record.
 //!
 //! The crate depends on no other nodwyn crate and never prints.
 
+mod decision;
+pub mod denylist;
+mod effect;
+mod error;
+mod guard;
+mod judge;
 pub mod scan;
+mod standing;
 
+pub use decision::{AskKind, DecidedBy, Decision, DecisionRecord, Verdict};
+pub use denylist::{Denylist, Judged, PathVerdict};
+pub use effect::{CommandLine, Effect, Egress, EgressKind};
+pub use error::Error;
+pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};
+pub use judge::{Judge, RulesJudge};
 pub use scan::{Finding, Scanner};
+pub use standing::StandingAnswers;
