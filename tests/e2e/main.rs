@@ -6,3 +6,4 @@ mod lifecycle;
 mod listing;
 mod new;
 mod pull_request;
+mod scan;

@@ -21,7 +21,8 @@ fn main() -> ExitCode {
     };
     init_tracing(cli.global.verbose);
     match commands::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
+        Ok(commands::Outcome::Found) => ExitCode::from(1),
         Err(e) => error::report(&e),
     }
 }

@@ -161,6 +161,9 @@ pub enum Error {
         #[source]
         source: Box<nodwyn_git::Error>,
     },
+    /// A folder could not be walked.
+    #[error("could not walk a folder: {0}")]
+    Walk(String),
     /// A pull request could not be opened.
     #[error("{0}")]
     PullRequest(String),

@@ -1,5 +1,5 @@
-//! `nodwyn-core`: sessions, their event logs, the store that keeps them, and the life of a
-//! session's worktree.
+//! `nodwyn-core`: sessions, their event logs, the store that keeps them, the life of a
+//! session's worktree, and scanning files and revisions with the guard's L1.
 //!
 //! Library code: it takes every setting as an argument (the data directory, where worktrees go),
 //! never reads the environment or configuration files, and never prints. The command line
@@ -11,12 +11,15 @@ pub mod event;
 pub mod id;
 pub mod log;
 mod project;
+pub mod scan;
 pub mod session;
 pub mod store;
 pub mod worktree;
 
 pub use error::Error;
 pub use id::SessionId;
+/// The guard, for the command line's `guard` and `scan` commands.
+pub use nodwyn_guard as guard;
 pub use project::repository_of;
 pub use session::{Session, WorktreeState};
 pub use store::Store;

@@ -47,6 +47,9 @@ pub enum Error {
         /// The folder asked about.
         dir: PathBuf,
     },
+    /// A revision range that could be read as an option, or an empty one.
+    #[error("`{0}` is not a revision range (such as origin/main..HEAD)")]
+    BadRevision(String),
     /// A file system call failed.
     #[error("could not read {path}")]
     Io {

@@ -7,6 +7,7 @@
 //! depends on no other nodwyn crate and never prints.
 
 mod command;
+pub mod diff;
 mod error;
 pub mod landed;
 pub mod refs;

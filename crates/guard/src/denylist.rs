@@ -200,20 +200,47 @@ pub fn normalise(path: &Path) -> PathBuf {
     out
 }
 
-/// Where `path` really leads when a symbolic link is on the way: the deepest existing ancestor
-/// resolved, with the rest appended. `None` when nothing of it exists.
+/// Where `path` really leads when a symbolic link is on the way: each existing component that
+/// is a link is replaced by what it points to, even when that does not exist (a dangling link to
+/// `~/.ssh/id_rsa` is still judged as that path). `None` when nothing of it exists.
 fn resolve_links(path: &Path) -> Option<PathBuf> {
-    let mut existing = path;
-    let mut rest = Vec::new();
-    loop {
-        if std::fs::symlink_metadata(existing).is_ok() {
-            let mut resolved = std::fs::canonicalize(existing).ok()?;
-            resolved.extend(rest.iter().rev());
-            return Some(resolved);
+    const MAX_LINKS: usize = 40;
+    let mut resolved = PathBuf::new();
+    let mut pending: Vec<std::ffi::OsString> = path
+        .components()
+        .rev()
+        .map(|c| c.as_os_str().to_os_string())
+        .collect();
+    let mut links = 0;
+    let mut touched_disk = false;
+    while let Some(component) = pending.pop() {
+        let candidate = resolved.join(&component);
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                links += 1;
+                if links > MAX_LINKS {
+                    return None;
+                }
+                touched_disk = true;
+                let target = std::fs::read_link(&candidate).ok()?;
+                let absolute = normalise(&resolved.join(target));
+                // Start again from the link's target, then the rest of the path.
+                resolved = PathBuf::new();
+                pending.extend(
+                    absolute
+                        .components()
+                        .rev()
+                        .map(|c| c.as_os_str().to_os_string()),
+                );
+            }
+            Ok(_) => {
+                touched_disk = true;
+                resolved = candidate;
+            }
+            Err(_) => resolved = normalise(&candidate),
         }
-        rest.push(existing.file_name()?.to_os_string());
-        existing = existing.parent()?;
     }
+    touched_disk.then_some(resolved)
 }
 
 /// Whether the first 64 KiB of the file at `path` contain one of `needles`.
@@ -312,6 +339,13 @@ mod tests {
         assert!(judged.target.unwrap().ends_with(".ssh/id_rsa"));
         // A folder link on the way, to a file that does not exist yet.
         assert!(list.judge(Path::new("docs/new-key"), &repo).is_denied());
+        // A dangling link to a credential file is judged by where it points.
+        std::os::unix::fs::symlink(
+            dir.path().join("gone/.ssh/id_ed25519"),
+            repo.join("todo.txt"),
+        )
+        .unwrap();
+        assert!(list.judge(Path::new("todo.txt"), &repo).is_denied());
         // A plain file is allowed.
         std::fs::write(repo.join("plain.txt"), "x").unwrap();
         assert!(!list.judge(Path::new("plain.txt"), &repo).is_denied());

@@ -1,6 +1,8 @@
 //! The command tree. Each subcommand lives in its own file; the doc comment of its arguments
 //! struct is its `--help`.
 
+mod guard;
+mod scan;
 mod session;
 mod worktree;
 
@@ -47,16 +49,37 @@ enum Command {
     /// Sessions of a repository and their event logs.
     #[command(subcommand)]
     Session(session::SessionCommand),
+    /// Scan files, standard input or a revision range for credentials.
+    Scan(scan::ScanArgs),
+    /// Ask the guard about paths.
+    #[command(subcommand)]
+    Guard(guard::GuardCommand),
+}
+
+/// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1, with the output already printed.
+    Found,
 }
 
 /// Runs the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let context = Invocation {
         json: cli.global.json,
     };
     match cli.command {
-        Command::Worktree(command) => worktree::run(command, &context),
-        Command::Session(command) => session::run(command, &context),
+        Command::Worktree(command) => worktree::run(command, &context).map(|()| Outcome::Success),
+        Command::Session(command) => session::run(command, &context).map(|()| Outcome::Success),
+        Command::Scan(args) => scan::run(args, &context).map(|clean| {
+            if clean {
+                Outcome::Success
+            } else {
+                Outcome::Found
+            }
+        }),
+        Command::Guard(command) => guard::run(command, &context).map(|()| Outcome::Success),
     }
 }
 
