@@ -42,6 +42,9 @@ pub(crate) struct Rule {
     pub reach: Reach,
     /// What a match must also satisfy.
     pub check: Check,
+    /// A byte the keyword's line must hold after the keyword, checked before the pattern runs
+    /// (`@` for a URL with a password).
+    pub needs_after: Option<u8>,
 }
 
 const fn rule(
@@ -56,6 +59,19 @@ const fn rule(
         pattern,
         reach: Reach::Line,
         check,
+        needs_after: None,
+    }
+}
+
+/// A URL rule: the line must hold an `@` after the scheme.
+const fn url(id: &'static str, keywords: &'static [&'static str], pattern: &'static str) -> Rule {
+    Rule {
+        id,
+        keywords,
+        pattern,
+        reach: Reach::Line,
+        check: Check::Shape,
+        needs_after: Some(b'@'),
     }
 }
 
@@ -66,6 +82,7 @@ const fn block(id: &'static str, keywords: &'static [&'static str], pattern: &'s
         pattern,
         reach: Reach::Block,
         check: Check::Shape,
+        needs_after: None,
     }
 }
 
@@ -421,7 +438,7 @@ pub(crate) const RULES: &[Rule] = &[
         r"\b(?P<s>eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,})(?:[^A-Za-z0-9_-]|$)",
         Shape,
     ),
-    rule(
+    url(
         "database-url-password",
         &[
             "postgres",
@@ -435,13 +452,11 @@ pub(crate) const RULES: &[Rule] = &[
             "clickhouse",
         ],
         r#"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse)://[^\s:/@'"]+:(?P<s>[^\s@/'"]{3,})@"#,
-        Shape,
     ),
-    rule(
+    url(
         "url-basic-auth-password",
         &["://"],
         r#"(?i)\b(?:https?|ftps?|sftp|smtps?|ldaps?)://[^\s:/@'"]+:(?P<s>[^\s@/'"]{3,})@"#,
-        Shape,
     ),
     rule(
         "generic-secret-assignment",

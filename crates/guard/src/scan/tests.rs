@@ -269,3 +269,28 @@ fn binary_and_odd_input_does_not_panic() {
     let _ = scanner.scan(&noise);
     assert!(scanner.scan(b"").is_empty());
 }
+
+#[test]
+fn a_large_text_scanned_in_chunks_finds_what_a_small_one_does() {
+    let g = Gen::new(11);
+    let filler = "    let total = compute_total(&input, 42); // token of nothing\n".repeat(40_000);
+    let token = format!("ghp_{}", g.alnum(36));
+    let key = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n{}\n-----END OPENSSH PRIVATE KEY-----\n",
+        g.base64(70),
+        g.base64(70)
+    );
+    // The key block starts a little before the first cut, so it crosses it.
+    let first_cut = chunks(filler.as_bytes(), 1 << 20)[0].1;
+    let mut text = filler.clone();
+    text.insert_str(first_cut - 40, &format!("\n{key}"));
+    text.push_str(&format!("x = \"{token}\"\n"));
+    text.push_str(&filler);
+    assert!(text.len() > 2 << 20, "large enough to be cut");
+    let found = Scanner::new().scan(text.as_bytes());
+    let rules: Vec<&str> = found.iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["openssh-private-key", "github-pat"], "{found:?}");
+    assert_eq!(&text[found[1].start..found[1].end], token);
+    let line = text[..found[1].start].matches('\n').count() + 1;
+    assert_eq!(found[1].line, line);
+}

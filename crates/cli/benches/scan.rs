@@ -1,0 +1,255 @@
+//! Benchmark: `nodwyn scan` against `ripsecrets` and `detect-secrets`, each run as a program on
+//! the same generated 64 MiB file, a mix of source code and unified diffs with credentials
+//! planted at known places among look-alikes (UUIDs, hashes, integrity values, environment
+//! references). Prints MB/s and how many findings each reported against how many were planted; a
+//! scanner that is not installed is reported as such.
+//!
+//! Run: `cargo bench -p nodwyn --bench scan` (optionally `-- --mib N --runs N`).
+
+// A benchmark's output is its result.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::fmt::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+
+    fn from(&mut self, alphabet: &str, n: usize) -> String {
+        let bytes = alphabet.as_bytes();
+        (0..n)
+            .map(|_| bytes[(self.next() % bytes.len() as u64) as usize] as char)
+            .collect()
+    }
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const HEX: &str = "0123456789abcdef";
+
+/// One line of ordinary source code, with the look-alikes a scanner must not report.
+fn code_line(g: &mut Gen) -> String {
+    let name = g.pick(&[
+        "total",
+        "user_id",
+        "config",
+        "request",
+        "buffer",
+        "tokenizer",
+        "result",
+        "password_hash",
+        "secret_name",
+    ]);
+    match g.next() % 12 {
+        0 => format!(
+            "    let {name} = compute_{name}(&input, {});",
+            g.next() % 1000
+        ),
+        1 => format!("    # {name} is read from the environment, never hard-coded"),
+        2 => format!(
+            "    id = \"{}-{}-4{}-a{}-{}\"",
+            g.from(HEX, 8),
+            g.from(HEX, 4),
+            g.from(HEX, 3),
+            g.from(HEX, 3),
+            g.from(HEX, 12)
+        ),
+        3 => format!("    \"integrity\": \"sha512-{}==\",", g.from(ALNUM, 86)),
+        4 => format!("    commit = \"{}\"", g.from(HEX, 40)),
+        5 => "    password = os.environ[\"DB_PASSWORD\"]".to_owned(),
+        6 => format!("    api_key: ${{{}}}", name.to_uppercase()),
+        7 => format!(
+            "    if {name}.len() > MAX_{} {{ return Err(Error::TooLong); }}",
+            name.to_uppercase()
+        ),
+        8 => format!(
+            "    url = \"https://example.org/api/v2/{name}/{}\"",
+            g.next() % 100_000
+        ),
+        9 => format!(
+            "    fn {name}_for(&self, key: &str) -> Option<&{}> {{",
+            g.pick(&["String", "Value", "Token"])
+        ),
+        10 => format!("    console.log(`{name}: ${{{name}}}`);"),
+        _ => format!(
+            "    {name} += {} * factor;  // {}",
+            g.next() % 97,
+            g.pick(&["keep", "todo: measure", "see docs"])
+        ),
+    }
+}
+
+/// A credential in one of several shapes, and the line it sits on.
+fn planted(g: &mut Gen) -> String {
+    match g.next() % 5 {
+        0 => format!("    GITHUB_TOKEN = \"ghp_{}\"", g.from(ALNUM, 36)),
+        1 => format!(
+            "    aws_access_key_id = AKIA{}",
+            g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16)
+        ),
+        2 => format!("    stripe.api_key = \"sk_live_{}\"", g.from(ALNUM, 24)),
+        3 => format!(
+            "    SLACK = \"xoxb-{}-{}-{}\"",
+            1_000_000_000 + g.next() % 1_000_000_000,
+            100_000_000_000 + g.next() % 100_000_000_000,
+            g.from(ALNUM, 24)
+        ),
+        _ => format!(
+            "    DATABASE_URL = \"postgres://app:{}@db.internal:5432/shop\"",
+            g.from(ALNUM, 20)
+        ),
+    }
+}
+
+/// The file: alternating blocks of code and diffs, a credential every 256 KiB.
+fn generate(mib: usize) -> (String, usize) {
+    let mut g = Gen(0x2545_F491_4F6C_DD1D);
+    let target = mib * 1024 * 1024;
+    let mut text = String::with_capacity(target + 4096);
+    let mut planted_count = 0;
+    let mut next_plant = 128 * 1024;
+    while text.len() < target {
+        let as_diff = g.next() % 3 == 0;
+        if as_diff {
+            let _ = writeln!(
+                text,
+                "diff --git a/src/m{0}.rs b/src/m{0}.rs\n--- a/src/m{0}.rs\n+++ b/src/m{0}.rs\n@@ -1,20 +1,20 @@",
+                g.next() % 500
+            );
+        }
+        for _ in 0..20 {
+            let line = if text.len() >= next_plant {
+                next_plant += 256 * 1024;
+                planted_count += 1;
+                planted(&mut g)
+            } else {
+                code_line(&mut g)
+            };
+            let prefix = if as_diff {
+                g.pick(&["+", "-", " "])
+            } else {
+                ""
+            };
+            let _ = writeln!(text, "{prefix}{line}");
+        }
+    }
+    (text, planted_count)
+}
+
+fn which(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs a scanner in `dir` and returns (time, what it printed). Every scanner gets the file by
+/// a relative name from its own folder (`detect-secrets` scans nothing outside its working
+/// folder).
+fn run(dir: &std::path::Path, program: &str, args: &[&str]) -> (Duration, String) {
+    let started = Instant::now();
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stderr(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{program}: {e}"));
+    (
+        started.elapsed(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn arg(name: &str, default: usize) -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() {
+    let mib = arg("--mib", 64);
+    let runs = arg("--runs", 3);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mix.txt");
+    let (text, planted_count) = generate(mib);
+    std::fs::write(&file, &text).unwrap();
+    let megabytes = text.len() as f64 / 1_000_000.0;
+    let path = "mix.txt";
+    let dir = dir.path();
+    println!(
+        "{:.1} MB of generated source code and diffs, {planted_count} credentials planted, median of {runs} run(s)",
+        megabytes
+    );
+    let report = |name: &str, time: Duration, found: usize| {
+        println!(
+            "{name:<16} {:>9.1} ms  {:>8.1} MB/s  reported {found:>4} ({planted_count} planted)",
+            time.as_secs_f64() * 1000.0,
+            megabytes / time.as_secs_f64()
+        );
+    };
+    let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
+    let mut ours = (Vec::new(), 0);
+    for _ in 0..runs {
+        let (time, out) = run(dir, nodwyn, &["scan", "--json", path]);
+        let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+        ours.0.push(time);
+        ours.1 = report["findings"].as_array().unwrap().len();
+    }
+    let ours_time = median(ours.0);
+    report("nodwyn scan", ours_time, ours.1);
+
+    if which("ripsecrets") {
+        let mut samples = (Vec::new(), 0);
+        for _ in 0..runs {
+            let (time, out) = run(dir, "ripsecrets", &[path]);
+            samples.0.push(time);
+            samples.1 = out.lines().filter(|l| !l.trim().is_empty()).count();
+        }
+        let time = median(samples.0);
+        report("ripsecrets", time, samples.1);
+        println!(
+            "  nodwyn is {:.2}x the speed of ripsecrets",
+            time.as_secs_f64() / ours_time.as_secs_f64()
+        );
+    } else {
+        println!("ripsecrets       not installed (`cargo install ripsecrets`)");
+    }
+    if which("detect-secrets") {
+        let (time, out) = run(dir, "detect-secrets", &["scan", path]);
+        let found = serde_json::from_str::<serde_json::Value>(&out)
+            .ok()
+            .and_then(|v| {
+                v["results"]
+                    .as_object()
+                    .map(|r| r.values().filter_map(|f| f.as_array()).map(Vec::len).sum())
+            })
+            .unwrap_or(0);
+        report("detect-secrets", time, found);
+        println!(
+            "  nodwyn is {:.2}x the speed of detect-secrets (one run)",
+            time.as_secs_f64() / ours_time.as_secs_f64()
+        );
+    } else {
+        println!("detect-secrets   not installed (`pip install detect-secrets`)");
+    }
+}
