@@ -120,7 +120,7 @@ fn generate(mib: usize) -> (String, usize) {
     let mut planted_count = 0;
     let mut next_plant = 128 * 1024;
     while text.len() < target {
-        let as_diff = g.next() % 3 == 0;
+        let as_diff = g.next().is_multiple_of(3);
         if as_diff {
             let _ = writeln!(
                 text,
