@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nodwyn_guard::scan::diff::scan_diff;
 use nodwyn_guard::Scanner;
+use nodwyn_guard::scan::diff::scan_diff;
 
 fuzz_target!(|data: &[u8]| {
     for finding in scan_diff(Scanner::global(), data) {

@@ -8,7 +8,11 @@ use nodwyn_guard::Scanner;
 fuzz_target!(|data: &[u8]| {
     for finding in Scanner::global().scan(data) {
         assert!(finding.start < finding.end && finding.end <= data.len());
-        let line = data[..finding.start].iter().filter(|b| **b == b'\n').count() + 1;
+        let line = data[..finding.start]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
         assert_eq!(finding.line, line);
         let secret = String::from_utf8_lossy(&data[finding.start..finding.end]);
         assert!(secret.len() < 8 || !finding.redacted.contains(secret.as_ref()));
