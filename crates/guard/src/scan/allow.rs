@@ -169,7 +169,8 @@ fn is_dotted_path(value: &str) -> bool {
 
 /// A variable name rather than a value: `new_password`, `API_TOKEN_NAME`, `secretValue`.
 fn is_identifier(value: &str) -> bool {
-    let bytes = value.as_bytes();
+    // `quote_spanned!`, `maybe_token?`: a macro or a fallible call is still a name.
+    let bytes = value.trim_end_matches(['!', '?', '.']).as_bytes();
     let identifier = !bytes.is_empty()
         && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
         && bytes
@@ -178,6 +179,7 @@ fn is_identifier(value: &str) -> bool {
     if !identifier {
         return false;
     }
+    let value = std::str::from_utf8(bytes).unwrap_or_default();
     let has_digit = bytes.iter().any(u8::is_ascii_digit);
     let snake = bytes
         .iter()

@@ -413,17 +413,17 @@ pub(crate) const RULES: &[Rule] = &[
     block(
         "private-key",
         &["private key-----"],
-        r"-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----(?P<s>(?:\\[nr]|[\s])+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
+        r"(?P<s>-----BEGIN (?:RSA |EC |DSA |ENCRYPTED )?PRIVATE KEY-----(?:\\[nr]|\s|[A-Za-z-]+: [^\r\n\\]*)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
     ),
     block(
         "openssh-private-key",
         &["openssh private key-----"],
-        r"-----BEGIN OPENSSH PRIVATE KEY-----(?P<s>(?:\\[nr]|\s)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
+        r"(?P<s>-----BEGIN OPENSSH PRIVATE KEY-----(?:\\[nr]|\s)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
     ),
     block(
         "pgp-private-key",
         &["pgp private key block-----"],
-        r"-----BEGIN PGP PRIVATE KEY BLOCK-----(?P<s>(?:\\[nr]|\s|[A-Za-z]+: [^\r\n]*)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
+        r"(?P<s>-----BEGIN PGP PRIVATE KEY BLOCK-----(?:\\[nr]|\s|[A-Za-z]+: [^\r\n]*)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
     ),
     rule(
         "age-secret-key",
@@ -473,7 +473,7 @@ pub(crate) const RULES: &[Rule] = &[
             "private_key",
             "credential",
         ],
-        r#"(?i)(?P<k>[a-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|token|credentials?)[a-z0-9_.-]*)["'\]]?\s*(?::=|=>|[:=])\s*["'`]?(?P<s>[^\s"'`;,)\]}]{10,200})"#,
+        r#"(?i)(?P<k>[a-z0-9_.-]*(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|private[_-]?key|token|credentials?)[a-z0-9_.-]*)["'\]]?\s*(?::=|=>|[:=])\s*["'`]?(?P<s>[^\s"'`;,()\[\]{}:=<>!&|][^\s"'`;,()\[\]{}]{9,199})"#,
         Assignment,
     ),
 ];

@@ -226,6 +226,12 @@ fn shapes_that_are_not_credentials_are_never_reported() {
         "if password.len() < MIN_PASSWORD_LENGTH {".into(),
         "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE".into(),
         "https://docs.example.org/auth#token".into(),
+        "pub async_token: Token![async],".into(),
+        "use winnow::token::take_while;".into(),
+        "let tokens = quote_spanned! {span=>".into(),
+        "CredentialType::USER_PASS_PLAINTEXT => {}".into(),
+        "if token == previous_token_value { return; }".into(),
+        "self.push_token(Token::RecursiveZeroOrMore)?;".into(),
         "postgres://localhost:5432/shop".into(),
     ];
     let scanner = Scanner::new();
@@ -247,6 +253,23 @@ fn findings_carry_line_column_span_and_never_the_secret() {
     assert_eq!(&text[finding.start..finding.end], token);
     assert!(!finding.redacted.contains(&token[4..]));
     assert_eq!(finding.redacted, "ghp_…[40 chars]");
+}
+
+#[test]
+fn a_legacy_encrypted_pem_block_with_headers_is_a_private_key() {
+    let g = Gen::new(12);
+    let text = format!(
+        "const KEY: &str = r#\"\n    -----BEGIN RSA PRIVATE KEY-----\n    Proc-Type: 4,ENCRYPTED\n    DEK-Info: AES-128-CBC,{}\n\n    {}\n    {}\n    -----END RSA PRIVATE KEY-----\n\"#;\n",
+        g.hex(32).to_uppercase(),
+        g.base64(64),
+        g.base64(64)
+    );
+    let found = Scanner::new().scan(text.as_bytes());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].rule, "private-key");
+    // Reported where the block begins.
+    assert_eq!((found[0].line, found[0].column), (2, 5));
+    assert!(!found[0].redacted.contains('\n'));
 }
 
 #[test]
