@@ -4,7 +4,9 @@
 //! references). Prints MB/s and how many findings each reported against how many were planted; a
 //! scanner that is not installed is reported as such.
 //!
-//! Run: `cargo bench -p nodwyn --bench scan` (optionally `-- --mib N --runs N`).
+//! Run: `cargo bench -p nodwyn --bench scan` (optionally `-- --mib N --runs N`, or
+//! `-- --file PATH` to scan a copy of a real file instead of the generated mix; then "planted"
+//! is unknown and only speed and the number reported are compared).
 
 // A benchmark's output is its result.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -191,15 +193,26 @@ fn main() {
     let runs = arg("--runs", 3);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("mix.txt");
-    let (text, planted_count) = generate(mib);
+    let given = std::env::args()
+        .skip_while(|a| a != "--file")
+        .nth(1);
+    let (text, planted_count) = match &given {
+        Some(path) => (
+            String::from_utf8_lossy(&std::fs::read(path).expect("--file is readable")).into_owned(),
+            0,
+        ),
+        None => generate(mib),
+    };
     std::fs::write(&file, &text).unwrap();
     let megabytes = text.len() as f64 / 1_000_000.0;
     let path = "mix.txt";
     let dir = dir.path();
-    println!(
-        "{:.1} MB of generated source code and diffs, {planted_count} credentials planted, median of {runs} run(s)",
-        megabytes
-    );
+    match &given {
+        Some(path) => println!("{megabytes:.1} MB copied from {path}, median of {runs} run(s)"),
+        None => println!(
+            "{megabytes:.1} MB of generated source code and diffs, {planted_count} credentials planted, median of {runs} run(s)"
+        ),
+    }
     let report = |name: &str, time: Duration, found: usize| {
         println!(
             "{name:<16} {:>9.1} ms  {:>8.1} MB/s  reported {found:>4} ({planted_count} planted)",
