@@ -11,6 +11,10 @@
 // A benchmark's output is its result.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod common;
+
+use common::{arg, median};
+
 use std::fmt::Write as _;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -174,28 +178,12 @@ fn run(dir: &std::path::Path, program: &str, args: &[&str]) -> (Duration, String
     )
 }
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
-
-fn arg(name: &str, default: usize) -> usize {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let mib = arg("--mib", 64);
     let runs = arg("--runs", 3);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("mix.txt");
-    let given = std::env::args()
-        .skip_while(|a| a != "--file")
-        .nth(1);
+    let given = common::text_arg("--file");
     let (text, planted_count) = match &given {
         Some(path) => (
             String::from_utf8_lossy(&std::fs::read(path).expect("--file is readable")).into_owned(),
