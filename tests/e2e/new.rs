@@ -238,6 +238,12 @@ fn a_link_on_the_way_is_refused_on_disk_and_when_committed() {
         "{sentence}"
     );
 
+    // `.nodwyn` a plain file: said as such.
+    let repo = env.repo("five");
+    write(&repo.join(".nodwyn"), "not a folder\n");
+    let sentence = env.nodwyn(&repo, &["worktree", "new"]).refused();
+    assert!(sentence.contains("is a file, not a folder"), "{sentence}");
+
     assert_eq!(
         std::fs::read_dir(&elsewhere).unwrap().count(),
         0,

@@ -64,7 +64,15 @@ impl Settings {
 fn read(path: &Path) -> anyhow::Result<Option<ConfigFile>> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // No file, or no folder to hold it (`.nodwyn` a plain file is refused later, in words).
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None);
+        }
         Err(e) => return Err(e).with_context(|| format!("could not read {}", path.display())),
     };
     toml::from_str(&text).map(Some).map_err(|e| {

@@ -76,6 +76,11 @@ pub enum Error {
         /// The link.
         path: PathBuf,
     },
+    /// A file where nodwyn would put its worktrees folder.
+    #[error(
+        "{0} is a file, not a folder; nodwyn keeps its worktrees in that folder, so move the file away"
+    )]
+    NotAFolder(PathBuf),
     /// A symbolic link committed where nodwyn would put worktrees.
     #[error(
         "{path} is committed as a symbolic link in {commit}; nodwyn will not put worktrees where a checkout of it would point"

@@ -18,7 +18,7 @@ use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::id::SessionId;
 use crate::session::Session;
 use crate::store::Store;
-use crate::worktree::include::copy_included;
+use crate::worktree::include::{INCLUDE_FILE, Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, prepare_root};
 use crate::worktree::pull_request::{fetch_head, parse_reference};
 use crate::worktree::verdict::registration;
@@ -145,8 +145,19 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
     ) {
         return Err(handle_failed_add(&stored.log, &stored.id, &facts, failure));
     }
-    let uncommitted = porcelain_line_count(&checkout.toplevel)?;
-    let included = copy_included(&repository, &facts.path)?;
+    // The worktree exists now: what follows is bookkeeping, and a failure in it is reported in
+    // the result rather than leaving a worktree the log does not know.
+    let uncommitted = porcelain_line_count(&checkout.toplevel).unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "could not count the uncommitted changes");
+        0
+    });
+    let included = copy_included(&repository, &facts.path).unwrap_or_else(|e| Included {
+        copied: Vec::new(),
+        failed: vec![IncludeFailure {
+            path: INCLUDE_FILE.to_owned(),
+            error: e.to_string(),
+        }],
+    });
     stored.log.append(&Record::new(
         Timestamp::now(),
         Event::WorktreeCreate {

@@ -59,8 +59,12 @@ pub fn prepare_root(
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(Error::io(&folder)(e)),
         }
-        if !is_real_folder(&folder) {
-            return Err(Error::LinkOnDisk { path: folder });
+        match std::fs::symlink_metadata(&folder) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(Error::LinkOnDisk { path: folder });
+            }
+            Ok(meta) if meta.is_dir() => {}
+            _ => return Err(Error::NotAFolder(folder)),
         }
     }
     write_ignore_file(&root)?;
@@ -100,10 +104,6 @@ pub fn is_nodwyn_path(store: &Store, repository: &Path, path: &Path) -> bool {
         && [WorktreeLocation::Repository, WorktreeLocation::Data]
             .into_iter()
             .any(|location| parent == Some(worktrees_root(store, repository, location).as_path()))
-}
-
-fn is_real_folder(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir())
 }
 
 /// `.nodwyn/worktrees/.gitignore` holding `*`, so the repository's `git status` stays clean.

@@ -26,6 +26,9 @@ use self::rules::{Check, RULES, Reach, Rule};
 /// How far past its keyword's line a block rule (a private key) may reach.
 const BLOCK_REACH: usize = 16 * 1024;
 
+/// How far either side of its keyword a line rule may look.
+const LINE_REACH: usize = 1024;
+
 /// One credential found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -124,18 +127,27 @@ impl Scanner {
     }
 
     /// The matches whose keyword starts in `text[from..to]` (`to` is a line end).
+    ///
+    /// A line rule looks at its keyword's line, but never more than [`LINE_REACH`] bytes either
+    /// side of the keyword: a credential sits next to its keyword, and a megabyte-long line (a
+    /// minified bundle, or a file made to stall the scan) must not cost a pattern run over all of
+    /// it for every keyword in it.
     fn spans_in(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
         let mut spans = Vec::new();
-        let mut last_line_of_rule = vec![usize::MAX; self.rules.len()];
+        // Where each rule's last window ended: a keyword inside it has been looked at already.
+        let mut covered_until = vec![0usize; self.rules.len()];
         for keyword in self.prefilter.find_overlapping_iter(&text[from..to]) {
             let (start, end) = (from + keyword.start(), from + keyword.end());
-            let line_start = memchr::memrchr(b'\n', &text[..start]).map_or(0, |i| i + 1);
-            let line_end = memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |i| end + i);
+            let reach_back = start.saturating_sub(LINE_REACH);
+            let line_start = memchr::memrchr(b'\n', &text[reach_back..start])
+                .map_or(reach_back, |i| reach_back + i + 1);
+            let reach_forward = (end + LINE_REACH).min(text.len());
+            let line_end =
+                memchr::memchr(b'\n', &text[end..reach_forward]).map_or(reach_forward, |i| end + i);
             for &index in &self.rules_of_keyword[keyword.pattern().as_usize()] {
-                if last_line_of_rule[index] == line_start {
+                if start < covered_until[index] {
                     continue;
                 }
-                last_line_of_rule[index] = line_start;
                 let compiled = &self.rules[index];
                 if let Some(byte) = compiled.rule.needs_after
                     && memchr::memchr(byte, &text[end..line_end]).is_none()
@@ -146,6 +158,7 @@ impl Scanner {
                     Reach::Line => line_end,
                     Reach::Block => (line_start + BLOCK_REACH).min(text.len()),
                 };
+                covered_until[index] = line_end;
                 self.match_window(compiled, index, text, line_start, window_end, &mut spans);
             }
         }

@@ -317,3 +317,20 @@ fn a_large_text_scanned_in_chunks_finds_what_a_small_one_does() {
     let line = text[..found[1].start].matches('\n').count() + 1;
     assert_eq!(found[1].line, line);
 }
+
+#[test]
+fn credentials_far_apart_on_one_enormous_line_are_each_found() {
+    let g = Gen::new(13);
+    let (first, second) = (
+        format!("ghp_{}", g.alnum(36)),
+        format!("sk_live_{}", g.alnum(24)),
+    );
+    // A minified bundle: one line, keywords everywhere, two credentials 3 MB apart.
+    let filler = "var token=a.b,password=c.d;".repeat(60_000);
+    let text = format!("{filler}t=\"{first}\";{filler}{filler}k=\"{second}\";{filler}");
+    let found = Scanner::new().scan(text.as_bytes());
+    let secrets: Vec<&str> = found.iter().map(|f| &text[f.start..f.end]).collect();
+    assert_eq!(secrets, [first.as_str(), second.as_str()], "{found:?}");
+    assert!(found.iter().all(|f| f.line == 1));
+    assert_eq!(found[0].column, filler.len() + 4);
+}
