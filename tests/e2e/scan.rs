@@ -36,7 +36,7 @@ fn scan_reports_findings_redacted_and_exits_1_only_when_something_is_found() {
     let report = run.json();
     let findings = report["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "ignored files are not scanned: {report}");
-    assert_eq!(findings[0]["path"], "./src/config.py");
+    assert_eq!(findings[0]["path"], "src/config.py");
     assert_eq!(findings[0]["line"], 2);
     assert_eq!(findings[0]["column"], 10);
     assert_eq!(findings[0]["rule"], "github-pat");

@@ -67,7 +67,8 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, Error> {
             if is_binary(&bytes) {
                 return Ok((Vec::new(), 0));
             }
-            let name = file.display().to_string();
+            // `./src/x.rs` reads as `src/x.rs`, as git and grep print it.
+            let name = file.strip_prefix(".").unwrap_or(file).display().to_string();
             Ok((locate(scanner, &name, &bytes), bytes.len() as u64))
         })
         .collect::<Result<_, _>>()?;
