@@ -7,9 +7,11 @@ use crate::commands::Invocation;
 use crate::commands::worktree::describe_branch;
 use crate::output;
 
-/// Close a session. Its worktree and branch go only when nothing would be lost: no change of any
-/// kind (untracked and ignored files count) and no commit the base lacks. Otherwise both stay,
-/// and the reasons are printed.
+/// Close a session, removing its worktree and branch only if nothing would be lost.
+///
+/// Nothing would be lost when the worktree has no change of any kind (untracked and ignored files
+/// count) and no commit its base lacks (judged by content too, so squash merges count). Otherwise
+/// both stay, and the reasons are printed.
 #[derive(Debug, Args)]
 pub struct CloseArgs {
     /// The session: its full id or its 8 hex digits.

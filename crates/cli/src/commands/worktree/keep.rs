@@ -6,8 +6,7 @@ use nodwyn_core::worktree::keep;
 use crate::commands::Invocation;
 use crate::output;
 
-/// Hand a session's worktree over to you: nodwyn forgets it, and the folder and branch stay
-/// exactly as they are.
+/// Hand a session's worktree and branch over to you; nodwyn forgets them.
 #[derive(Debug, Args)]
 pub struct KeepArgs {
     /// The session: its full id or its 8 hex digits.

@@ -6,7 +6,10 @@ use nodwyn_core::worktree::list;
 use crate::commands::{Invocation, RepoArg};
 use crate::output::{self, table};
 
-/// List nodwyn's worktrees of the repository: branch, base, commits ahead, dirty, open, missing.
+/// List nodwyn's worktrees of the repository.
+///
+/// For each: its session, branch, base, commits ahead of the base, and whether it is dirty (as
+/// `git status` says), open, or missing from disk.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     #[command(flatten)]

@@ -6,8 +6,9 @@ use nodwyn_core::worktree::prune;
 use crate::commands::{Invocation, RepoArg};
 use crate::output;
 
-/// Remove the worktrees of closed sessions that `close` would remove, and say why each of the
-/// others stays. Never touches a worktree nodwyn did not make.
+/// Remove the worktrees of closed sessions that `close` would remove.
+///
+/// Says why each of the others stays. Never touches a worktree nodwyn did not make.
 #[derive(Debug, Args)]
 pub struct PruneArgs {
     #[command(flatten)]

@@ -7,9 +7,10 @@ use crate::commands::Invocation;
 use crate::commands::worktree::describe_branch;
 use crate::output;
 
-/// Remove a session's worktree. Refused while it has changes of any kind (untracked and ignored
-/// files included) unless --force, which discards them and names every file. The branch is
-/// deleted only if its base already has its work; otherwise it stays.
+/// Remove a session's worktree; its branch goes only if its base has its work.
+///
+/// Refused while the worktree has changes of any kind (untracked and ignored files included)
+/// unless --force, which discards them and names every file. Commits are never discarded.
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
     /// The session: its full id or its 8 hex digits.

@@ -6,9 +6,10 @@ use nodwyn_core::worktree::resume;
 use crate::commands::Invocation;
 use crate::output::{self, short_commit};
 
-/// Open a closed session again. If its worktree folder is gone it is made again: on the
-/// session's branch if that still exists, otherwise on a new branch of the same name from the
-/// base branch's head.
+/// Open a session again, making its worktree again if it is gone.
+///
+/// A worktree made again uses the session's branch if that still exists, otherwise a new branch
+/// of the same name from the base branch's head.
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
     /// The session: its full id or its 8 hex digits.
