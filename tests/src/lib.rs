@@ -290,6 +290,26 @@ impl TestEnv {
             .collect()
     }
 
+    /// `text` with what changes from run to run replaced: this environment's folder by `[ROOT]`,
+    /// session ids by `[SESSION]`, commit ids by `[COMMIT]`, short ids by `[ID]`; for snapshots.
+    pub fn normalise(&self, text: &str) -> String {
+        static PATTERNS: OnceLock<[(regex::Regex, &'static str); 4]> = OnceLock::new();
+        let patterns = PATTERNS.get_or_init(|| {
+            [
+                (r"\b[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}\b", "[SESSION]"),
+                (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
+                (r"\b[0-9a-f]{12}\b", "[COMMIT]"),
+                (r"\b[0-9a-f]{8}\b", "[ID]"),
+            ]
+            .map(|(pattern, with)| (regex::Regex::new(pattern).unwrap(), with))
+        });
+        let mut text = text.replace(self.root().to_str().unwrap(), "[ROOT]");
+        for (pattern, with) in patterns {
+            text = pattern.replace_all(&text, *with).into_owned();
+        }
+        text
+    }
+
     /// The `type` of each record of a session's log.
     pub fn record_types(&self, short_id: &str) -> Vec<String> {
         self.records(short_id)
