@@ -219,3 +219,46 @@ fn dirty_follows_the_persons_status_configuration() {
     let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
     assert_eq!(listed[0]["dirty"], !git_says_clean, "{listed}");
 }
+
+#[test]
+fn a_log_torn_in_its_first_record_never_hides_the_other_sessions() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let good = env.new_worktree(&repo);
+    let bad = env.new_worktree(&repo);
+    // nodwyn stopped while writing the bad session's first record.
+    let bad_log = env.log_path(bad["id"].as_str().unwrap());
+    std::fs::write(&bad_log, r#"{"type":"session.st"#).unwrap();
+
+    let run = env.nodwyn(&repo, &["worktree", "list", "--json"]).success();
+    let listed = run.json();
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["id"], good["id"]);
+    assert!(
+        run.stderr.contains(bad_log.to_str().unwrap()),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("cannot be read"), "{}", run.stderr);
+
+    let sessions = env.nodwyn(&repo, &["session", "list", "--json"]).success();
+    assert_eq!(sessions.json().as_array().unwrap().len(), 1);
+    assert!(sessions.stderr.contains(bad_log.to_str().unwrap()));
+
+    env.nodwyn(&repo, &["worktree", "close", good["id"].as_str().unwrap()])
+        .success();
+    let pruned = env
+        .nodwyn(&repo, &["worktree", "prune", "--json"])
+        .success();
+    assert_eq!(
+        pruned.json(),
+        serde_json::json!([]),
+        "the good one went on close"
+    );
+    // The damaged session's worktree is left exactly where it was.
+    assert!(
+        Path::new(bad["path"].as_str().unwrap())
+            .join("README.md")
+            .exists()
+    );
+}

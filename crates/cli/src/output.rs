@@ -24,6 +24,17 @@ pub fn note(text: impl AsRef<str>) {
     let _ = writeln!(std::io::stderr(), "{}", text.as_ref());
 }
 
+/// Names, on stderr, each session log that could not be read and was left out.
+pub fn note_unreadable(unreadable: &[nodwyn_core::Unreadable]) {
+    for bad in unreadable {
+        note(format!(
+            "note: left out {}, which cannot be read ({})",
+            bad.log.display(),
+            bad.error
+        ));
+    }
+}
+
 /// Whether stderr is a terminal (for colour and progress).
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()

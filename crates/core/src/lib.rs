@@ -21,5 +21,5 @@ pub use id::SessionId;
 /// The guard, for the command line's `guard` and `scan` commands.
 pub use nodwyn_guard as guard;
 pub use project::repository_of;
-pub use session::{Session, WorktreeState};
+pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;

@@ -1,13 +1,14 @@
 //! A session's state, folded from its event log.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::Error;
 use crate::event::{Event, WorktreeFacts};
 use crate::id::SessionId;
-use crate::store::StoredSession;
+use crate::store::{Store, StoredSession};
 
 /// What became of a session's worktree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,4 +106,40 @@ impl Session {
             .as_ref()
             .filter(|_| self.worktree_state == WorktreeState::Active)
     }
+}
+
+/// A log that cannot be read as a session (say, nodwyn stopped while writing its first record).
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    /// The log file.
+    pub log: PathBuf,
+    /// Why it cannot be read.
+    pub error: String,
+}
+
+/// Every session of `repository` that can be read, oldest first, and the logs that cannot: one
+/// damaged log never hides the others.
+pub fn sessions_of(
+    store: &Store,
+    repository: &Path,
+) -> Result<(Vec<Session>, Vec<Unreadable>), Error> {
+    let loaded: Vec<Result<Session, Unreadable>> = store
+        .sessions_of(repository)?
+        .par_iter()
+        .map(|stored| {
+            Session::load(stored).map_err(|e| Unreadable {
+                log: stored.log.path().to_path_buf(),
+                error: e.to_string(),
+            })
+        })
+        .collect();
+    let mut sessions = Vec::new();
+    let mut unreadable = Vec::new();
+    for result in loaded {
+        match result {
+            Ok(session) => sessions.push(session),
+            Err(bad) => unreadable.push(bad),
+        }
+    }
+    Ok((sessions, unreadable))
 }

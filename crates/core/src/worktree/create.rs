@@ -16,7 +16,7 @@ use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::id::SessionId;
-use crate::session::Session;
+use crate::session::sessions_of;
 use crate::store::Store;
 use crate::worktree::include::{INCLUDE_FILE, Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, prepare_root};
@@ -229,8 +229,7 @@ fn handle_failed_add(
 
 /// A second open worktree for the same pull request is refused, naming the first.
 fn refuse_second_worktree_for(store: &Store, repository: &Path, number: u64) -> Result<(), Error> {
-    for stored in store.sessions_of(repository)? {
-        let session = Session::load(&stored)?;
+    for session in sessions_of(store, repository)?.0 {
         if let Some(facts) = session.active_worktree()
             && facts.pull_request == Some(number)
         {

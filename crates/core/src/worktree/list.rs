@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::Error;
 use crate::event::WorktreeFacts;
-use crate::session::Session;
+use crate::session::{Session, Unreadable, sessions_of};
 use crate::store::Store;
 use crate::worktree::verdict::Bases;
 
@@ -46,18 +46,15 @@ pub struct Listed {
     pub error: Option<String>,
 }
 
-/// nodwyn's worktrees of `repository`, oldest session first.
-pub fn list(store: &Store, repository: &Path) -> Result<Vec<Listed>, Error> {
-    let sessions = store
-        .sessions_of(repository)?
-        .par_iter()
-        .map(Session::load)
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(sessions
+/// nodwyn's worktrees of `repository`, oldest session first, and the logs that could not be read.
+pub fn list(store: &Store, repository: &Path) -> Result<(Vec<Listed>, Vec<Unreadable>), Error> {
+    let (sessions, unreadable) = sessions_of(store, repository)?;
+    let listed = sessions
         .par_iter()
         .filter_map(|session| Some((session, session.active_worktree()?)))
         .map(|(session, facts)| describe(session, facts))
-        .collect())
+        .collect();
+    Ok((listed, unreadable))
 }
 
 fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::Error;
 use crate::event::RemovedBy;
-use crate::session::Session;
+use crate::session::{Unreadable, sessions_of};
 use crate::store::Store;
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
 use crate::worktree::verdict::keep_reasons;
@@ -29,19 +29,22 @@ pub struct Pruned {
     pub kept: Vec<String>,
 }
 
-/// Prunes the worktrees of `repository`'s closed sessions.
-pub fn prune(store: &Store, repository: &Path, dry_run: bool) -> Result<Vec<Pruned>, Error> {
+/// Prunes the worktrees of `repository`'s closed sessions; also returns the logs that could not
+/// be read (their worktrees are left alone).
+pub fn prune(
+    store: &Store,
+    repository: &Path,
+    dry_run: bool,
+) -> Result<(Vec<Pruned>, Vec<Unreadable>), Error> {
     let mut report = Vec::new();
-    for stored in store.sessions_of(repository)? {
-        // A quick look without the lock, to skip sessions with nothing to prune.
-        if Session::load(&stored)?.active_worktree().is_none() {
-            continue;
-        }
+    let (sessions, unreadable) = sessions_of(store, repository)?;
+    // A first look without the lock skips the sessions with nothing to prune.
+    for candidate in sessions.iter().filter(|s| s.active_worktree().is_some()) {
         let LockedSession {
             stored,
             session,
             _lock,
-        } = locked_session(store, stored.id.as_str())?;
+        } = locked_session(store, candidate.id.as_str())?;
         let Some(facts) = session.active_worktree() else {
             continue;
         };
@@ -71,5 +74,5 @@ pub fn prune(store: &Store, repository: &Path, dry_run: bool) -> Result<Vec<Prun
         }
         report.push(entry);
     }
-    Ok(report)
+    Ok((report, unreadable))
 }

@@ -1,7 +1,7 @@
 //! `nodwyn session list`.
 
 use clap::Args;
-use nodwyn_core::{Session, WorktreeState};
+use nodwyn_core::{WorktreeState, sessions_of};
 use serde::Serialize;
 
 use crate::commands::{Invocation, RepoArg};
@@ -38,29 +38,26 @@ struct WorktreeRow {
 
 pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
-    let store = invocation.store()?;
-    let rows = store
-        .sessions_of(&repository)?
-        .iter()
-        .map(|stored| {
-            let session = Session::load(stored)?;
-            Ok(Row {
-                session: session.id.to_string(),
-                id: session.id.short().to_owned(),
-                started: session.started.clone(),
-                root: session.root.clone(),
-                repository: session.repository.clone(),
-                open: session.open,
-                worktree: session.worktree.as_ref().map(|facts| WorktreeRow {
-                    path: facts.path.clone(),
-                    branch: facts.branch.clone(),
-                    base: facts.base.clone(),
-                    base_commit: facts.base_commit.clone(),
-                    state: session.worktree_state,
-                }),
-            })
+    let (sessions, unreadable) = sessions_of(&invocation.store()?, &repository)?;
+    output::note_unreadable(&unreadable);
+    let rows: Vec<Row> = sessions
+        .into_iter()
+        .map(|session| Row {
+            session: session.id.to_string(),
+            id: session.id.short().to_owned(),
+            started: session.started.clone(),
+            root: session.root.clone(),
+            repository: session.repository.clone(),
+            open: session.open,
+            worktree: session.worktree.as_ref().map(|facts| WorktreeRow {
+                path: facts.path.clone(),
+                branch: facts.branch.clone(),
+                base: facts.base.clone(),
+                base_commit: facts.base_commit.clone(),
+                state: session.worktree_state,
+            }),
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect();
     if invocation.json {
         return output::json(&rows);
     }

@@ -18,7 +18,8 @@ pub struct ListArgs {
 
 pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
-    let worktrees = list(&invocation.store()?, &repository)?;
+    let (worktrees, unreadable) = list(&invocation.store()?, &repository)?;
+    output::note_unreadable(&unreadable);
     if invocation.json {
         return output::json(&worktrees);
     }

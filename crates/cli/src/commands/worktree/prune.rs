@@ -20,7 +20,8 @@ pub struct PruneArgs {
 
 pub fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
-    let report = prune(&invocation.store()?, &repository, args.dry_run)?;
+    let (report, unreadable) = prune(&invocation.store()?, &repository, args.dry_run)?;
+    output::note_unreadable(&unreadable);
     if invocation.json {
         return output::json(&report);
     }
