@@ -369,6 +369,10 @@ fn worktrees_can_live_in_the_data_directory() {
     let closed = env.nodwyn_json(&repo, &["worktree", "close", made["id"].as_str().unwrap()]);
     assert_eq!(closed["removed"], true);
     assert!(!path.exists());
+    // Resume makes it again in the data directory.
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", made["id"].as_str().unwrap()]);
+    assert_eq!(resumed["restored"], true);
+    assert!(path.join("README.md").exists());
 
     // The repository's file overrides the user's.
     write(

@@ -57,6 +57,13 @@ fn scan_reports_findings_redacted_and_exits_1_only_when_something_is_found() {
     );
     assert!(!human.stdout.contains(&secret[4..]));
 
+    // A binary file is skipped, even with a credential past its first 8 KiB.
+    let mut binary = vec![0u8; 16 * 1024];
+    binary.extend_from_slice(format!("\n{}\n", token(7)).as_bytes());
+    std::fs::write(repo.join("image.bin"), binary).unwrap();
+    let skipped = env.nodwyn(&repo, &["scan", "image.bin"]);
+    assert_eq!(skipped.code, 0, "{}", skipped.stdout);
+
     let clean = env.nodwyn(&repo, &["scan", "clean.txt", "README.md"]);
     assert_eq!(clean.code, 0, "{}", clean.stderr);
     assert!(clean.stdout.is_empty());

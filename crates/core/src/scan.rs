@@ -63,10 +63,9 @@ pub fn scan_paths(paths: &[PathBuf]) -> Result<Report, Error> {
     let scanned: Vec<(Vec<Located>, u64)> = files
         .par_iter()
         .map(|file| -> Result<_, Error> {
-            let bytes = std::fs::read(file).map_err(Error::io(file))?;
-            if is_binary(&bytes) {
+            let Some(bytes) = read_text(file)? else {
                 return Ok((Vec::new(), 0));
-            }
+            };
             // `./src/x.rs` reads as `src/x.rs`, as git and grep print it.
             let name = file.strip_prefix(".").unwrap_or(file).display().to_string();
             Ok((locate(scanner, &name, &bytes), bytes.len() as u64))
@@ -129,6 +128,19 @@ fn locate(scanner: &Scanner, name: &str, bytes: &[u8]) -> Vec<Located> {
         .collect()
 }
 
-fn is_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(8192)].contains(&0)
+/// The file's bytes, or `None` for a binary file (a NUL in its first 8 KiB), which is judged
+/// from those 8 KiB alone rather than read whole.
+fn read_text(path: &Path) -> Result<Option<Vec<u8>>, Error> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(Error::io(path))?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(8192)
+        .read_to_end(&mut bytes)
+        .map_err(Error::io(path))?;
+    if bytes.contains(&0) {
+        return Ok(None);
+    }
+    file.read_to_end(&mut bytes).map_err(Error::io(path))?;
+    Ok(Some(bytes))
 }
