@@ -137,20 +137,34 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         )
     })?;
     let facts = facts_for(&stored.id);
-    if let Err(failure) = add_with_new_branch(
-        &checkout.toplevel,
-        &facts.path,
-        &facts.branch,
-        &start.commit,
-    ) {
+    // The checkout's uncommitted changes are counted on another core while git checks the new
+    // worktree out: the two read and write different folders.
+    let (added, counted) = std::thread::scope(|scope| {
+        let count = scope.spawn(|| porcelain_line_count(&checkout.toplevel));
+        let added = add_with_new_branch(
+            &checkout.toplevel,
+            &facts.path,
+            &facts.branch,
+            &start.commit,
+        );
+        (added, count.join())
+    });
+    if let Err(failure) = added {
         return Err(handle_failed_add(&stored.log, &stored.id, &facts, failure));
     }
     // The worktree exists now: what follows is bookkeeping, and a failure in it is reported in
     // the result rather than leaving a worktree the log does not know.
-    let uncommitted = porcelain_line_count(&checkout.toplevel).unwrap_or_else(|e| {
-        tracing::warn!(error = %e, "could not count the uncommitted changes");
-        0
-    });
+    let uncommitted = match counted {
+        Ok(Ok(count)) => count,
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "could not count the uncommitted changes");
+            0
+        }
+        Err(_) => {
+            tracing::warn!("counting the uncommitted changes panicked");
+            0
+        }
+    };
     let included = copy_included(&repository, &facts.path).unwrap_or_else(|e| Included {
         copied: Vec::new(),
         failed: vec![IncludeFailure {
