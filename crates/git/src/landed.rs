@@ -12,7 +12,9 @@
 //!    on the base (`git rev-list --cherry-pick`, which covers rebases and cherry-picks).
 //!
 //! Each test only ever answers "landed" when the base already holds the tip's changes, so
-//! unlanded work is never called landed.
+//! unlanded work is never called landed. Test 3 writes the merged tree's objects into the object
+//! store (that is how `git merge-tree --write-tree` answers); nothing refers to them, and
+//! `git gc` collects them.
 
 use std::path::Path;
 
