@@ -27,15 +27,6 @@ use crate::repo::open;
 /// How many commits `tip` has that `base` lacks by ancestry.
 pub fn commits_ahead(dir: &Path, tip: &str, base: &str) -> Result<usize, Error> {
     let repo = open(dir)?;
-    commits_ahead_in(&repo, dir, tip, base)
-}
-
-pub(crate) fn commits_ahead_in(
-    repo: &Repository,
-    dir: &Path,
-    tip: &str,
-    base: &str,
-) -> Result<usize, Error> {
     let (tip, base) = (oid(dir, tip)?, oid(dir, base)?);
     let (ahead, _) = repo
         .graph_ahead_behind(tip, base)

@@ -132,14 +132,6 @@ pub fn resolve_commit(dir: &Path, revision: &str) -> Result<Option<String>, Erro
 /// The commit a local branch points at, if the branch exists.
 pub fn branch_tip(dir: &Path, branch: &str) -> Result<Option<String>, Error> {
     let repo = open(dir)?;
-    branch_tip_in(&repo, dir, branch)
-}
-
-pub(crate) fn branch_tip_in(
-    repo: &Repository,
-    dir: &Path,
-    branch: &str,
-) -> Result<Option<String>, Error> {
     match repo.find_reference(&format!("refs/heads/{branch}")) {
         Ok(reference) => Ok(Some(
             reference

@@ -32,13 +32,6 @@ pub struct Change {
     pub path: String,
 }
 
-impl Change {
-    /// Whether git ignores this path.
-    pub fn is_ignored(&self) -> bool {
-        self.code == "!!"
-    }
-}
-
 /// How many lines `git status --porcelain` prints in `dir`.
 pub fn porcelain_line_count(dir: &Path) -> Result<usize, Error> {
     let stdout = GitCommand::new(dir)
