@@ -76,6 +76,16 @@ impl GitCommand {
         self
     }
 
+    /// Turns off every prompt git or a program it starts could show: no askpass helper for ssh,
+    /// no terminal for gpg's pinentry. A step that would need a passphrase the person's agent
+    /// does not hold fails at once instead of waiting for an answer nobody can give.
+    pub fn without_prompts(mut self) -> Self {
+        self.command
+            .env("SSH_ASKPASS_REQUIRE", "never")
+            .env_remove("GPG_TTY");
+        self
+    }
+
     /// Appends one argument.
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
         self.args.push(arg.as_ref().to_os_string());
@@ -154,7 +164,7 @@ impl GitCommand {
 
 /// The last non-empty line of git's stderr: where git puts its `fatal:` or `error:` line, and
 /// enough for a one-sentence message (the whole text is traced).
-fn last_line(stderr: &str) -> String {
+pub(crate) fn last_line(stderr: &str) -> String {
     stderr
         .lines()
         .map(str::trim)

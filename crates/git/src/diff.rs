@@ -1,9 +1,13 @@
-//! The unified diff of a revision range, as `git diff` prints it, for scanning what it adds.
+//! Diffs: the unified diff of a revision range, as `git diff` prints it, for scanning what it
+//! adds; and a snapshot of a checkout's files on disk, diffed file by file against a commit, for
+//! reviewing a session's changes.
 
 use std::path::Path;
 
+use tempfile::TempDir;
+
 use crate::Error;
-use crate::command::GitCommand;
+use crate::command::{GitCommand, nul_records};
 
 /// `git diff REV_RANGE` in `dir` with no colour, no external diff or text conversion, and
 /// `a/` and `b/` prefixes whatever the person's configuration says. A range that starts with `-`
@@ -27,4 +31,125 @@ pub fn unified(dir: &Path, range: &str) -> Result<Vec<u8>, Error> {
             "--",
         ])
         .run()
+}
+
+/// The empty tree. Read as the attribute source (`--attr-source`), it makes git ignore every
+/// `.gitattributes` in the checkout, so repository content cannot select a clean filter, a diff
+/// driver or a text conversion for a read nodwyn makes.
+pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/// One file of a snapshot's diff against a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changed {
+    /// Its path.
+    pub path: String,
+    /// git's status letter: `A`, `M`, `D` or `T`.
+    pub status: char,
+    /// Lines added and removed; `None` for a binary file.
+    pub lines: Option<(u64, u64)>,
+}
+
+/// A snapshot of a checkout's files as they are on disk (committed, staged, unstaged and
+/// untracked alike), held in a temporary index so the checkout's own index is never touched.
+pub struct Snapshot {
+    dir: std::path::PathBuf,
+    _folder: TempDir,
+    index: std::path::PathBuf,
+}
+
+impl Snapshot {
+    /// Takes the snapshot of the checkout at `dir`: its index copied (so unchanged files are not
+    /// read again), then every file added to the copy, with no `.gitattributes` applied.
+    pub fn take(dir: &Path) -> Result<Self, Error> {
+        let folder = TempDir::new().map_err(|source| Error::Io {
+            path: std::env::temp_dir(),
+            source,
+        })?;
+        let index = folder.path().join("index");
+        let own_index = GitCommand::new(dir)
+            .read_only()
+            .args(["rev-parse", "--path-format=absolute", "--git-path", "index"])
+            .run_text()?;
+        if Path::new(&own_index).exists() {
+            std::fs::copy(&own_index, &index).map_err(|source| Error::Io {
+                path: own_index.into(),
+                source,
+            })?;
+        }
+        let snapshot = Self {
+            dir: dir.to_path_buf(),
+            _folder: folder,
+            index,
+        };
+        snapshot.git().args(["add", "--all"]).run()?;
+        Ok(snapshot)
+    }
+
+    fn git(&self) -> GitCommand {
+        GitCommand::new(&self.dir)
+            .env("GIT_INDEX_FILE", &self.index)
+            .arg(format!("--attr-source={EMPTY_TREE}"))
+    }
+
+    fn diff(&self) -> GitCommand {
+        self.git().args([
+            "diff",
+            "--cached",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+        ])
+    }
+
+    /// Every file that differs from `since`, with its status and line counts.
+    pub fn changed(&self, since: &str) -> Result<Vec<Changed>, Error> {
+        if since.starts_with('-') {
+            return Err(Error::BadRevision(since.to_owned()));
+        }
+        let names = self
+            .diff(since)
+            .args(["--name-status", "-z", since, "--"])
+            .run()?;
+        let counts = self
+            .diff(since)
+            .args(["--numstat", "-z", since, "--"])
+            .run()?;
+        let mut lines = std::collections::HashMap::new();
+        for record in nul_records(&counts) {
+            let mut fields = record.splitn(3, '\t');
+            let (Some(added), Some(removed), Some(path)) =
+                (fields.next(), fields.next(), fields.next())
+            else {
+                continue;
+            };
+            lines.insert(
+                path.to_owned(),
+                added.parse().ok().zip(removed.parse().ok()),
+            );
+        }
+        let mut fields = nul_records(&names);
+        let mut changed = Vec::new();
+        while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
+            changed.push(Changed {
+                lines: lines.get(&path).copied().flatten(),
+                status: status.chars().next().unwrap_or('M'),
+                path,
+            });
+        }
+        Ok(changed)
+    }
+
+    /// The unified diff of one file against `since`, three lines of context.
+    pub fn file_diff(&self, since: &str, path: &str) -> Result<Vec<u8>, Error> {
+        if since.starts_with('-') {
+            return Err(Error::BadRevision(since.to_owned()));
+        }
+        self.diff()
+            .args(["--unified=3", since, "--"])
+            .arg(format!(":(literal){path}"))
+            .run()
+    }
 }

@@ -7,9 +7,14 @@
 //! depends on no other nodwyn crate and never prints.
 
 mod command;
+pub mod commit;
+pub mod config;
 pub mod diff;
 mod error;
+pub mod graph;
 pub mod landed;
+pub mod push;
+pub mod rebase;
 pub mod refs;
 pub mod repo;
 pub mod status;

@@ -23,13 +23,19 @@ pub fn delete_branch_at(dir: &Path, branch: &str, expected: &str) -> Result<(), 
 
 /// Fetches `source` from `remote` into the local ref `destination` (forced, since it is nodwyn's
 /// own scratch ref), without tags and without writing `FETCH_HEAD`, and returns the commit it got.
+/// `ssh_command`, when given, is the `GIT_SSH_COMMAND` for this fetch.
 pub fn fetch_into(
     dir: &Path,
     remote: &str,
     source: &str,
     destination: &str,
+    ssh_command: Option<&str>,
 ) -> Result<String, Error> {
-    GitCommand::new(dir)
+    let mut command = GitCommand::new(dir).without_prompts();
+    if let Some(ssh) = ssh_command {
+        command = command.env("GIT_SSH_COMMAND", ssh);
+    }
+    command
         .args([
             "fetch",
             "--quiet",

@@ -98,7 +98,7 @@ pub fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, Error> 
     // A scratch ref of this process's own, deleted again: the new worktree's branch keeps the
     // commits reachable.
     let scratch = format!("refs/nodwyn/fetch/pr-{number}-{}", std::process::id());
-    let fetched = fetch_into(repository, REMOTE, &source, &scratch);
+    let fetched = fetch_into(repository, REMOTE, &source, &scratch, None);
     let _ = delete_ref(repository, &scratch);
     let commit = fetched.map_err(|e| {
         Error::PullRequest(format!(

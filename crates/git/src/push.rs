@@ -1,0 +1,69 @@
+//! Pushing a commit to a remote branch by fast-forward only, through the `git` program and the
+//! person's transport (`core.sshCommand`, credential helpers), and reading a remote's push URLs.
+
+use std::path::Path;
+
+use crate::Error;
+use crate::command::{GitCommand, last_line};
+
+/// Every URL `git push REMOTE` would push to (`git remote get-url --push --all`).
+pub fn push_urls(dir: &Path, remote: &str) -> Result<Vec<String>, Error> {
+    let text = GitCommand::new(dir)
+        .read_only()
+        .args(["remote", "get-url", "--push", "--all", remote])
+        .run_text()?;
+    Ok(text.lines().map(str::to_owned).collect())
+}
+
+/// The names of the repository's remotes.
+pub fn remotes(dir: &Path) -> Result<Vec<String>, Error> {
+    let text = GitCommand::new(dir).read_only().arg("remote").run_text()?;
+    Ok(text.lines().map(str::to_owned).collect())
+}
+
+/// How a push ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pushed {
+    /// The remote branch now points at the commit.
+    Done,
+    /// The remote refused; git's summary (`[rejected] (non-fast-forward)`, ...).
+    Rejected(String),
+}
+
+/// Pushes `commit` to `refs/heads/BRANCH` of `remote`, never forced: the remote takes it only as
+/// a fast-forward. `ssh_command`, when given, is the `GIT_SSH_COMMAND` for this push.
+pub fn push_fast_forward(
+    dir: &Path,
+    remote: &str,
+    commit: &str,
+    branch: &str,
+    ssh_command: Option<&str>,
+) -> Result<Pushed, Error> {
+    let mut command = GitCommand::new(dir).without_prompts();
+    if let Some(ssh) = ssh_command {
+        command = command.env("GIT_SSH_COMMAND", ssh);
+    }
+    let refspec = format!("{commit}:refs/heads/{branch}");
+    let command = command.args(["push", "--porcelain", "--quiet", remote, &refspec]);
+    let output = command.output()?;
+    // `--porcelain` prints one line per ref: flag, TAB, from:to, TAB, summary. `!` is a refusal.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let refused = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix("!\t"))
+        .find_map(|rest| rest.split('\t').nth(1))
+        .map(str::to_owned);
+    match (output.status.success(), refused) {
+        (true, _) => Ok(Pushed::Done),
+        (false, Some(summary)) => Ok(Pushed::Rejected(summary)),
+        (false, None) => {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            Err(Error::Failed {
+                dir: dir.to_path_buf(),
+                args: format!("push {remote} {refspec}"),
+                code: output.status.code(),
+                stderr: last_line(&stderr),
+            })
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `fs-list`: the entries of a folder, sorted by name.
+
+use nodwyn_guard::Effect;
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::context::Context;
+use crate::paths::resolve;
+use crate::primitive::{Param, ParamKind, Primitive};
+
+/// `fs-list [PATH]`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FsList;
+
+/// The arguments of `fs-list`.
+#[derive(Debug, Deserialize)]
+pub struct FsListArgs {
+    /// The folder; the session's folder when left out.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+/// One entry of a folder.
+#[derive(Debug, Serialize)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// `file`, `folder` or `link`.
+    pub kind: &'static str,
+    /// Its size in bytes (files only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// What `fs-list` gives back.
+#[derive(Debug, Serialize)]
+pub struct Listing {
+    /// The folder as shown.
+    pub path: String,
+    /// Its entries.
+    pub entries: Vec<Entry>,
+    /// Whether it lies outside the session's folder.
+    pub outside: bool,
+}
+
+const PARAMS: &[Param] = &[Param::optional(
+    "path",
+    ParamKind::String,
+    "the folder (the session's folder when left out)",
+)];
+
+impl Primitive for FsList {
+    type Args = FsListArgs;
+    type Output = Listing;
+
+    fn name(&self) -> &str {
+        "fs-list"
+    }
+    fn description(&self) -> &str {
+        "Lists a folder's entries."
+    }
+    fn params(&self) -> &[Param] {
+        PARAMS
+    }
+    fn effect(&self, args: &FsListArgs, ctx: &Context) -> Result<Effect, Error> {
+        let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
+        let mut effect = Effect::named(format!("fs-list {}", target.shown(ctx)));
+        effect.reads.push(target.path);
+        Ok(effect)
+    }
+    fn run(&self, args: FsListArgs, ctx: &Context) -> Result<Listing, Error> {
+        let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
+        let read = std::fs::read_dir(&target.path).map_err(Error::io(&target.path))?;
+        let mut entries: Vec<Entry> = read
+            .filter_map(Result::ok)
+            .map(|entry| {
+                let meta = entry.path().symlink_metadata().ok();
+                let kind = match &meta {
+                    Some(m) if m.file_type().is_symlink() => "link",
+                    Some(m) if m.is_dir() => "folder",
+                    _ => "file",
+                };
+                Entry {
+                    name: entry.file_name().to_string_lossy().into_owned(),
+                    kind,
+                    size: meta.filter(|m| m.is_file()).map(|m| m.len()),
+                }
+            })
+            .collect();
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(Listing {
+            path: target.shown(ctx),
+            entries,
+            outside: !target.inside,
+        })
+    }
+}

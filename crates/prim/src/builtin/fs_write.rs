@@ -1,0 +1,101 @@
+//! `fs-write`: replaces a file's content (or makes the file and its folders). The previous
+//! content is kept first (see `versions`).
+
+use nodwyn_guard::Effect;
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::context::{Context, Fact};
+use crate::paths::resolve;
+use crate::primitive::{Param, ParamKind, Primitive};
+use crate::versions::{VersionStore, write_file};
+
+/// `fs-write PATH CONTENT`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FsWrite;
+
+/// The arguments of `fs-write`.
+#[derive(Debug, Deserialize)]
+pub struct FsWriteArgs {
+    /// The file.
+    pub path: String,
+    /// Its new content.
+    pub content: String,
+}
+
+/// What `fs-write` and `fs-edit` give back.
+#[derive(Debug, Serialize)]
+pub struct Written {
+    /// The file as shown.
+    pub path: String,
+    /// Bytes written.
+    pub bytes: usize,
+    /// Whether the file is new.
+    pub created: bool,
+    /// The kept version of the previous content, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_version: Option<u64>,
+}
+
+const PARAMS: &[Param] = &[
+    Param::required("path", ParamKind::String, "the file to write"),
+    Param::required("content", ParamKind::String, "its whole new content"),
+];
+
+impl Primitive for FsWrite {
+    type Args = FsWriteArgs;
+    type Output = Written;
+
+    fn name(&self) -> &str {
+        "fs-write"
+    }
+    fn description(&self) -> &str {
+        "Writes a file's whole content, keeping the previous content as a version."
+    }
+    fn params(&self) -> &[Param] {
+        PARAMS
+    }
+    fn effect(&self, args: &FsWriteArgs, ctx: &Context) -> Result<Effect, Error> {
+        write_effect("fs-write", &args.path, ctx)
+    }
+    fn run(&self, args: FsWriteArgs, ctx: &Context) -> Result<Written, Error> {
+        replace(ctx, "fs-write", &args.path, args.content.as_bytes())
+    }
+}
+
+/// The effect of a primitive that writes `path`.
+pub(crate) fn write_effect(primitive: &str, path: &str, ctx: &Context) -> Result<Effect, Error> {
+    let target = resolve(ctx, path)?;
+    let mut effect = Effect::named(format!("{primitive} {}", target.shown(ctx)));
+    effect.writes.push(target.path);
+    Ok(effect)
+}
+
+/// Keeps `path`'s previous content, then writes `content` over it.
+pub(crate) fn replace(
+    ctx: &Context,
+    primitive: &str,
+    path: &str,
+    content: &[u8],
+) -> Result<Written, Error> {
+    let target = resolve(ctx, path)?;
+    let shown = target.shown(ctx);
+    if target.path.is_dir() {
+        return Err(Error::refused(format!("{shown} is a folder")));
+    }
+    let kept_version = VersionStore::new(&ctx.repository, &ctx.session).keep(&target.path, primitive)?;
+    let created = std::fs::symlink_metadata(&target.path).is_err();
+    write_file(&target.path, content)?;
+    if let Some(version) = kept_version {
+        ctx.report(Fact::VersionKept {
+            path: target.path.clone(),
+            version,
+        });
+    }
+    Ok(Written {
+        path: shown,
+        bytes: content.len(),
+        created,
+        kept_version,
+    })
+}

@@ -1,0 +1,66 @@
+//! `git-diff`: the checkout's changes since HEAD (or, in a worktree session, since the session's
+//! base commit), file by file, credential files left out and named (see `review`).
+
+use nodwyn_guard::Effect;
+use serde::Deserialize;
+
+use crate::Error;
+use crate::context::Context;
+use crate::primitive::{Param, ParamKind, Primitive};
+use crate::review::{Review, review};
+
+/// `git-diff [since]`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GitDiff;
+
+/// The arguments of `git-diff`.
+#[derive(Debug, Deserialize)]
+pub struct GitDiffArgs {
+    /// `head` (the default) or `base` (the worktree session's base commit).
+    #[serde(default)]
+    pub since: Option<String>,
+}
+
+const PARAMS: &[Param] = &[Param::optional(
+    "since",
+    ParamKind::String,
+    "`head` (uncommitted changes, the default) or `base` (everything since the session's base commit)",
+)];
+
+impl Primitive for GitDiff {
+    type Args = GitDiffArgs;
+    type Output = Review;
+
+    fn name(&self) -> &str {
+        "git-diff"
+    }
+    fn description(&self) -> &str {
+        "Shows the checkout's changes since HEAD or since the session's base commit."
+    }
+    fn params(&self) -> &[Param] {
+        PARAMS
+    }
+    fn effect(&self, _args: &GitDiffArgs, ctx: &Context) -> Result<Effect, Error> {
+        let mut effect = Effect::named("git-diff");
+        effect.reads.push(ctx.root.clone());
+        Ok(effect)
+    }
+    fn run(&self, args: GitDiffArgs, ctx: &Context) -> Result<Review, Error> {
+        let since = match args.since.as_deref().unwrap_or("head") {
+            "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?
+                .ok_or_else(|| Error::refused("git-diff: the checkout has no commit yet"))?,
+            "base" => ctx.require_worktree("git-diff since base")?.base_commit.clone(),
+            other => {
+                return Err(Error::refused(format!(
+                    "git-diff: `since` is `head` or `base`, not `{other}`"
+                )));
+            }
+        };
+        review(
+            &ctx.root,
+            &since,
+            ctx.limits.diff_per_file,
+            ctx.limits.diff_time,
+        )
+    }
+}

@@ -1,0 +1,76 @@
+//! `git-land`: the agent's way to land its worktree session (see `land`). It is irreversible, so
+//! the guard asks; its push goes to the guard as egress to every push URL of the remote.
+
+use nodwyn_guard::{Effect, Egress, EgressKind};
+use serde::Deserialize;
+
+use crate::Error;
+use crate::context::Context;
+use crate::land::{Landed, Strategy, land, target};
+use crate::primitive::{Param, ParamKind, Primitive};
+
+/// `git-land MESSAGE [STRATEGY]`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GitLand;
+
+/// The arguments of `git-land`.
+#[derive(Debug, Deserialize)]
+pub struct GitLandArgs {
+    /// The commit message.
+    pub message: String,
+    /// `ff-only` (the default), `squash` or `no-ff`.
+    #[serde(default)]
+    pub strategy: Option<String>,
+}
+
+const PARAMS: &[Param] = &[
+    Param::required(
+        "message",
+        ParamKind::String,
+        "the commit message for the changes (and for a squash or merge commit)",
+    ),
+    Param::optional(
+        "strategy",
+        ParamKind::String,
+        "ff-only (the default), squash or no-ff",
+    ),
+];
+
+impl Primitive for GitLand {
+    type Args = GitLandArgs;
+    type Output = Landed;
+
+    fn name(&self) -> &str {
+        "git-land"
+    }
+    fn description(&self) -> &str {
+        "Commits every change, rebases the session's commits onto the newest base, scans them, and pushes the base by fast-forward."
+    }
+    fn params(&self) -> &[Param] {
+        PARAMS
+    }
+    fn worktree_only(&self) -> bool {
+        true
+    }
+    fn effect(&self, args: &GitLandArgs, ctx: &Context) -> Result<Effect, Error> {
+        let worktree = ctx.require_worktree("git-land")?;
+        strategy(args)?;
+        let target = target(worktree)?;
+        let mut effect = Effect::named(format!("git-land {} onto {}", worktree.branch, target.base));
+        effect.irreversible = true;
+        if let Some(remote) = target.remote {
+            effect.egress = Some(Egress {
+                kind: EgressKind::Push,
+                destinations: remote.urls,
+            });
+        }
+        Ok(effect)
+    }
+    fn run(&self, args: GitLandArgs, ctx: &Context) -> Result<Landed, Error> {
+        land(ctx, &args.message, strategy(&args)?)
+    }
+}
+
+fn strategy(args: &GitLandArgs) -> Result<Strategy, Error> {
+    args.strategy.as_deref().map_or(Ok(Strategy::default()), str::parse)
+}

@@ -1,0 +1,53 @@
+//! The error type of `nodwyn-prim`. A refusal is one sentence saying what was refused and why, in
+//! words the caller (a model or a person) can act on.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong, or be refused, when a primitive is described or run.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The arguments do not fit the primitive's schema.
+    #[error("{primitive}: {message}")]
+    BadArguments {
+        /// The primitive called.
+        primitive: String,
+        /// What is wrong with them.
+        message: String,
+    },
+    /// No primitive has that name.
+    #[error("no primitive is named `{0}`; `nodwyn call --list` lists them")]
+    Unknown(String),
+    /// A primitive of that name is already registered.
+    #[error("a primitive named `{0}` is already registered")]
+    Duplicate(String),
+    /// The primitive refused, or could not do what was asked; the sentence says which and why.
+    #[error("{0}")]
+    Refused(String),
+    /// A git call failed.
+    #[error(transparent)]
+    Git(#[from] nodwyn_git::Error),
+    /// A file system call failed.
+    #[error("could not use {path}: {source}")]
+    Io {
+        /// The path involved.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// A refusal with this sentence.
+    pub fn refused(sentence: impl Into<String>) -> Self {
+        Error::Refused(sentence.into())
+    }
+
+    /// A closure that wraps an I/O error on `path`.
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+        move |source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The first step of a landing: commit every change with the message, credential files taken out
+//! of the index again (even one a person staged already) and named; and, for a rebase a conflict
+//! stopped, the check that no conflict marker is left before it continues.
+
+use std::path::Path;
+
+use nodwyn_git::{commit, config};
+use nodwyn_guard::Denylist;
+
+use crate::Error;
+
+/// What the commit step did.
+#[derive(Debug, Default)]
+pub struct Committed {
+    /// The new commit, when there was anything to commit.
+    pub commit: Option<String>,
+    /// Credential files that were changed and left out.
+    pub left_out: Vec<String>,
+}
+
+/// Stages every change in `dir`, takes credential files out of the index again, and refuses if
+/// one is still staged. Returns the staged paths and the ones left out.
+pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
+    commit::stage_all(dir)?;
+    let denylist = Denylist::standard();
+    let denied = |paths: &[String]| -> Vec<String> {
+        paths
+            .iter()
+            .filter(|p| denylist.judge(Path::new(p), dir).is_denied())
+            .cloned()
+            .collect()
+    };
+    let left_out = denied(&commit::staged_paths(dir)?);
+    commit::unstage(dir, &left_out)?;
+    let staged = commit::staged_paths(dir)?;
+    let still = denied(&staged);
+    if !still.is_empty() {
+        return Err(Error::refused(format!(
+            "{} could not be taken out of the index, so nothing was committed",
+            still.join(", ")
+        )));
+    }
+    Ok((staged, left_out))
+}
+
+/// The commit step (see the module documentation).
+pub fn commit_all(dir: &Path, message: &str) -> Result<Committed, Error> {
+    let (staged, left_out) = stage(dir)?;
+    if staged.is_empty() {
+        return Ok(Committed {
+            commit: None,
+            left_out,
+        });
+    }
+    let commit = commit::commit(dir, message).map_err(|e| signing_failure(dir, e))?;
+    Ok(Committed {
+        commit: Some(commit),
+        left_out,
+    })
+}
+
+/// Words a failed git step as a signing failure when signing is configured (git itself never
+/// makes an unsigned commit then; nodwyn only says why nothing was made).
+pub fn signing_failure(dir: &Path, error: nodwyn_git::Error) -> Error {
+    match config::get_bool(dir, "commit.gpgsign") {
+        Ok(true) => Error::refused(format!(
+            "the commit could not be made, and signing is configured (commit.gpgsign), so nothing was committed unsigned; landing stopped. Check that the signing key is available to your agent. git said: {error}"
+        )),
+        _ => Error::Git(error),
+    }
+}
+
+/// Refuses while a file in `paths` (relative to `dir`) still holds a conflict marker, naming the
+/// first one of each file.
+pub fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error> {
+    let mut found = Vec::new();
+    for path in paths {
+        let Ok(bytes) = std::fs::read(dir.join(path)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let mut opened = None;
+        for (number, line) in text.lines().enumerate() {
+            if line.starts_with("<<<<<<<") {
+                opened = Some(number + 1);
+            } else if line.starts_with(">>>>>>>")
+                && let Some(first) = opened
+            {
+                found.push(format!("{path}:{first}"));
+                break;
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "conflict markers remain in {}; resolve them, then land again",
+        found.join(", ")
+    )))
+}

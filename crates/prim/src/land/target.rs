@@ -1,0 +1,115 @@
+//! Where a landing goes, and the refusals that come before anything runs: the base branch, its
+//! upstream (the remote and the branch there) when it has one, the local base branch, and a
+//! `core.hooksPath` inside the worktree.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_git::{config, push, repo};
+use nodwyn_guard::denylist::normalise;
+
+use crate::Error;
+use crate::context::WorktreeInfo;
+
+/// The remote a landing pushes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteBranch {
+    /// The remote's name.
+    pub remote: String,
+    /// The branch on the remote (`main`).
+    pub branch: String,
+    /// Every URL a push to it reaches.
+    pub urls: Vec<String>,
+}
+
+/// Where a landing goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The base branch.
+    pub base: String,
+    /// Its upstream, when it has one on a remote.
+    pub remote: Option<RemoteBranch>,
+    /// The local base branch's tip, when the branch exists.
+    pub local_tip: Option<String>,
+}
+
+/// Works out where the session in `worktree` lands, or refuses.
+pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
+    let dir = &worktree.path;
+    if !dir.is_dir() {
+        return Err(Error::refused(format!(
+            "the session's worktree {} is missing; `nodwyn worktree resume` makes it again",
+            dir.display()
+        )));
+    }
+    if worktree.base.is_empty() {
+        return Err(Error::refused(format!(
+            "the worktree of {} started from a detached HEAD, so it has no base branch to land on",
+            worktree.branch
+        )));
+    }
+    refuse_hooks_inside(dir)?;
+    let base = worktree.base.clone();
+    let remote = upstream(dir, &base)?;
+    let local_tip = repo::branch_tip(&worktree.repository, &base)?;
+    if remote.is_none() && local_tip.is_none() {
+        return Err(Error::refused(format!(
+            "there is nowhere to land: {base} has no upstream on a remote and there is no local {base} branch to move"
+        )));
+    }
+    Ok(Target {
+        base,
+        remote,
+        local_tip,
+    })
+}
+
+/// The base branch's upstream on a remote (`branch.<base>.remote` and `.merge`), if it has one.
+fn upstream(dir: &Path, base: &str) -> Result<Option<RemoteBranch>, Error> {
+    let Some(remote) = config::get(dir, &format!("branch.{base}.remote"))? else {
+        return Ok(None);
+    };
+    let Some(merge) = config::get(dir, &format!("branch.{base}.merge"))? else {
+        return Ok(None);
+    };
+    // An upstream that is a local branch (`remote = .`) is not a remote.
+    if remote == "." || remote.is_empty() {
+        return Ok(None);
+    }
+    let Some(branch) = merge.strip_prefix("refs/heads/") else {
+        return Err(Error::refused(format!(
+            "the upstream of {base} is {merge}, which is not a branch; landing pushes only to a branch"
+        )));
+    };
+    if remote.starts_with('-') || branch.starts_with('-') {
+        return Err(Error::refused(format!(
+            "the upstream of {base} ({remote} {branch}) could be read as an option; landing refuses it"
+        )));
+    }
+    let urls = push::push_urls(dir, &remote)?;
+    Ok(Some(RemoteBranch {
+        remote,
+        branch: branch.to_owned(),
+        urls,
+    }))
+}
+
+/// Refuses a `core.hooksPath` inside the worktree: whoever can write the worktree (the agent)
+/// could have written the hooks a commit or push would run.
+fn refuse_hooks_inside(dir: &Path) -> Result<(), Error> {
+    let Some(hooks) = config::hooks_path(dir)? else {
+        return Ok(());
+    };
+    let real = |p: &Path| -> PathBuf { p.canonicalize().unwrap_or_else(|_| normalise(p)) };
+    let (hooks_real, dir_real) = (real(&hooks), real(dir));
+    let lower = |p: &Path| p.to_string_lossy().to_lowercase();
+    if hooks_real.starts_with(&dir_real)
+        || normalise(&hooks).starts_with(normalise(dir))
+        || lower(&hooks_real).starts_with(&lower(&dir_real))
+    {
+        return Err(Error::refused(format!(
+            "core.hooksPath is {}, inside the session's worktree, where the agent could have written the hooks; landing refuses to run them (set core.hooksPath elsewhere, or unset it)",
+            hooks.display()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,63 @@
+//! Where a path a caller gives lands: relative paths resolve against the session's folder, and
+//! every path is told inside or outside it (following links that exist, so a link inside the
+//! folder that points out of it counts as outside).
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_guard::denylist::normalise;
+
+use crate::Error;
+use crate::context::Context;
+
+/// A path a call names, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Absolute and normalised (no `.` or `..`).
+    pub path: PathBuf,
+    /// Whether it is inside the session's folder, links followed.
+    pub inside: bool,
+}
+
+impl Target {
+    /// The path relative to the session's folder when it is inside, else the absolute path, for
+    /// messages and results.
+    pub fn shown(&self, ctx: &Context) -> String {
+        let root = normalise(&ctx.root);
+        self.path
+            .strip_prefix(&root)
+            .unwrap_or(&self.path)
+            .display()
+            .to_string()
+    }
+}
+
+/// Resolves `given` against the session's folder.
+pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
+    if given.is_empty() {
+        return Err(Error::refused("the path is empty"));
+    }
+    if given.contains('\0') {
+        return Err(Error::refused("the path contains a NUL byte"));
+    }
+    let root = normalise(&ctx.root);
+    let path = normalise(&root.join(given));
+    let inside = path.starts_with(&root) && stays_inside(&path, &root);
+    Ok(Target { path, inside })
+}
+
+/// Whether the longest existing part of `path` (links followed) is still inside `root`.
+fn stays_inside(path: &Path, root: &Path) -> bool {
+    let Ok(real_root) = root.canonicalize() else {
+        return true;
+    };
+    let mut existing = path;
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            return real.starts_with(&real_root);
+        }
+        match existing.parent() {
+            Some(parent) => existing = parent,
+            None => return true,
+        }
+    }
+}

@@ -1,0 +1,176 @@
+//! A session's changes since a commit, file by file: committed, staged, unstaged and untracked
+//! alike, read through fixed git arguments with no external diff, text conversion or filter
+//! program. Credential files are left out and named; each file's diff is capped; a file git
+//! cannot read, or with no lines to show, is a note in its place; after the time limit the files
+//! not reached are named instead of diffed. `nodwyn worktree diff` and `git-diff` both use it.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nodwyn_git::diff::Snapshot;
+use nodwyn_guard::Denylist;
+use serde::Serialize;
+
+use crate::Error;
+
+/// One hunk of a file's diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hunk {
+    /// Its `@@ -a,b +c,d @@` line.
+    pub header: String,
+    /// Its lines, each starting with `+`, `-` or a space.
+    pub lines: Vec<String>,
+}
+
+/// One file of the review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileChange {
+    /// The path, relative to the checkout's top.
+    pub path: String,
+    /// `added`, `modified`, `deleted` or `type-changed`.
+    pub status: &'static str,
+    /// Lines added (`null` for a binary file).
+    pub added: Option<u64>,
+    /// Lines removed (`null` for a binary file).
+    pub removed: Option<u64>,
+    /// The hunks, when there are lines to show.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunks: Option<Vec<Hunk>>,
+    /// Why there are no hunks, or why they stop early.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A file the review does not show, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Omitted {
+    /// The path.
+    pub path: String,
+    /// Why it is not shown.
+    pub why: String,
+}
+
+/// A session's changes since `base_commit`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Review {
+    /// The commit the changes are counted from.
+    pub base_commit: String,
+    /// The files shown.
+    pub files: Vec<FileChange>,
+    /// The files left out: credential files, and those the time limit did not reach.
+    pub omitted: Vec<Omitted>,
+}
+
+/// The changes of the checkout at `dir` since `since`, each file's diff capped at `per_file` bytes,
+/// the whole taking about `time` at most.
+pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Result<Review, Error> {
+    let started = Instant::now();
+    let snapshot = Snapshot::take(dir)?;
+    let denylist = Denylist::standard();
+    let mut review = Review {
+        base_commit: since.to_owned(),
+        files: Vec::new(),
+        omitted: Vec::new(),
+    };
+    for changed in snapshot.changed(since)? {
+        if denylist.judge(Path::new(&changed.path), dir).is_denied() {
+            review.omitted.push(Omitted {
+                path: changed.path,
+                why: "a credential file, which the denylist keeps from agents".to_owned(),
+            });
+            continue;
+        }
+        if started.elapsed() >= time {
+            review.omitted.push(Omitted {
+                path: changed.path,
+                why: format!("not reached within {} s", time.as_secs()),
+            });
+            continue;
+        }
+        let status = match changed.status {
+            'A' => "added",
+            'D' => "deleted",
+            'T' => "type-changed",
+            _ => "modified",
+        };
+        let (added, removed) = changed.lines.unzip();
+        let (hunks, note) = match changed.lines {
+            None => (None, Some("a binary file: no lines to show".to_owned())),
+            Some(_) => match snapshot.file_diff(since, &changed.path) {
+                Ok(diff) => hunks_of(&diff, per_file),
+                Err(e) => (None, Some(format!("git could not diff it: {e}"))),
+            },
+        };
+        review.files.push(FileChange {
+            path: changed.path,
+            status,
+            added,
+            removed,
+            hunks,
+            note,
+        });
+    }
+    Ok(review)
+}
+
+/// The hunks of one file's unified diff, stopping at `cap` bytes of lines, with a note when there
+/// are none or when they were cut.
+fn hunks_of(diff: &[u8], cap: usize) -> (Option<Vec<Hunk>>, Option<String>) {
+    let text = String::from_utf8_lossy(diff);
+    let mut hunks: Vec<Hunk> = Vec::new();
+    let mut size = 0usize;
+    let mut cut = false;
+    for line in text.lines() {
+        if line.starts_with("@@") {
+            if size >= cap {
+                cut = true;
+                break;
+            }
+            hunks.push(Hunk {
+                header: line.to_owned(),
+                lines: Vec::new(),
+            });
+        } else if let Some(hunk) = hunks.last_mut() {
+            if size + line.len() > cap {
+                cut = true;
+                break;
+            }
+            size += line.len() + 1;
+            hunk.lines.push(line.to_owned());
+        }
+    }
+    if hunks.is_empty() {
+        return (
+            None,
+            Some("no lines to show (a mode change or an empty file)".to_owned()),
+        );
+    }
+    let note = cut.then(|| format!("cut at {} KiB", cap / 1024));
+    (Some(hunks), note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunks_are_read_and_capped() {
+        let diff = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n+b\n+c\n@@ -9 +10 @@\n-d\n+e\n";
+        let (hunks, note) = hunks_of(diff, 1 << 20);
+        let hunks = hunks.unwrap();
+        assert_eq!(hunks.len(), 2);
+        assert_eq!(hunks[0].header, "@@ -1 +1,2 @@");
+        assert_eq!(hunks[0].lines, ["-a", "+b", "+c"]);
+        assert_eq!(note, None);
+        let (hunks, note) = hunks_of(diff, 6);
+        assert_eq!(hunks.unwrap()[0].lines, ["-a", "+b"]);
+        assert!(note.unwrap().starts_with("cut at"));
+    }
+
+    #[test]
+    fn a_diff_without_hunks_is_a_note() {
+        let (hunks, note) = hunks_of(b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n", 1024);
+        assert!(hunks.is_none());
+        assert!(note.unwrap().contains("no lines"));
+    }
+}
