@@ -110,11 +110,11 @@ impl Snapshot {
             return Err(Error::BadRevision(since.to_owned()));
         }
         let names = self
-            .diff(since)
+            .diff()
             .args(["--name-status", "-z", since, "--"])
             .run()?;
         let counts = self
-            .diff(since)
+            .diff()
             .args(["--numstat", "-z", since, "--"])
             .run()?;
         let mut lines = std::collections::HashMap::new();
