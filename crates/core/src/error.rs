@@ -172,6 +172,15 @@ pub enum Error {
     /// A pull request could not be opened.
     #[error("{0}")]
     PullRequest(String),
+    /// A primitive refused or failed.
+    #[error(transparent)]
+    Prim(#[from] nodwyn_prim::Error),
+    /// The guard (or the person it asked) refused an agent's call.
+    #[error("{0}")]
+    Refused(String),
+    /// The standing answers could not be read.
+    #[error(transparent)]
+    Guard(#[from] nodwyn_guard::Error),
 }
 
 impl Error {

@@ -129,6 +129,82 @@ pub enum Event {
         /// The folder the session is pinned to.
         root: PathBuf,
     },
+    /// "Don't ask" was turned on or off for the session, by a person.
+    #[serde(rename = "session.dont_ask")]
+    SessionDontAsk {
+        /// Whether it is on now.
+        on: bool,
+        /// Who turned it on or off.
+        by: String,
+    },
+    /// A primitive was called (an agent's action, about to be judged).
+    #[serde(rename = "primitive.call")]
+    PrimitiveCall {
+        /// The primitive's name.
+        primitive: String,
+        /// Its arguments, long strings abbreviated to their length.
+        args: serde_json::Value,
+    },
+    /// The guard's answer to an action.
+    #[serde(rename = "guard.decision")]
+    GuardDecision {
+        /// The action, in words.
+        action: String,
+        /// The answer, who gave it, and why.
+        #[serde(flatten)]
+        verdict: nodwyn_guard::Verdict,
+    },
+    /// How a primitive call ended.
+    #[serde(rename = "primitive.result")]
+    PrimitiveResult {
+        /// The primitive's name.
+        primitive: String,
+        /// Whether it ran and succeeded.
+        ok: bool,
+        /// The error or refusal, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A push to a remote.
+    #[serde(rename = "git.push")]
+    GitPush {
+        /// The remote, its URLs, the ref, and the commits before and after.
+        #[serde(flatten)]
+        push: nodwyn_prim::Push,
+    },
+    /// The session's work landed on its base branch.
+    #[serde(rename = "git.land")]
+    GitLand {
+        /// The base branch.
+        base: String,
+        /// The strategy (`ff-only`, `squash`, `no-ff`).
+        strategy: String,
+        /// The commit the base now points at.
+        landed: String,
+        /// Credential files left out of the commit.
+        left_out: Vec<String>,
+        /// Who landed it: `person` (`nodwyn land`) or `agent` (the `git-land` primitive).
+        by: String,
+    },
+    /// A file's previous content was kept before a primitive replaced it.
+    #[serde(rename = "version.keep")]
+    VersionKeep {
+        /// The file.
+        path: PathBuf,
+        /// The kept version's number.
+        version: u64,
+    },
+    /// A kept version was written back by a person.
+    #[serde(rename = "version.restore")]
+    VersionRestore {
+        /// The file written.
+        path: PathBuf,
+        /// The version restored.
+        version: u64,
+        /// The version that keeps what the file held before the restore, if it held anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kept: Option<u64>,
+    },
     /// A record of a kind this version of nodwyn does not know.
     #[serde(other)]
     Other,
@@ -176,8 +252,30 @@ mod tests {
     }
 
     #[test]
+    fn a_guard_decision_round_trips_flat() {
+        use nodwyn_guard::{AskKind, DecidedBy, Decision, Verdict};
+        let record = Record::new(
+            Timestamp::from_unix_millis(0),
+            Event::GuardDecision {
+                action: "git-land nodwyn/1968c13a onto main".into(),
+                verdict: Verdict {
+                    decision: Decision::Ask(AskKind::Security),
+                    by: DecidedBy::DontAsk("ann".into()),
+                    why: "pushes".into(),
+                },
+            },
+        );
+        let line = serde_json::to_string(&record).unwrap();
+        assert_eq!(
+            line,
+            r#"{"at":"1970-01-01T00:00:00.000Z","type":"guard.decision","action":"git-land nodwyn/1968c13a onto main","answer":"ask","kind":"security","by":"dont_ask","who":"ann","why":"pushes"}"#
+        );
+        assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
+    }
+
+    #[test]
     fn unknown_kinds_are_read_as_other() {
-        let line = r#"{"type":"guard.decision","at":"2026-10-02T05:44:07.000Z","answer":"allow"}"#;
+        let line = r#"{"type":"agent.dream","at":"2026-10-02T05:44:07.000Z","answer":"allow"}"#;
         let record: Record = serde_json::from_str(line).unwrap();
         assert_eq!(record.event, Event::Other);
     }

@@ -5,18 +5,27 @@
 //! never reads the environment or configuration files, and never prints. The command line
 //! (`nodwyn`) does those.
 
+pub mod call;
 pub mod clock;
+mod dont_ask;
 mod error;
 pub mod event;
+pub mod host;
 pub mod id;
+mod land;
 pub mod log;
 mod project;
 pub mod scan;
 pub mod session;
 pub mod store;
+pub mod versions;
 pub mod worktree;
 
+pub use dont_ask::set_dont_ask;
 pub use error::Error;
+pub use land::land;
+/// The primitives, for the command line's `call` and `land`.
+pub use nodwyn_prim as prim;
 pub use id::SessionId;
 /// The guard, for the command line's `guard` and `scan` commands.
 pub use nodwyn_guard as guard;

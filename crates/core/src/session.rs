@@ -41,6 +41,8 @@ pub struct Session {
     pub open: bool,
     /// Why the worktree stayed when the session was last closed.
     pub kept: Vec<String>,
+    /// Who turned "Don't ask" on, while it is on.
+    pub dont_ask: Option<String>,
 }
 
 impl Session {
@@ -68,6 +70,7 @@ impl Session {
             worktree_state: WorktreeState::Active,
             open: true,
             kept: Vec::new(),
+            dont_ask: None,
         };
         for (_, event) in events {
             session.apply(event);
@@ -96,7 +99,16 @@ impl Session {
                 self.open = true;
                 self.root = root;
             }
-            Event::SessionStart { .. } | Event::Other => {}
+            Event::SessionDontAsk { on, by } => self.dont_ask = on.then_some(by),
+            Event::SessionStart { .. }
+            | Event::PrimitiveCall { .. }
+            | Event::GuardDecision { .. }
+            | Event::PrimitiveResult { .. }
+            | Event::GitPush { .. }
+            | Event::GitLand { .. }
+            | Event::VersionKeep { .. }
+            | Event::VersionRestore { .. }
+            | Event::Other => {}
         }
     }
 

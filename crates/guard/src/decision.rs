@@ -1,9 +1,9 @@
 //! The guard's answers, who gave them, and the `guard.decision` record that keeps them.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What kind of question a person is asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum AskKind {
     /// An ordinary confirm: "Don't ask" and standing answers may answer it.
@@ -13,7 +13,7 @@ pub enum AskKind {
 }
 
 /// The guard's answer to an action.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "answer", content = "kind")]
 pub enum Decision {
     /// It runs.
@@ -38,7 +38,7 @@ impl Decision {
 }
 
 /// Who or what gave an answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "by", content = "who")]
 pub enum DecidedBy {
     /// The guard's own rules.
@@ -54,7 +54,7 @@ pub enum DecidedBy {
 }
 
 /// An answer, who gave it, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
     /// The answer.
     #[serde(flatten)]

@@ -74,6 +74,17 @@ pub struct Push {
 pub enum Fact {
     /// A push.
     Pushed(Push),
+    /// A session's work landed on its base branch.
+    Landed {
+        /// The base branch.
+        base: String,
+        /// The strategy, as named on the command line.
+        strategy: String,
+        /// The commit the base now points at.
+        landed: String,
+        /// Credential files left out of the commit.
+        left_out: Vec<String>,
+    },
     /// A file's previous content was kept before a write replaced it.
     VersionKept {
         /// The file, as written.

@@ -4,6 +4,7 @@
 
 mod close;
 mod create;
+mod diff;
 pub mod include;
 mod keep;
 mod list;
@@ -17,6 +18,7 @@ pub mod verdict;
 
 pub use close::{Closed, close};
 pub use create::{Created, NewWorktree, branch_name, create};
+pub use diff::diff;
 pub use keep::{Kept, keep};
 pub use list::{Listed, list};
 pub use location::WorktreeLocation;

@@ -155,6 +155,12 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
             worktree.branch
         )));
     }
+    ctx.report(Fact::Landed {
+        base: target.base.clone(),
+        strategy: strategy.to_string(),
+        landed: landed.clone(),
+        left_out: committed.left_out.clone(),
+    });
     Ok(Landed {
         branch: worktree.branch.clone(),
         base: target.base,

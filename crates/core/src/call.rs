@@ -1,0 +1,210 @@
+//! The call path: the one place every primitive call an agent makes passes the guard and the log.
+//!
+//! In order: find the primitive, describe the call (its effect), record `primitive.call`, ask the
+//! guard (rules, standing answers, the judge, "Don't ask"), ask the person when the answer is
+//! still a question (with no terminal, the call is refused with a sentence saying how to approve
+//! it), record `guard.decision`, run, and record what the primitive reports (`git.push`,
+//! `version.keep`) and `primitive.result`. The session's log stays locked for the whole call, so
+//! no other nodwyn command changes the session (or removes its worktree) meanwhile.
+//!
+//! Each call is a turn of its own for the guard's budget of irreversible actions.
+
+use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Verdict};
+use nodwyn_prim::{Fact, Registry};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::Error;
+use crate::clock::Timestamp;
+use crate::event::{Event, Record};
+use crate::host::{HostSettings, allow_file, context_of, standing_answers};
+use crate::log::EventLog;
+use crate::store::Store;
+use crate::worktree::locked_session;
+
+/// A question for the person: may this call run?
+#[derive(Debug)]
+pub struct Question<'a> {
+    /// The session.
+    pub session: &'a str,
+    /// What the call would do.
+    pub effect: &'a Effect,
+    /// Why the guard asks, and what kind of question it is.
+    pub verdict: &'a Verdict,
+}
+
+/// The person the guard's questions go to.
+pub trait Person {
+    /// The person's answer (`true` to allow), or `None` when nobody can be asked (no terminal).
+    fn ask(&mut self, question: &Question<'_>) -> Option<bool>;
+}
+
+/// Nobody to ask: every question is refused with a sentence saying how to approve the call.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoTerminal;
+
+impl Person for NoTerminal {
+    fn ask(&mut self, _question: &Question<'_>) -> Option<bool> {
+        None
+    }
+}
+
+/// A call that ran.
+#[derive(Debug, Serialize)]
+pub struct Called {
+    /// The primitive.
+    pub primitive: String,
+    /// The guard's answer.
+    pub decision: Verdict,
+    /// What the primitive gave back.
+    pub result: Value,
+    /// A note about the standing answers, when a file was there but not trusted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Runs `name` with `args` in session `id` through the guard and the log.
+pub fn call(
+    store: &Store,
+    id: &str,
+    registry: &Registry,
+    name: &str,
+    args: &Value,
+    person: &mut dyn Person,
+    settings: &HostSettings,
+) -> Result<Called, Error> {
+    let locked = locked_session(store, id)?;
+    let session = &locked.session;
+    let log = &locked.stored.log;
+    let primitive = registry.get(name)?;
+    let ctx = context_of(session, settings);
+    if primitive.worktree_only() {
+        ctx.require_worktree(name)?;
+    }
+    let effect = primitive.effect(args, &ctx)?;
+    append(
+        log,
+        Event::PrimitiveCall {
+            primitive: name.to_owned(),
+            args: abbreviated(args),
+        },
+    )?;
+    let (standing, note) = standing_answers(&session.repository)?;
+    let mut guard = Guard::new(&session.root, &session.repository, standing);
+    guard.set_dont_ask(session.dont_ask.clone().map(|who| DontAsk { turned_on_by: who }));
+    let mut verdict = guard.decide(&effect);
+    if let Decision::Ask(kind) = verdict.decision {
+        let question = Question {
+            session: id,
+            effect: &effect,
+            verdict: &verdict,
+        };
+        verdict = match person.ask(&question) {
+            Some(true) => {
+                guard.approved_by_person(&effect);
+                Verdict {
+                    decision: Decision::Allow,
+                    by: DecidedBy::Person,
+                    why: format!("approved: {}", verdict.why),
+                }
+            }
+            Some(false) => Verdict {
+                decision: Decision::Refuse,
+                by: DecidedBy::Person,
+                why: format!("declined: {}", verdict.why),
+            },
+            None => Verdict {
+                decision: Decision::Refuse,
+                by: DecidedBy::Rule,
+                why: no_terminal_sentence(&verdict.why, kind, &session.repository, id),
+            },
+        };
+    }
+    append(
+        log,
+        Event::GuardDecision {
+            action: effect.action.clone(),
+            verdict: verdict.clone(),
+        },
+    )?;
+    if verdict.decision != Decision::Allow {
+        let sentence = format!("{} was refused: {}", effect.action, verdict.why);
+        append(log, result_event(name, Some(&sentence)))?;
+        return Err(Error::Refused(sentence));
+    }
+    let outcome = primitive.run(args, &ctx);
+    for fact in ctx.take_facts() {
+        append(log, fact_event(fact, "agent"))?;
+    }
+    let error = outcome.as_ref().err().map(ToString::to_string);
+    append(log, result_event(name, error.as_deref()))?;
+    Ok(Called {
+        primitive: name.to_owned(),
+        decision: verdict,
+        result: outcome?,
+        note,
+    })
+}
+
+/// The sentence of a question nobody could be asked.
+fn no_terminal_sentence(why: &str, kind: AskKind, repository: &std::path::Path, id: &str) -> String {
+    let allow = allow_file(repository);
+    match kind {
+        AskKind::Ordinary => format!(
+            "it needs a person's approval ({why}) and there is no terminal to ask on; approve such calls with a standing answer in {} (untracked), or turn Don't ask on with `nodwyn session dont-ask {id}`",
+            allow.display()
+        ),
+        AskKind::Security => format!(
+            "it needs a security confirm ({why}), which only a person gives, and there is no terminal to ask on; run it from a terminal, or for a push list the remote's URL in the `push` list of {} (untracked)",
+            allow.display()
+        ),
+    }
+}
+
+pub(crate) fn append(log: &EventLog, event: Event) -> Result<(), Error> {
+    log.append(&Record::new(Timestamp::now(), event))
+}
+
+fn result_event(name: &str, error: Option<&str>) -> Event {
+    Event::PrimitiveResult {
+        primitive: name.to_owned(),
+        ok: error.is_none(),
+        error: error.map(str::to_owned),
+    }
+}
+
+/// The record of what a primitive reported; `by` says who called it (`agent` or `person`).
+pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
+    match fact {
+        Fact::Pushed(push) => Event::GitPush { push },
+        Fact::Landed {
+            base,
+            strategy,
+            landed,
+            left_out,
+        } => Event::GitLand {
+            base,
+            strategy,
+            landed,
+            left_out,
+            by: by.to_owned(),
+        },
+        Fact::VersionKept { path, version } => Event::VersionKeep { path, version },
+    }
+}
+
+/// `args` for the log: strings longer than 200 bytes (a file's content) are replaced by their
+/// length, so the log does not copy what the agent wrote.
+fn abbreviated(args: &Value) -> Value {
+    const LONGEST: usize = 200;
+    match args {
+        Value::String(s) if s.len() > LONGEST => Value::String(format!("<{} bytes>", s.len())),
+        Value::Array(items) => Value::Array(items.iter().map(abbreviated).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), abbreviated(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

@@ -1,0 +1,73 @@
+//! `nodwyn versions`: the kept versions of a session's files (kept by `fs-write` and `fs-edit` in
+//! the repository's `.nodwyn/versions/`), and writing one back. A restore first keeps what the
+//! file holds now, so it can itself be undone.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_prim::versions::{KeptVersion, VersionStore, write_file};
+use serde::Serialize;
+
+use crate::Error;
+use crate::call::append;
+use crate::event::Event;
+use crate::session::Session;
+use crate::store::Store;
+use crate::worktree::locked_session;
+
+/// The kept versions of session `id`.
+pub fn list(store: &Store, id: &str) -> Result<(Session, Vec<KeptVersion>), Error> {
+    let stored = store.find(id)?;
+    let session = Session::load(&stored)?;
+    let versions = VersionStore::new(&session.repository, &session.id.to_string()).list()?;
+    Ok((session, versions))
+}
+
+/// A restore.
+#[derive(Debug, Serialize)]
+pub struct Restored {
+    /// The file written.
+    pub path: PathBuf,
+    /// The version written back.
+    pub version: u64,
+    /// The version that keeps what the file held before, if it held anything.
+    pub kept: Option<u64>,
+}
+
+/// Writes version `version` of session `id` back to its file, or to `to` when given.
+pub fn restore(
+    store: &Store,
+    id: &str,
+    version: u64,
+    to: Option<&Path>,
+) -> Result<Restored, Error> {
+    let locked = locked_session(store, id)?;
+    let session = &locked.session;
+    let versions = VersionStore::new(&session.repository, &session.id.to_string());
+    let (kept, content) = versions.content(version)?;
+    let path = match to {
+        Some(to) => std::path::absolute(to).map_err(Error::io(to))?,
+        None => kept.path.clone(),
+    };
+    let folder = path.parent().unwrap_or(Path::new("/"));
+    if !folder.is_dir() {
+        return Err(Error::Refused(format!(
+            "{} no longer exists (was the worktree removed?); give --to PATH to write version {version} elsewhere",
+            folder.display()
+        )));
+    }
+    let before = versions.keep(&path, "nodwyn versions restore")?;
+    write_file(&path, &content)?;
+    append(
+        &locked.stored.log,
+        Event::VersionRestore {
+            path: path.clone(),
+            version,
+            kept: before,
+        },
+    )?;
+    Ok(Restored {
+        path,
+        version,
+        kept: before,
+    })
+}
