@@ -41,3 +41,9 @@ fn home() -> anyhow::Result<PathBuf> {
 fn non_empty(name: &str) -> Option<std::ffi::OsString> {
     std::env::var_os(name).filter(|v| !v.is_empty())
 }
+
+/// What primitives and landings take from the person's environment (see
+/// `nodwyn_core::host::HostSettings`).
+pub fn host_settings() -> nodwyn_core::host::HostSettings {
+    nodwyn_core::host::HostSettings::from_environment(std::env::vars_os())
+}

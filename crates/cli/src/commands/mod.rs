@@ -1,9 +1,12 @@
 //! The command tree. Each subcommand lives in its own file; the doc comment of its arguments
 //! struct is its `--help`.
 
+mod call;
 mod guard;
+mod land;
 mod scan;
 mod session;
+mod versions;
 mod worktree;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +57,13 @@ enum Command {
     /// Ask the guard about paths.
     #[command(subcommand)]
     Guard(guard::GuardCommand),
+    /// Land a worktree session's work on its base branch (commit, rebase, scan, push).
+    Land(land::LandArgs),
+    /// Run one primitive in a session through the guard, as an agent would.
+    Call(call::CallArgs),
+    /// Kept versions of the files a session's primitives replaced.
+    #[command(subcommand)]
+    Versions(versions::VersionsCommand),
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
@@ -80,6 +90,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
             }
         }),
         Command::Guard(command) => guard::run(command, &context).map(|()| Outcome::Success),
+        Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
+        Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
+        Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `nodwyn session ...`: the sessions of a repository and their event logs.
 
+mod dont_ask;
 mod events;
 mod list;
 
@@ -11,11 +12,13 @@ use crate::commands::Invocation;
 pub enum SessionCommand {
     List(list::ListArgs),
     Events(events::EventsArgs),
+    DontAsk(dont_ask::DontAskArgs),
 }
 
 pub fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<()> {
     match command {
         SessionCommand::List(args) => list::run(args, invocation),
         SessionCommand::Events(args) => events::run(args, invocation),
+        SessionCommand::DontAsk(args) => dont_ask::run(args, invocation),
     }
 }

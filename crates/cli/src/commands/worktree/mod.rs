@@ -1,6 +1,7 @@
 //! `nodwyn worktree ...`: the life of a session's worktree.
 
 mod close;
+mod diff;
 mod keep;
 mod list;
 mod new;
@@ -23,6 +24,7 @@ pub enum WorktreeCommand {
     Remove(remove::RemoveArgs),
     Keep(keep::KeepArgs),
     Prune(prune::PruneArgs),
+    Diff(diff::DiffArgs),
 }
 
 pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<()> {
@@ -35,6 +37,7 @@ pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<
         WorktreeCommand::Remove(args) => remove::run(args, invocation),
         WorktreeCommand::Keep(args) => keep::run(args, invocation),
         WorktreeCommand::Prune(args) => prune::run(args, invocation),
+        WorktreeCommand::Diff(args) => diff::run(args, invocation),
     }
 }
 

@@ -1,0 +1,124 @@
+//! `nodwyn call`.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use nodwyn_core::call::{Person, Question, call};
+use nodwyn_core::guard::AskKind;
+use nodwyn_core::prim::Registry;
+
+use crate::commands::Invocation;
+use crate::environment;
+use crate::output;
+
+/// Run one primitive in a session, as an agent would: the guard judges it first (standing
+/// answers, Don't ask, then the person on this terminal; with no terminal a question is refused
+/// with a sentence saying how to approve it), and the call, the decision and the result go to the
+/// session's log. Prints the primitive's result as JSON.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The session: its full id or its 8 hex digits.
+    #[arg(long, required_unless_present = "list")]
+    session: Option<String>,
+    /// List the primitives and their parameters instead.
+    #[arg(long, conflicts_with_all = ["session", "primitive", "args"])]
+    list: bool,
+    /// The primitive (`fs-read`, `shell-exec`, `git-land`, ...).
+    #[arg(required_unless_present = "list")]
+    primitive: Option<String>,
+    /// Its arguments: a JSON object by name, or a JSON array in parameter order.
+    #[arg(default_value = "{}")]
+    args: String,
+}
+
+pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let registry = Registry::builtin();
+    if args.list {
+        return list(&registry, invocation);
+    }
+    let (Some(session), Some(primitive)) = (args.session, args.primitive) else {
+        bail!("give --session ID and a primitive, or --list");
+    };
+    let json: serde_json::Value = serde_json::from_str(&args.args)
+        .with_context(|| format!("the arguments are not JSON: {}", args.args))?;
+    let store = invocation.store()?;
+    let mut person = Terminal;
+    let called = call(
+        &store,
+        &session,
+        &registry,
+        &primitive,
+        &json,
+        &mut person,
+        &environment::host_settings(),
+    )?;
+    if let Some(note) = &called.note {
+        output::note(format!("note: {note}"));
+    }
+    if invocation.json {
+        output::json(&called)
+    } else {
+        output::json(&called.result)
+    }
+}
+
+fn list(registry: &Registry, invocation: &Invocation) -> anyhow::Result<()> {
+    let primitives: Vec<serde_json::Value> = registry
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "name": p.name(),
+                "description": p.description(),
+                "worktree_only": p.worktree_only(),
+                "params": p.params(),
+            })
+        })
+        .collect();
+    if invocation.json {
+        return output::json(&primitives);
+    }
+    let mut lines = Vec::new();
+    for p in registry.iter() {
+        let params: Vec<String> = p
+            .params()
+            .iter()
+            .map(|param| {
+                if param.required {
+                    param.name.to_owned()
+                } else {
+                    format!("[{}]", param.name)
+                }
+            })
+            .collect();
+        lines.push(format!("{} {}", p.name(), params.join(" ")));
+        lines.push(format!("    {}", p.description()));
+    }
+    output::text(lines.join("\n"))
+}
+
+/// The person at this terminal, asked on stderr and answering on stdin; nobody when either is not
+/// a terminal.
+struct Terminal;
+
+impl Person for Terminal {
+    fn ask(&mut self, question: &Question<'_>) -> Option<bool> {
+        if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let kind = match question.verdict.decision {
+            nodwyn_core::guard::Decision::Ask(AskKind::Security) => "security confirm",
+            _ => "confirm",
+        };
+        let mut stderr = std::io::stderr();
+        let _ = write!(
+            stderr,
+            "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
+            question.session, question.effect.action, question.verdict.why
+        );
+        let _ = stderr.flush();
+        let mut answer = String::new();
+        std::io::stdin().lock().read_line(&mut answer).ok()?;
+        Some(matches!(answer.trim(), "y" | "Y" | "yes"))
+    }
+}

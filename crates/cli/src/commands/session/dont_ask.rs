@@ -1,0 +1,34 @@
+//! `nodwyn session dont-ask`.
+
+use clap::Args;
+
+use crate::commands::Invocation;
+use crate::environment;
+use crate::output;
+
+/// Turn "Don't ask" on (or, with --off, off) for a session: the guard then answers its ordinary
+/// questions (writes, commands, a landing) itself. Security confirms (a push to a URL allow.toml
+/// does not list, a write under .git/ or .nodwyn/, a write outside the session's folder) still
+/// need a person each time. Only a person's command sets it; no primitive can.
+#[derive(Debug, Args)]
+pub struct DontAskArgs {
+    /// The session: its full id or its 8 hex digits.
+    id: String,
+    /// Turn it off again.
+    #[arg(long)]
+    off: bool,
+}
+
+pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let store = invocation.store()?;
+    let person = environment::host_settings().person;
+    let id = nodwyn_core::set_dont_ask(&store, &args.id, !args.off, &person)?;
+    if invocation.json {
+        return output::json(&serde_json::json!({ "session": id, "dont_ask": !args.off, "by": person }));
+    }
+    output::text(if args.off {
+        format!("Don't ask is off for session {id}")
+    } else {
+        format!("Don't ask is on for session {id} (turned on by {person})")
+    })
+}

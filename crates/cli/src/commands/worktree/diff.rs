@@ -1,0 +1,50 @@
+//! `nodwyn worktree diff`.
+
+use clap::Args;
+
+use crate::commands::Invocation;
+use crate::environment;
+use crate::output;
+
+/// Show a session's changes since its base commit: committed, staged, unstaged and untracked,
+/// read with no external diff or filter program. Credential files are left out and named; each
+/// file's diff is capped; after 30 s the files not reached are named instead.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The session: its full id or its 8 hex digits.
+    id: String,
+}
+
+pub fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let store = invocation.store()?;
+    let limits = environment::host_settings().limits;
+    let review = nodwyn_core::worktree::diff(&store, &args.id, &limits)?;
+    if invocation.json {
+        return output::json(&review);
+    }
+    let mut lines = Vec::new();
+    for file in &review.files {
+        let counts = match (file.added, file.removed) {
+            (Some(a), Some(r)) => format!("+{a} -{r}"),
+            _ => "binary".to_owned(),
+        };
+        lines.push(format!("{} {} ({counts})", file.status, file.path));
+        for hunk in file.hunks.iter().flatten() {
+            lines.push(hunk.header.clone());
+            lines.extend(hunk.lines.iter().cloned());
+        }
+        if let Some(note) = &file.note {
+            lines.push(format!("  note: {note}"));
+        }
+    }
+    if review.files.is_empty() {
+        lines.push(format!(
+            "no changes since {}",
+            output::short_commit(&review.base_commit)
+        ));
+    }
+    for omitted in &review.omitted {
+        lines.push(format!("left out: {} ({})", omitted.path, omitted.why));
+    }
+    output::text(lines.join("\n"))
+}
