@@ -3,6 +3,7 @@
 
 mod human_output;
 mod include;
+mod land;
 mod lifecycle;
 mod listing;
 mod new;

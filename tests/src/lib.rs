@@ -211,6 +211,30 @@ impl TestEnv {
         dir
     }
 
+    /// A repository `name` (as [`TestEnv::repo`]) whose `main` tracks `main` of a bare repository
+    /// `name.git` beside it; returns both.
+    pub fn repo_with_remote(&self, name: &str) -> (PathBuf, PathBuf) {
+        let repo = self.repo(name);
+        let remote = self.root().join(format!("{name}.git"));
+        self.git(
+            &self.root(),
+            &[
+                "init",
+                "-q",
+                "--bare",
+                "-b",
+                "main",
+                remote.to_str().unwrap(),
+            ],
+        );
+        self.git(
+            &repo,
+            &["remote", "add", "origin", remote.to_str().unwrap()],
+        );
+        self.git(&repo, &["push", "-q", "-u", "origin", "main"]);
+        (repo, remote)
+    }
+
     /// Stages everything in `dir` and commits it; returns the new commit id.
     #[track_caller]
     pub fn commit_all(&self, dir: &Path, message: &str) -> String {

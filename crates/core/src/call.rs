@@ -91,7 +91,12 @@ pub fn call(
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
     let mut guard = Guard::new(&session.root, &session.repository, standing);
-    guard.set_dont_ask(session.dont_ask.clone().map(|who| DontAsk { turned_on_by: who }));
+    guard.set_dont_ask(
+        session
+            .dont_ask
+            .clone()
+            .map(|who| DontAsk { turned_on_by: who }),
+    );
     let mut verdict = guard.decide(&effect);
     if let Decision::Ask(kind) = verdict.decision {
         let question = Question {
@@ -147,7 +152,12 @@ pub fn call(
 }
 
 /// The sentence of a question nobody could be asked.
-fn no_terminal_sentence(why: &str, kind: AskKind, repository: &std::path::Path, id: &str) -> String {
+fn no_terminal_sentence(
+    why: &str,
+    kind: AskKind,
+    repository: &std::path::Path,
+    id: &str,
+) -> String {
     let allow = allow_file(repository);
     match kind {
         AskKind::Ordinary => format!(

@@ -28,8 +28,22 @@ pub struct HostSettings {
 /// need to run and to find their tools, nothing that grants access (no agent sockets, tokens or
 /// credentials).
 pub const SHELL_VARIABLES: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE",
-    "LC_MESSAGES", "TZ", "TMPDIR", "CARGO_HOME", "RUSTUP_HOME", "GOPATH", "JAVA_HOME",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "GOPATH",
+    "JAVA_HOME",
 ];
 
 impl HostSettings {

@@ -23,12 +23,12 @@ pub mod worktree;
 
 pub use dont_ask::set_dont_ask;
 pub use error::Error;
-pub use land::land;
-/// The primitives, for the command line's `call` and `land`.
-pub use nodwyn_prim as prim;
 pub use id::SessionId;
+pub use land::land;
 /// The guard, for the command line's `guard` and `scan` commands.
 pub use nodwyn_guard as guard;
+/// The primitives, for the command line's `call` and `land`.
+pub use nodwyn_prim as prim;
 pub use project::repository_of;
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;

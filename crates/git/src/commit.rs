@@ -55,7 +55,14 @@ pub fn unstage(dir: &Path, paths: &[String]) -> Result<(), Error> {
 pub fn commit(dir: &Path, message: &str) -> Result<String, Error> {
     GitCommand::new(dir)
         .without_prompts()
-        .args(["commit", "--quiet", "--no-edit", "--cleanup=strip", "-m", message])
+        .args([
+            "commit",
+            "--quiet",
+            "--no-edit",
+            "--cleanup=strip",
+            "-m",
+            message,
+        ])
         .run()?;
     crate::repo::resolve_commit(dir, "HEAD")?.ok_or_else(|| Error::BadRevision("HEAD".to_owned()))
 }

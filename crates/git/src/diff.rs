@@ -113,10 +113,7 @@ impl Snapshot {
             .diff()
             .args(["--name-status", "-z", since, "--"])
             .run()?;
-        let counts = self
-            .diff()
-            .args(["--numstat", "-z", since, "--"])
-            .run()?;
+        let counts = self.diff().args(["--numstat", "-z", since, "--"]).run()?;
         let mut lines = std::collections::HashMap::new();
         for record in nul_records(&counts) {
             let mut fields = record.splitn(3, '\t');

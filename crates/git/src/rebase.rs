@@ -60,7 +60,13 @@ fn finish(dir: &Path, command: GitCommand) -> Result<Rebased, Error> {
 pub fn unmerged_paths(dir: &Path) -> Result<Vec<String>, Error> {
     let stdout = GitCommand::new(dir)
         .read_only()
-        .args(["diff", "--name-only", "--diff-filter=U", "--no-ext-diff", "-z"])
+        .args([
+            "diff",
+            "--name-only",
+            "--diff-filter=U",
+            "--no-ext-diff",
+            "-z",
+        ])
         .run()?;
     let mut paths: Vec<String> = nul_records(&stdout).collect();
     paths.dedup();

@@ -169,7 +169,10 @@ mod tests {
 
     #[test]
     fn a_diff_without_hunks_is_a_note() {
-        let (hunks, note) = hunks_of(b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n", 1024);
+        let (hunks, note) = hunks_of(
+            b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
+            1024,
+        );
         assert!(hunks.is_none());
         assert!(note.unwrap().contains("no lines"));
     }

@@ -25,7 +25,8 @@ pub struct LandArgs {
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
-    text.parse().map_err(|e: nodwyn_core::prim::Error| e.to_string())
+    text.parse()
+        .map_err(|e: nodwyn_core::prim::Error| e.to_string())
 }
 
 pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {

@@ -27,7 +27,11 @@ pub struct FsEditArgs {
 
 const PARAMS: &[Param] = &[
     Param::required("path", ParamKind::String, "the file to edit"),
-    Param::required("old", ParamKind::String, "the exact text to replace, occurring once"),
+    Param::required(
+        "old",
+        ParamKind::String,
+        "the exact text to replace, occurring once",
+    ),
     Param::required("new", ParamKind::String, "the text that replaces it"),
 ];
 

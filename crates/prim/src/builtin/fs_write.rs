@@ -83,7 +83,8 @@ pub(crate) fn replace(
     if target.path.is_dir() {
         return Err(Error::refused(format!("{shown} is a folder")));
     }
-    let kept_version = VersionStore::new(&ctx.repository, &ctx.session).keep(&target.path, primitive)?;
+    let kept_version =
+        VersionStore::new(&ctx.repository, &ctx.session).keep(&target.path, primitive)?;
     let created = std::fs::symlink_metadata(&target.path).is_err();
     write_file(&target.path, content)?;
     if let Some(version) = kept_version {

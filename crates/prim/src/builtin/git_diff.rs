@@ -49,7 +49,10 @@ impl Primitive for GitDiff {
         let since = match args.since.as_deref().unwrap_or("head") {
             "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?
                 .ok_or_else(|| Error::refused("git-diff: the checkout has no commit yet"))?,
-            "base" => ctx.require_worktree("git-diff since base")?.base_commit.clone(),
+            "base" => ctx
+                .require_worktree("git-diff since base")?
+                .base_commit
+                .clone(),
             other => {
                 return Err(Error::refused(format!(
                     "git-diff: `since` is `head` or `base`, not `{other}`"

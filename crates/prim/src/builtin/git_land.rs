@@ -56,7 +56,8 @@ impl Primitive for GitLand {
         let worktree = ctx.require_worktree("git-land")?;
         strategy(args)?;
         let target = target(worktree)?;
-        let mut effect = Effect::named(format!("git-land {} onto {}", worktree.branch, target.base));
+        let mut effect =
+            Effect::named(format!("git-land {} onto {}", worktree.branch, target.base));
         effect.irreversible = true;
         if let Some(remote) = target.remote {
             effect.egress = Some(Egress {
@@ -72,5 +73,7 @@ impl Primitive for GitLand {
 }
 
 fn strategy(args: &GitLandArgs) -> Result<Strategy, Error> {
-    args.strategy.as_deref().map_or(Ok(Strategy::default()), str::parse)
+    args.strategy
+        .as_deref()
+        .map_or(Ok(Strategy::default()), str::parse)
 }

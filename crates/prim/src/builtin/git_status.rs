@@ -62,7 +62,10 @@ impl Primitive for GitStatus {
             if change.code == "!!" {
                 continue;
             }
-            if denylist.judge(Path::new(&change.path), &ctx.root).is_denied() {
+            if denylist
+                .judge(Path::new(&change.path), &ctx.root)
+                .is_denied()
+            {
                 status.left_out.push(change.path);
             } else {
                 status.changes.push(StatusEntry {

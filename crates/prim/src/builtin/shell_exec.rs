@@ -159,8 +159,14 @@ fn run_limited(command: &mut Command, ctx: &Context, time: Duration) -> Result<R
     let cap = ctx.limits.shell_output;
     let (out_tx, out_rx) = mpsc::channel();
     for (index, pipe) in [
-        child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
     ]
     .into_iter()
     .enumerate()

@@ -227,10 +227,7 @@ fn newest_base(ctx: &Context, worktree: &WorktreeInfo, target: &Target) -> Resul
     let dir = worktree.path.as_path();
     match &target.remote {
         Some(remote) => {
-            let scratch = format!(
-                "refs/nodwyn/land/{}",
-                worktree.branch.replace('/', "-")
-            );
+            let scratch = format!("refs/nodwyn/land/{}", worktree.branch.replace('/', "-"));
             let ssh = publish::ssh_command(dir, ctx.ssh_command_inherited)?;
             let fetched = refs::fetch_into(
                 dir,

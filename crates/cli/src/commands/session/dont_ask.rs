@@ -24,7 +24,9 @@ pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let person = environment::host_settings().person;
     let id = nodwyn_core::set_dont_ask(&store, &args.id, !args.off, &person)?;
     if invocation.json {
-        return output::json(&serde_json::json!({ "session": id, "dont_ask": !args.off, "by": person }));
+        return output::json(
+            &serde_json::json!({ "session": id, "dont_ask": !args.off, "by": person }),
+        );
     }
     output::text(if args.off {
         format!("Don't ask is off for session {id}")

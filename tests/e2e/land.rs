@@ -1,0 +1,510 @@
+//! `nodwyn land`: commit, rebase onto the newest base, scan, push by fast-forward, move the local
+//! base safely. Real repositories, a real bare remote, real ssh signing keys.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, make_executable, write};
+use serde_json::Value;
+
+/// A credential shape L1 reports (a GitHub token), built here so this file holds none.
+fn token() -> String {
+    format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8")
+}
+
+struct Session {
+    id: String,
+    path: PathBuf,
+    branch: String,
+}
+
+fn session(env: &TestEnv, repo: &Path) -> Session {
+    let made = env.new_worktree(repo);
+    Session {
+        id: made["id"].as_str().unwrap().to_owned(),
+        path: PathBuf::from(made["path"].as_str().unwrap()),
+        branch: made["branch"].as_str().unwrap().to_owned(),
+    }
+}
+
+fn land(env: &TestEnv, repo: &Path, id: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["land", id, "-m", "the work"];
+    args.extend_from_slice(extra);
+    env.nodwyn_json(repo, &args)
+}
+
+fn remote_main(env: &TestEnv, remote: &Path) -> String {
+    env.git(remote, &["rev-parse", "main"])
+}
+
+fn files_at(env: &TestEnv, dir: &Path, commit: &str) -> Vec<String> {
+    env.git(dir, &["ls-tree", "-r", "--name-only", commit])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn lands_changes_pushes_main_and_moves_the_local_main_by_merge() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    write(&s.path.join("src.txt"), "work\n");
+    let landed = land(&env, &repo, &s.id, &[]);
+    let pushed = remote_main(&env, &remote);
+    assert_eq!(landed["landed"], pushed.as_str());
+    assert_eq!(landed["commits"], 1);
+    assert_eq!(landed["pushed"]["ref"], "refs/heads/main");
+    assert_eq!(landed["local_base"]["how"], "merged");
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), pushed);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src.txt")).unwrap(),
+        "work\n"
+    );
+    let records = env.records(&s.id);
+    let push = records.iter().find(|r| r["type"] == "git.push").unwrap();
+    assert_eq!(push["remote"], "origin");
+    assert_eq!(push["new"], pushed.as_str());
+    assert!(push["old"].is_string());
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "git.land" && r["by"] == "person")
+    );
+    // Landed work is landed: closing removes the worktree and its branch.
+    let closed = env.nodwyn_json(&repo, &["worktree", "close", &s.id]);
+    assert_eq!(closed["removed"], true);
+}
+
+#[test]
+fn a_staged_credential_file_is_left_out_and_not_pushed() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    write(&s.path.join(".env"), "SECRET=1\n");
+    write(&s.path.join("id_rsa"), "not really\n");
+    write(&s.path.join("app.txt"), "app\n");
+    env.git(&s.path, &["add", "-A"]);
+    let landed = land(&env, &repo, &s.id, &[]);
+    let mut left_out: Vec<&str> = landed["left_out"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    left_out.sort();
+    assert_eq!(left_out, [".env", "id_rsa"]);
+    let files = files_at(&env, &remote, "main");
+    assert!(files.contains(&"app.txt".to_owned()));
+    assert!(
+        !files.iter().any(|f| f == ".env" || f == "id_rsa"),
+        "{files:?}"
+    );
+    assert!(
+        s.path.join(".env").exists(),
+        "the file itself stays on disk"
+    );
+}
+
+#[test]
+fn a_staged_rename_lands() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    env.git(&s.path, &["mv", "README.md", "READ-ME.md"]);
+    land(&env, &repo, &s.id, &[]);
+    assert_eq!(files_at(&env, &remote, "main"), ["READ-ME.md"]);
+}
+
+#[test]
+fn an_added_credential_refuses_the_landing_before_the_push() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let before = remote_main(&env, &remote);
+    let s = session(&env, &repo);
+    write(
+        &s.path.join("config.txt"),
+        &format!("ok\ntoken = \"{}\"\n", token()),
+    );
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "leak"]).refused();
+    assert!(refused.contains("config.txt:2"), "{refused}");
+    assert!(refused.contains("looks like a credential"), "{refused}");
+    assert!(
+        !refused.contains(&token()),
+        "the secret is never repeated: {refused}"
+    );
+    assert_eq!(remote_main(&env, &remote), before);
+    assert!(!env.records(&s.id).iter().any(|r| r["type"] == "git.push"));
+}
+
+#[test]
+fn the_rebase_takes_only_the_sessions_commits_onto_the_fetched_base() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    write(&s.path.join("mine.txt"), "mine\n");
+    env.commit_all(&s.path, "mine");
+    // Someone else pushed meanwhile, from another clone.
+    let other = env.root().join("other");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    write(&other.join("theirs.txt"), "theirs\n");
+    let theirs = env.commit_all(&other, "theirs");
+    env.git(&other, &["push", "-q", "origin", "main"]);
+    // And a local commit on main that was never published must not be published by the landing.
+    write(&repo.join("local.txt"), "local\n");
+    env.commit_all(&repo, "local only");
+    let landed = land(&env, &repo, &s.id, &[]);
+    let pushed = remote_main(&env, &remote);
+    assert_eq!(env.git(&remote, &["rev-parse", "main~1"]), theirs);
+    assert_eq!(landed["onto"], theirs.as_str());
+    let files = files_at(&env, &remote, "main");
+    assert!(files.contains(&"mine.txt".to_owned()) && files.contains(&"theirs.txt".to_owned()));
+    assert!(!files.contains(&"local.txt".to_owned()), "{files:?}");
+    assert_eq!(landed["local_base"]["how"], "left");
+    assert_ne!(env.git(&repo, &["rev-parse", "main"]), pushed);
+}
+
+#[test]
+fn a_conflict_stops_markers_are_refused_and_landing_again_continues() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    write(&s.path.join("README.md"), "session\n");
+    env.commit_all(&s.path, "session edit");
+    write(&repo.join("README.md"), "main\n");
+    env.commit_all(&repo, "main edit");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let before = remote_main(&env, &remote);
+
+    let stopped = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(stopped.contains("conflict in README.md"), "{stopped}");
+    assert!(s.path.join(".git").exists());
+    let in_progress = env.git(&s.path, &["rev-parse", "--git-path", "rebase-merge"]);
+    assert!(s.path.join(&in_progress).exists() || Path::new(&in_progress).exists());
+
+    let markers = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(
+        markers.contains("conflict markers remain in README.md:1"),
+        "{markers}"
+    );
+    assert_eq!(remote_main(&env, &remote), before);
+
+    write(&s.path.join("README.md"), "main and session\n");
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["continued"], true);
+    assert_eq!(
+        env.git(&remote, &["show", "main:README.md"]),
+        "main and session"
+    );
+}
+
+#[test]
+fn squash_lands_one_commit_and_no_ff_a_merge_commit() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let base = remote_main(&env, &remote);
+    let s = session(&env, &repo);
+    for n in 1..=3 {
+        write(&s.path.join(format!("{n}.txt")), "x\n");
+        env.commit_all(&s.path, &format!("step {n}"));
+    }
+    let landed = land(&env, &repo, &s.id, &["--strategy", "squash"]);
+    assert_eq!(landed["commits"], 3);
+    assert_eq!(env.git(&remote, &["rev-parse", "main~1"]), base);
+    assert_eq!(
+        env.git(&remote, &["log", "-1", "--format=%s", "main"]),
+        "the work"
+    );
+    assert_eq!(env.git(&s.path, &["status", "--porcelain"]), "");
+
+    let s = session(&env, &repo);
+    let base = remote_main(&env, &remote);
+    write(&s.path.join("4.txt"), "x\n");
+    let landed = land(&env, &repo, &s.id, &["--strategy", "no-ff"]);
+    let parents = env.git(&remote, &["log", "-1", "--format=%P", "main"]);
+    assert_eq!(parents.split(' ').count(), 2, "{parents}");
+    assert!(parents.starts_with(&base));
+    assert_eq!(landed["landed"], remote_main(&env, &remote).as_str());
+}
+
+#[test]
+fn the_local_main_moves_by_compare_and_swap_when_no_checkout_has_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let s = session(&env, &repo);
+    env.git(&repo, &["switch", "-q", "-c", "elsewhere"]);
+    write(&s.path.join("a.txt"), "a\n");
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["pushed"], Value::Null, "no remote: nothing pushed");
+    assert_eq!(landed["local_base"]["how"], "moved");
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "main"]),
+        landed["landed"].as_str().unwrap()
+    );
+    assert_eq!(env.git(&repo, &["branch", "--show-current"]), "elsewhere");
+}
+
+#[test]
+fn a_checkout_with_changes_keeps_its_main_where_it_is() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let before = env.git(&repo, &["rev-parse", "main"]);
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    write(&repo.join("README.md"), "a person's edit\n");
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["local_base"]["how"], "left");
+    assert!(
+        landed["local_base"]["why"]
+            .as_str()
+            .unwrap()
+            .contains("uncommitted changes")
+    );
+    assert_eq!(env.git(&repo, &["rev-parse", "main"]), before);
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "a person's edit\n"
+    );
+    assert_eq!(landed["landed"], remote_main(&env, &remote).as_str());
+
+    // Without a remote, main not moving means nothing landed: that is an error.
+    let repo = env.repo("local");
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    write(&repo.join("README.md"), "edit\n");
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("nothing landed"), "{refused}");
+}
+
+#[test]
+fn a_hooks_path_inside_the_worktree_is_refused_before_anything_runs() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let before = remote_main(&env, &remote);
+    let s = session(&env, &repo);
+    write(
+        &s.path.join("hooks/pre-commit"),
+        "#!/bin/sh\ntouch /tmp/pwned\n",
+    );
+    env.git(&repo, &["config", "core.hooksPath", "hooks"]);
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("core.hooksPath"), "{refused}");
+    assert_eq!(
+        env.git(&s.path, &["rev-list", "--count", "HEAD"]),
+        "1",
+        "nothing committed"
+    );
+    assert_eq!(remote_main(&env, &remote), before);
+}
+
+#[test]
+fn refusals_name_what_to_do() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let s = session(&env, &repo);
+    let nothing = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(nothing.contains("nothing to land"), "{nothing}");
+    let empty = env.nodwyn(&repo, &["land", &s.id, "-m", " "]).refused();
+    assert!(empty.contains("commit message"), "{empty}");
+    let usage = env.nodwyn(&repo, &["land", &s.id, "-m", "m", "--strategy", "rebase"]);
+    assert_eq!(usage.code, 2, "{}", usage.stderr);
+    let unknown = env
+        .nodwyn(&repo, &["land", "0badc0de", "-m", "m"])
+        .refused();
+    assert!(unknown.contains("no session"), "{unknown}");
+    env.git(&s.path, &["switch", "-q", "--detach"]);
+    write(&s.path.join("a.txt"), "a\n");
+    let detached = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(detached.contains(&s.branch), "{detached}");
+}
+
+/// An ssh program for `core.sshCommand`: runs the remote command git asks for on this machine,
+/// and notes each call in `ssh.log`. With `stale`, fetches are served from that repository.
+fn stand_in_ssh(env: &TestEnv, stale: Option<&Path>) -> PathBuf {
+    let script = env.bin().join("fake-ssh");
+    let log = env.root().join("ssh.log");
+    let swap = match stale {
+        Some(stale) => format!(
+            "case \"$cmd\" in git-upload-pack*) cmd=\"git-upload-pack '{}'\";; esac\n",
+            stale.display()
+        ),
+        None => String::new(),
+    };
+    write(
+        &script,
+        &format!(
+            "#!/bin/sh\n# the last argument is the remote command\nfor cmd; do :; done\necho \"$cmd\" >> '{}'\n{swap}exec sh -c \"$cmd\"\n",
+            log.display()
+        ),
+    );
+    make_executable(&script);
+    script
+}
+
+fn use_ssh_remote(env: &TestEnv, repo: &Path, remote: &Path, ssh: &Path) {
+    env.git(repo, &["config", "core.sshCommand", ssh.to_str().unwrap()]);
+    env.git(
+        repo,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            &format!("ssh://example.invalid{}", remote.display()),
+        ],
+    );
+}
+
+#[test]
+fn the_push_goes_through_the_configured_ssh_command() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let ssh = stand_in_ssh(&env, None);
+    use_ssh_remote(&env, &repo, &remote, &ssh);
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["landed"], remote_main(&env, &remote).as_str());
+    let log = std::fs::read_to_string(env.root().join("ssh.log")).unwrap();
+    assert!(log.contains("git-upload-pack"), "{log}");
+    assert!(log.contains("git-receive-pack"), "{log}");
+}
+
+#[test]
+fn a_push_that_is_not_a_fast_forward_is_refused_never_forced() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    // A stale copy serves the fetch, so the landing rebases onto an old main.
+    let stale = env.root().join("stale.git");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            remote.to_str().unwrap(),
+            stale.to_str().unwrap(),
+        ],
+    );
+    let other = env.root().join("other");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    write(&other.join("theirs.txt"), "theirs\n");
+    let theirs = env.commit_all(&other, "theirs");
+    env.git(&other, &["push", "-q", "origin", "main"]);
+    let ssh = stand_in_ssh(&env, Some(&stale));
+    use_ssh_remote(&env, &repo, &remote, &ssh);
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("land again"), "{refused}");
+    assert_eq!(
+        remote_main(&env, &remote),
+        theirs,
+        "the remote keeps its commit"
+    );
+}
+
+/// Configures ssh signing in `dir` with a key made for the test; returns the allowed-signers file.
+fn ssh_signing(env: &TestEnv, dir: &Path) -> PathBuf {
+    let key = env.root().join("signing-key");
+    let made = std::process::Command::new("ssh-keygen")
+        .args([
+            "-q",
+            "-t",
+            "ed25519",
+            "-N",
+            "",
+            "-C",
+            "person@example.invalid",
+            "-f",
+        ])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(made.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).unwrap();
+    let allowed = env.root().join("allowed-signers");
+    write(&allowed, &format!("person@example.invalid {public}"));
+    for (k, v) in [
+        ("gpg.format", "ssh"),
+        ("user.signingkey", key.to_str().unwrap()),
+        ("commit.gpgsign", "true"),
+        ("gpg.ssh.allowedSignersFile", allowed.to_str().unwrap()),
+    ] {
+        env.git(dir, &["config", k, v]);
+    }
+    allowed
+}
+
+#[test]
+fn commits_are_signed_as_configured_and_a_signing_failure_stops() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    ssh_signing(&env, &repo);
+    let s = session(&env, &repo);
+    // A commit the agent made itself, unsigned, is signed when it is rebased.
+    write(&s.path.join("a.txt"), "a\n");
+    env.git(&s.path, &["add", "a.txt"]);
+    env.git(
+        &s.path,
+        &[
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-q",
+            "-m",
+            "unsigned",
+        ],
+    );
+    write(&s.path.join("b.txt"), "b\n");
+    land(&env, &repo, &s.id, &[]);
+    for commit in ["main", "main~1"] {
+        let verified = env.git_run(
+            &remote,
+            &[
+                "-c",
+                &format!(
+                    "gpg.ssh.allowedSignersFile={}",
+                    env.root().join("allowed-signers").display()
+                ),
+                "verify-commit",
+                commit,
+            ],
+        );
+        assert_eq!(verified.code, 0, "{commit} is signed: {}", verified.stderr);
+    }
+
+    let before = remote_main(&env, &remote);
+    let s = session(&env, &repo);
+    env.git(
+        &repo,
+        &[
+            "config",
+            "user.signingkey",
+            env.root().join("no-such-key").to_str().unwrap(),
+        ],
+    );
+    write(&s.path.join("c.txt"), "c\n");
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("signing is configured"), "{refused}");
+    assert_eq!(
+        env.git(&s.path, &["rev-list", "--count", "HEAD"]),
+        "3",
+        "nothing committed"
+    );
+    assert_eq!(remote_main(&env, &remote), before);
+}
