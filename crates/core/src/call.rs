@@ -133,7 +133,10 @@ pub fn call(
         },
     )?;
     if verdict.decision != Decision::Allow {
-        let sentence = format!("{} was refused: {}", effect.action, verdict.why);
+        let mut sentence = format!("{} was refused: {}", effect.action, verdict.why);
+        if let Some(note) = &note {
+            sentence.push_str(&format!(" (note: {note})"));
+        }
         append(log, result_event(name, Some(&sentence)))?;
         return Err(Error::Refused(sentence));
     }

@@ -141,3 +141,15 @@ fn existing_folder(dir: &Path) -> anyhow::Result<()> {
         Err(_) => bail!("--repo {}: no such folder", dir.display()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap checks the whole command tree (unique names, valid defaults) only when asked, or when
+    /// a command runs: ask once for every subcommand, so a clash fails here and not for a user.
+    #[test]
+    fn the_command_tree_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -29,7 +29,8 @@ pub struct RestoreArgs {
     /// The session: its full id or its 8 hex digits.
     id: String,
     /// The version's number, as `versions list` shows it.
-    version: u64,
+    #[arg(value_name = "VERSION")]
+    number: u64,
     /// Write it here instead of to the file it was kept from.
     #[arg(long, value_name = "PATH")]
     to: Option<PathBuf>,
@@ -68,7 +69,7 @@ pub fn run(command: VersionsCommand, invocation: &Invocation) -> anyhow::Result<
         }
         VersionsCommand::Restore(args) => {
             let restored =
-                nodwyn_core::versions::restore(&store, &args.id, args.version, args.to.as_deref())?;
+                nodwyn_core::versions::restore(&store, &args.id, args.number, args.to.as_deref())?;
             if invocation.json {
                 return output::json(&restored);
             }

@@ -1,0 +1,372 @@
+//! `nodwyn call`: primitives run through the guard and the log, as an outside agent calls them;
+//! `nodwyn versions`; `nodwyn worktree diff`.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+use serde_json::{Value, json};
+
+fn session(env: &TestEnv, repo: &Path) -> (String, PathBuf) {
+    let made = env.new_worktree(repo);
+    (
+        made["id"].as_str().unwrap().to_owned(),
+        PathBuf::from(made["path"].as_str().unwrap()),
+    )
+}
+
+fn call(env: &TestEnv, dir: &Path, id: &str, primitive: &str, args: Value) -> nodwyn_tests::Run {
+    env.nodwyn(
+        dir,
+        &["call", "--session", id, primitive, &args.to_string()],
+    )
+}
+
+fn dont_ask(env: &TestEnv, repo: &Path, id: &str) {
+    env.nodwyn(repo, &["session", "dont-ask", id]).success();
+}
+
+#[test]
+fn without_a_terminal_a_question_is_refused_with_how_to_approve_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    let refused = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": "a.txt", "content": "a"}),
+    )
+    .refused();
+    assert!(refused.contains("no terminal"), "{refused}");
+    assert!(
+        refused.contains("allow.toml") && refused.contains("dont-ask"),
+        "{refused}"
+    );
+    assert!(!wt.join("a.txt").exists());
+    let records = env.records(&id);
+    let decision = records
+        .iter()
+        .find(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert_eq!(decision["answer"], "refuse");
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "primitive.result")
+        .unwrap();
+    assert_eq!(result["ok"], false);
+
+    // An untracked allow.toml in the repository answers it.
+    write(&repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n");
+    call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": "a.txt", "content": "a"}),
+    )
+    .success();
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "a");
+    let records = env.records(&id);
+    let decision = records
+        .iter()
+        .rfind(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert_eq!(decision["by"], "standing_answer");
+}
+
+#[test]
+fn a_committed_allow_file_is_not_trusted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n");
+    env.git(&repo, &["add", "-f", ".nodwyn/allow.toml"]);
+    env.commit_all(&repo, "an attacker's standing answers");
+    let (id, wt) = session(&env, &repo);
+    let run = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": "a.txt", "content": "a"}),
+    );
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("committed to the repository"),
+        "{}",
+        run.stderr
+    );
+    assert!(!wt.join("a.txt").exists());
+}
+
+#[test]
+fn dont_ask_answers_ordinary_questions_but_not_security_confirms() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    let written = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!(["a.txt", "one two one\n"]),
+    )
+    .success()
+    .json();
+    assert_eq!(written["created"], true);
+    let outside = env.root().join("outside.txt");
+    let refused = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": outside.to_str().unwrap(), "content": "x"}),
+    )
+    .refused();
+    assert!(refused.contains("security confirm"), "{refused}");
+    assert!(!outside.exists());
+    let land = call(&env, &repo, &id, "git-land", json!({"message": "m"})).refused();
+    assert!(land.contains("push list"), "{land}");
+    let decision = env
+        .records(&id)
+        .into_iter()
+        .find(|r| r["type"] == "guard.decision" && r["answer"] == "allow")
+        .unwrap();
+    assert_eq!(decision["by"], "dont_ask");
+    assert!(wt.join("a.txt").exists());
+}
+
+#[test]
+fn git_land_as_a_primitive_pushes_when_allow_toml_lists_the_remote() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    write(&wt.join("a.txt"), "a\n");
+    let called = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "git-land",
+                r#"{"message":"agent work"}"#,
+                "--json",
+            ],
+        )
+        .success()
+        .json();
+    assert_eq!(
+        called["result"]["landed"],
+        env.git(&remote, &["rev-parse", "main"]).as_str()
+    );
+    let types = env.record_types(&id);
+    for kind in [
+        "primitive.call",
+        "guard.decision",
+        "git.push",
+        "git.land",
+        "primitive.result",
+    ] {
+        assert!(types.iter().any(|t| t == kind), "{kind} in {types:?}");
+    }
+    let land = env
+        .records(&id)
+        .into_iter()
+        .find(|r| r["type"] == "git.land")
+        .unwrap();
+    assert_eq!(land["by"], "agent");
+}
+
+#[test]
+fn fs_edit_needs_exactly_one_occurrence_and_keeps_versions() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    write(&wt.join("f.txt"), "one\ntwo\none\n");
+    let none = call(&env, &repo, &id, "fs-edit", json!(["f.txt", "three", "3"])).refused();
+    assert!(none.contains("does not occur"), "{none}");
+    let several = call(&env, &repo, &id, "fs-edit", json!(["f.txt", "one", "1"])).refused();
+    assert!(
+        several.contains("occurs 2 times") && several.contains("lines 1, 3"),
+        "{several}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("f.txt")).unwrap(),
+        "one\ntwo\none\n"
+    );
+    call(&env, &repo, &id, "fs-edit", json!(["f.txt", "two", "2"])).success();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("f.txt")).unwrap(),
+        "one\n2\none\n"
+    );
+
+    // The previous content was kept in the repository's store, not the worktree.
+    let listed = env.nodwyn_json(&repo, &["versions", "list", &id]);
+    assert_eq!(listed["versions"][0]["version"], 1);
+    assert_eq!(listed["versions"][0]["before"], "fs-edit");
+    assert_eq!(env.git(&wt, &["status", "--porcelain"]), "?? f.txt");
+    let restored = env.nodwyn_json(&repo, &["versions", "restore", &id, "1"]);
+    assert_eq!(restored["kept"], 2);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("f.txt")).unwrap(),
+        "one\ntwo\none\n"
+    );
+    let missing = env
+        .nodwyn(&repo, &["versions", "restore", &id, "9"])
+        .refused();
+    assert!(missing.contains("no kept version 9"), "{missing}");
+
+    // Versions outlive the worktree: they never keep it on close.
+    env.git(&wt, &["add", "f.txt"]);
+    env.git(&wt, &["commit", "-q", "-m", "f"]);
+    env.nodwyn_json(&repo, &["worktree", "remove", &id, "--force"]);
+    assert!(!wt.exists());
+    let listed = env.nodwyn_json(&repo, &["versions", "list", &id]);
+    assert_eq!(listed["versions"].as_array().unwrap().len(), 2);
+    let elsewhere = env.root().join("restored.txt");
+    env.nodwyn(
+        &repo,
+        &[
+            "versions",
+            "restore",
+            &id,
+            "2",
+            "--to",
+            elsewhere.to_str().unwrap(),
+        ],
+    )
+    .success();
+    assert_eq!(
+        std::fs::read_to_string(&elsewhere).unwrap(),
+        "one\n2\none\n"
+    );
+}
+
+#[test]
+fn shell_exec_reports_status_and_stops_at_its_time_limit() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    let ran = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!({"script": "pwd; echo \"agent=${SSH_AUTH_SOCK:-none}\"; exit 3"}),
+    )
+    .success()
+    .json();
+    assert_eq!(ran["status"], 3);
+    let stdout = ran["stdout"].as_str().unwrap();
+    assert!(stdout.starts_with(wt.to_str().unwrap()), "{stdout}");
+    assert!(stdout.contains("agent=none"), "{stdout}");
+    let slow = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!({"argv": ["sleep", "30"], "timeout_seconds": 1}),
+    )
+    .success()
+    .json();
+    assert_eq!(slow["timed_out"], true);
+    assert!(slow["elapsed_ms"].as_u64().unwrap() < 20_000);
+    let both = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!({"argv": ["true"], "script": "true"}),
+    )
+    .refused();
+    assert!(both.contains("not both"), "{both}");
+}
+
+#[test]
+fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    write(&wt.join(".env"), "SECRET=1\n");
+    let refused = call(&env, &repo, &id, "fs-read", json!({"path": ".env"})).refused();
+    assert!(refused.contains("credential file"), "{refused}");
+    let outside = env.root().join("notes.txt");
+    write(&outside, "notes\n");
+    let read = call(
+        &env,
+        &repo,
+        &id,
+        "fs-read",
+        json!({"path": outside.to_str().unwrap()}),
+    )
+    .success()
+    .json();
+    assert_eq!(read["outside"], true);
+    assert_eq!(read["content"], "notes\n");
+    let status = call(&env, &repo, &id, "git-status", json!({}))
+        .success()
+        .json();
+    assert_eq!(status["left_out"], json!([".env"]));
+    let unknown = call(&env, &repo, &id, "fs-frobnicate", json!({})).refused();
+    assert!(unknown.contains("--list"), "{unknown}");
+    let bad = call(&env, &repo, &id, "fs-read", json!({"file": "x"})).refused();
+    assert!(bad.contains("no parameter `file`"), "{bad}");
+    let not_json = env
+        .nodwyn(&repo, &["call", "--session", &id, "fs-read", "{path"])
+        .refused();
+    assert!(not_json.contains("not JSON"), "{not_json}");
+}
+
+#[test]
+fn worktree_diff_shows_every_kind_of_change_and_leaves_credentials_out() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    write(&wt.join("committed.txt"), "c\n");
+    env.commit_all(&wt, "c");
+    write(&wt.join("staged.txt"), "s\n");
+    env.git(&wt, &["add", "staged.txt"]);
+    write(&wt.join("README.md"), "changed\n");
+    write(&wt.join("untracked.txt"), "u\n");
+    write(&wt.join(".env"), "SECRET=1\n");
+    std::fs::write(wt.join("blob.bin"), [0u8, 1, 2, 0, 255]).unwrap();
+    // Repository content may not choose a filter program for nodwyn's reads.
+    write(&wt.join(".gitattributes"), "*.txt filter=evil\n");
+    env.git(&repo, &["config", "filter.evil.clean", "echo FILTERED"]);
+    let review = env.nodwyn_json(&repo, &["worktree", "diff", &id]);
+    let files = review["files"].as_array().unwrap();
+    let by_path = |p: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == p)
+            .unwrap_or_else(|| panic!("{p} in {files:?}"))
+    };
+    assert_eq!(by_path("committed.txt")["status"], "added");
+    assert_eq!(by_path("staged.txt")["hunks"][0]["lines"], json!(["+s"]));
+    assert_eq!(by_path("README.md")["status"], "modified");
+    assert_eq!(by_path("README.md")["removed"], 1);
+    assert_eq!(by_path("untracked.txt")["added"], 1);
+    assert!(
+        by_path("blob.bin")["note"]
+            .as_str()
+            .unwrap()
+            .contains("binary")
+    );
+    assert!(!files.iter().any(|f| f["path"] == ".env"));
+    assert_eq!(review["omitted"][0]["path"], ".env");
+    assert!(!review.to_string().contains("FILTERED"));
+    // The worktree's own index is untouched.
+    assert_eq!(
+        env.git(&wt, &["diff", "--cached", "--name-only"]),
+        "staged.txt"
+    );
+}
