@@ -35,3 +35,92 @@ pub(crate) fn register_all(registry: &mut Registry) {
     registry.register(GitLand).expect(fresh);
     registry.register(Worktree).expect(fresh);
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::{Context, Error, Registry};
+
+    fn context(root: &std::path::Path) -> Context {
+        Context::new(
+            "20261002T054407Z-1968c13a",
+            root.to_path_buf(),
+            root.to_path_buf(),
+        )
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_schema() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let registry = Registry::builtin();
+        let edit = registry.get("fs-edit").unwrap();
+        let message = |args| edit.effect(&args, &ctx).unwrap_err().to_string();
+        assert!(message(json!({"path": "a"})).contains("needs `old`"));
+        assert!(message(json!(["a", "b", "c", "d"])).contains("at most 3"));
+        assert!(message(json!({"path": "a", "old": "b", "new": "c", "x": 1})).contains("`x`"));
+        assert!(message(json!("a")).contains("object or array"));
+        assert!(message(json!({"path": 1, "old": "b", "new": "c"})).contains("fs-edit"));
+        assert!(matches!(registry.get("nope"), Err(Error::Unknown(_))));
+    }
+
+    #[test]
+    fn git_land_is_offered_only_in_a_worktree_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let registry = Registry::builtin();
+        let land = registry.get("git-land").unwrap();
+        assert!(land.worktree_only());
+        let refused = land.effect(&json!({"message": "m"}), &ctx).unwrap_err();
+        assert!(
+            refused.to_string().contains("only in a worktree session"),
+            "{refused}"
+        );
+        let worktree = registry.get("worktree").unwrap();
+        assert_eq!(worktree.run(&json!({}), &ctx).unwrap(), json!(null));
+    }
+
+    #[test]
+    fn writes_keep_the_previous_content_in_the_repository_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let registry = Registry::builtin();
+        let write = registry.get("fs-write").unwrap();
+        let first = write.run(&json!(["f.txt", "one"]), &ctx).unwrap();
+        assert_eq!(first["created"], true);
+        let second = write.run(&json!(["f.txt", "two"]), &ctx).unwrap();
+        assert_eq!(second["kept_version"], 1);
+        let store = crate::versions::VersionStore::new(dir.path(), &ctx.session);
+        let (kept, content) = store.content(1).unwrap();
+        assert_eq!(content, b"one");
+        assert_eq!(kept.before, "fs-write");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(".nodwyn/versions/.gitignore")).unwrap(),
+            "*\n"
+        );
+    }
+
+    #[test]
+    fn a_link_in_the_version_store_path_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".nodwyn")).unwrap();
+        std::fs::write(dir.path().join("f.txt"), "one").unwrap();
+        let ctx = context(dir.path());
+        let refused = Registry::builtin()
+            .get("fs-write")
+            .unwrap()
+            .run(&json!(["f.txt", "two"]), &ctx)
+            .unwrap_err();
+        assert!(
+            refused.to_string().contains("not a real folder"),
+            "{refused}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("f.txt")).unwrap(),
+            "one"
+        );
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,146 @@
+//! Writing a custom primitive: an embedding program implements `Primitive` for a type of its own,
+//! registers it beside the built-in ones, and calls it through nodwyn's call path, where the guard
+//! judges its declared effect and the session's log records the call, exactly as for a built-in.
+//! This test is also the worked example the README points to.
+
+use std::path::Path;
+use std::process::Command;
+
+use nodwyn_core::Store;
+use nodwyn_core::call::{NoTerminal, Person, Question, call};
+use nodwyn_core::guard::Effect;
+use nodwyn_core::host::HostSettings;
+use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
+use nodwyn_core::worktree::{NewWorktree, WorktreeLocation, create};
+use serde::{Deserialize, Serialize};
+
+/// `count-lines PATH`: how many lines a file of the session has.
+struct CountLines;
+
+#[derive(Deserialize)]
+struct CountLinesArgs {
+    path: String,
+}
+
+#[derive(Serialize)]
+struct Counted {
+    lines: usize,
+}
+
+const PARAMS: &[Param] = &[Param::required(
+    "path",
+    ParamKind::String,
+    "the file to count",
+)];
+
+impl Primitive for CountLines {
+    type Args = CountLinesArgs;
+    type Output = Counted;
+
+    fn name(&self) -> &str {
+        "count-lines"
+    }
+    fn description(&self) -> &str {
+        "Counts the lines of a file."
+    }
+    fn params(&self) -> &[Param] {
+        PARAMS
+    }
+    // Declare what it reads, so the guard can judge it (a credential file is refused).
+    fn effect(&self, args: &CountLinesArgs, ctx: &Context) -> Result<Effect, Error> {
+        let target = nodwyn_core::prim::paths::resolve(ctx, &args.path)?;
+        let mut effect = Effect::named(format!("count-lines {}", args.path));
+        effect.reads.push(target.path);
+        Ok(effect)
+    }
+    fn run(&self, args: CountLinesArgs, ctx: &Context) -> Result<Counted, Error> {
+        let target = nodwyn_core::prim::paths::resolve(ctx, &args.path)?;
+        let text = std::fs::read_to_string(&target.path).map_err(Error::io(&target.path))?;
+        Ok(Counted {
+            lines: text.lines().count(),
+        })
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A person who approves everything (a test's stand-in for a terminal).
+struct Approves;
+
+impl Person for Approves {
+    fn ask(&mut self, _question: &Question<'_>) -> Option<bool> {
+        Some(true)
+    }
+}
+
+#[test]
+fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
+    let temp = tempfile::tempdir().unwrap();
+    let repo = temp.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("notes.txt"), "a\nb\nc\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    let store = Store::new(temp.path().join("data"));
+    let created = create(
+        &store,
+        &NewWorktree {
+            dir: repo.clone(),
+            base: None,
+            pull_request: None,
+            location: WorktreeLocation::Repository,
+        },
+    )
+    .unwrap();
+    std::fs::write(created.worktree.path.join(".env"), "SECRET=1\n").unwrap();
+
+    let mut registry = Registry::builtin();
+    registry.register(CountLines).unwrap();
+    assert!(matches!(
+        registry.register(CountLines),
+        Err(Error::Duplicate(_))
+    ));
+
+    let settings = HostSettings::default();
+    let id = created.id.as_str();
+    let args = serde_json::json!({"path": "notes.txt"});
+    let called = call(
+        &store,
+        id,
+        &registry,
+        "count-lines",
+        &args,
+        &mut Approves,
+        &settings,
+    )
+    .unwrap();
+    assert_eq!(called.result, serde_json::json!({"lines": 3}));
+
+    // Positional arguments work too, and its declared read goes to the guard like any other.
+    let args = serde_json::json!([".env"]);
+    let refused = call(
+        &store,
+        id,
+        &registry,
+        "count-lines",
+        &args,
+        &mut NoTerminal,
+        &settings,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("credential file"), "{refused}");
+
+    let log = std::fs::read_to_string(store.find(id).unwrap().log.path()).unwrap();
+    assert!(log.contains(r#""primitive":"count-lines""#), "{log}");
+    assert!(log.contains(r#""type":"guard.decision""#), "{log}");
+}
