@@ -10,76 +10,14 @@
 
 mod common;
 
-use common::{arg, median};
+use common::{Bench, arg, median, ms};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-struct Bench {
-    root: PathBuf,
-    repo: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Bench {
-    fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Command {
-        let mut command = Command::new(program);
-        command
-            .args(args)
-            .current_dir(dir)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root.join("home"))
-            .env("NODWYN_HOME", self.root.join("data"))
-            .env("GIT_CONFIG_GLOBAL", self.root.join("home/.gitconfig"))
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        command
-    }
-
-    fn run(&self, program: &str, dir: &Path, args: &[&str]) -> String {
-        let output = self.command(program, dir, args).output().unwrap();
-        assert!(
-            output.status.success(),
-            "{program} {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    }
-
-    fn timed(&self, program: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
-        let started = Instant::now();
-        let out = self.run(program, dir, args);
-        (started.elapsed(), out)
-    }
-
-    fn git(&self, dir: &Path, args: &[&str]) -> String {
-        self.run("git", dir, args)
-    }
-}
-
 fn setup(files: usize) -> Bench {
-    let dir = tempfile::Builder::new()
-        .prefix("nodwyn-bench-")
-        .tempdir()
-        .unwrap();
-    let root = std::fs::canonicalize(dir.path()).unwrap();
-    std::fs::create_dir_all(root.join("home")).unwrap();
-    std::fs::write(
-        root.join("home/.gitconfig"),
-        "[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n",
-    )
-    .unwrap();
-    let repo = root.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    let bench = Bench {
-        root,
-        repo: repo.clone(),
-        _dir: dir,
-    };
+    let bench = Bench::new();
+    let repo = bench.repo.clone();
     bench.git(&repo, &["init", "-q"]);
     for i in 0..files {
         let folder = repo.join(format!("src/m{:03}", i / 100));
@@ -95,10 +33,6 @@ fn setup(files: usize) -> Bench {
     bench.git(&repo, &["add", "-A"]);
     bench.git(&repo, &["commit", "-q", "-m", "20k files"]);
     bench
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 fn main() {

@@ -1,6 +1,91 @@
-//! What the benchmark programs share: reading their options and taking medians.
+//! What the benchmark programs share: reading their options, taking medians, and a sandbox
+//! (temporary home, data directory and git identity) in which both sides of a comparison run.
 
-use std::time::Duration;
+#![allow(dead_code)] // Each benchmark uses its own part of this module.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A temporary sandbox: `home/` with a git identity, `data/` for nodwyn, and `repo/`, an empty
+/// folder for the benchmark's repository. Commands run with only these variables and `PATH`.
+pub struct Bench {
+    /// The sandbox's folder.
+    pub root: PathBuf,
+    /// `root/repo`.
+    pub repo: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Bench {
+    /// A fresh sandbox.
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("nodwyn-bench-")
+            .tempdir()
+            .unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        std::fs::write(
+            root.join("home/.gitconfig"),
+            "[user]\n\tname = Bench\n\temail = bench@example.invalid\n[init]\n\tdefaultBranch = main\n",
+        )
+        .unwrap();
+        let repo = root.join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        Self {
+            root,
+            repo,
+            _dir: dir,
+        }
+    }
+
+    /// `program ARGS` in `dir` with the sandbox's environment, not yet run.
+    pub fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .current_dir(dir)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("NODWYN_HOME", self.root.join("data"))
+            .env("GIT_CONFIG_GLOBAL", self.root.join("home/.gitconfig"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    /// Runs it, asserts success, and returns stdout.
+    pub fn run(&self, program: &str, dir: &Path, args: &[&str]) -> String {
+        let output = self.command(program, dir, args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "{program} {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// Runs it and times it.
+    pub fn timed(&self, program: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
+        let started = Instant::now();
+        let out = self.run(program, dir, args);
+        (started.elapsed(), out)
+    }
+
+    /// Runs `git`.
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        self.run("git", dir, args)
+    }
+}
+
+/// A duration in milliseconds, for reports.
+pub fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
 
 /// The median of some timings.
 pub fn median(mut samples: Vec<Duration>) -> Duration {
