@@ -370,3 +370,28 @@ fn worktree_diff_shows_every_kind_of_change_and_leaves_credentials_out() {
         "staged.txt"
     );
 }
+
+#[test]
+fn the_log_keeps_no_credential_an_agent_passes_and_a_closed_session_takes_no_call() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    let secret = format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8");
+    call(&env, &repo, &id, "fs-write", json!(["token.txt", secret])).success();
+    assert_eq!(
+        std::fs::read_to_string(wt.join("token.txt")).unwrap(),
+        secret
+    );
+    let log = std::fs::read_to_string(env.log_path(&id)).unwrap();
+    assert!(!log.contains(&secret), "{log}");
+    assert!(log.contains("holding a credential shape"), "{log}");
+
+    std::fs::remove_file(wt.join("token.txt")).unwrap();
+    env.nodwyn(&repo, &["worktree", "close", &id]).success();
+    let closed = call(&env, &repo, &id, "worktree", json!({})).refused();
+    assert!(
+        closed.contains("is closed") && closed.contains("resume"),
+        "{closed}"
+    );
+}

@@ -9,7 +9,7 @@
 //!
 //! Each call is a turn of its own for the guard's budget of irreversible actions.
 
-use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Verdict};
+use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Scanner, Verdict};
 use nodwyn_prim::{Fact, Registry};
 use serde::Serialize;
 use serde_json::Value;
@@ -76,6 +76,13 @@ pub fn call(
     let locked = locked_session(store, id)?;
     let session = &locked.session;
     let log = &locked.stored.log;
+    if !session.open {
+        return Err(Error::Refused(format!(
+            "session {} is closed; `nodwyn worktree resume {}` opens it again",
+            session.id,
+            session.id.short()
+        )));
+    }
     let primitive = registry.get(name)?;
     let ctx = context_of(session, settings);
     if primitive.worktree_only() {
@@ -207,11 +214,15 @@ pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
 }
 
 /// `args` for the log: strings longer than 200 bytes (a file's content) are replaced by their
-/// length, so the log does not copy what the agent wrote.
+/// length, so the log does not copy what the agent wrote, and so is a string holding a credential
+/// shape, so the log never keeps a secret.
 fn abbreviated(args: &Value) -> Value {
     const LONGEST: usize = 200;
     match args {
         Value::String(s) if s.len() > LONGEST => Value::String(format!("<{} bytes>", s.len())),
+        Value::String(s) if !Scanner::global().scan(s.as_bytes()).is_empty() => {
+            Value::String(format!("<{} bytes holding a credential shape>", s.len()))
+        }
         Value::Array(items) => Value::Array(items.iter().map(abbreviated).collect()),
         Value::Object(map) => Value::Object(
             map.iter()

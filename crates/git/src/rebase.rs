@@ -75,10 +75,29 @@ pub fn unmerged_paths(dir: &Path) -> Result<Vec<String>, Error> {
 
 /// Whether a rebase is in progress in the checkout at `dir`.
 pub fn in_progress(dir: &Path) -> Result<bool, Error> {
-    let git_dir = GitCommand::new(dir)
+    let git_dir = git_dir(dir)?;
+    Ok(git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists())
+}
+
+/// When a rebase is in progress in the checkout at `dir`: `Some` of the branch it rebases
+/// (`refs/heads/...`, or `None` for a detached HEAD). `None` when no rebase is in progress.
+pub fn rebasing_branch(dir: &Path) -> Result<Option<Option<String>>, Error> {
+    let git_dir = git_dir(dir)?;
+    for state in ["rebase-merge", "rebase-apply"] {
+        let folder = git_dir.join(state);
+        if folder.exists() {
+            let head = std::fs::read_to_string(folder.join("head-name")).unwrap_or_default();
+            let head = head.trim();
+            return Ok(Some(head.starts_with("refs/").then(|| head.to_owned())));
+        }
+    }
+    Ok(None)
+}
+
+fn git_dir(dir: &Path) -> Result<std::path::PathBuf, Error> {
+    GitCommand::new(dir)
         .read_only()
         .args(["rev-parse", "--absolute-git-dir"])
-        .run_text()?;
-    let git_dir = Path::new(&git_dir);
-    Ok(git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists())
+        .run_text()
+        .map(Into::into)
 }

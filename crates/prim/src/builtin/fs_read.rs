@@ -1,6 +1,8 @@
 //! `fs-read`: the text of a file. A file outside the session's folder may be read and is said to
 //! be outside; a credential file goes to the guard, which refuses it.
 
+use std::io::Read;
+
 use nodwyn_guard::Effect;
 use serde::{Deserialize, Serialize};
 
@@ -67,13 +69,16 @@ impl Primitive for FsRead {
         if !meta.is_file() {
             return Err(Error::refused(format!("{shown} is not a file")));
         }
-        let bytes = std::fs::read(&target.path).map_err(Error::io(&target.path))?;
+        let limit = ctx.limits.read;
+        let mut bytes = Vec::new();
+        std::fs::File::open(&target.path)
+            .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
+            .map_err(Error::io(&target.path))?;
         if bytes[..bytes.len().min(8192)].contains(&0) {
             return Err(Error::refused(format!(
                 "{shown} is a binary file; fs-read gives text only"
             )));
         }
-        let limit = ctx.limits.read;
         let truncated = bytes.len() > limit;
         let kept = &bytes[..bytes.len().min(limit)];
         Ok(FsReadOutput {

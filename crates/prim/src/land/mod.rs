@@ -103,7 +103,15 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
     }
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
-    let (continued, committed) = if rebase::in_progress(dir)? {
+    let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(dir)? {
+        if rebasing.as_deref() != Some(format!("refs/heads/{}", worktree.branch).as_str()) {
+            return Err(Error::refused(format!(
+                "a rebase of {} is in progress in {}, not one of the session's branch {}; finish or abort it first",
+                rebasing.as_deref().unwrap_or("a detached HEAD"),
+                dir.display(),
+                worktree.branch
+            )));
+        }
         let left_out = continue_stopped_rebase(dir, worktree)?;
         (
             true,
@@ -146,7 +154,11 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
         }
         None => None,
     };
-    let local_base = local_base::move_local_base(&worktree.repository, &target.base, &landed)?;
+    // After a push, failing to move the local base must not make the landing look failed.
+    let local_base = local_base::move_local_base(&worktree.repository, &target.base, &landed)
+        .unwrap_or_else(|e| LocalBase::Left {
+            why: format!("it could not be moved: {e}"),
+        });
     if pushed.is_none()
         && let LocalBase::Left { why } = &local_base
     {

@@ -36,7 +36,7 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
             files.join(", ")
         )));
     }
-    let findings = scan_diff(&Scanner::new(), &unified);
+    let findings = scan_diff(Scanner::global(), &unified);
     if findings.is_empty() {
         return Ok(());
     }
@@ -77,8 +77,8 @@ pub fn push_to(
             new: commit.to_owned(),
         }),
         push::Pushed::Rejected(summary) => Err(Error::refused(format!(
-            "{} refused the push to {} ({summary}): it moved meanwhile, and a landing never forces; land again to rebase onto it",
-            target.remote, target.branch
+            "{} refused the push to {} ({summary}); a landing never forces: if {} moved meanwhile, land again to rebase onto it",
+            target.remote, target.branch, target.branch
         ))),
     }
 }
