@@ -30,11 +30,6 @@ fn read(dir: &Path, kind: Option<&str>, key: &str) -> Result<Option<String>, Err
     }
 }
 
-/// The effective value of `key` in `dir`, or `None` when it is not set.
-pub fn get(dir: &Path, key: &str) -> Result<Option<String>, Error> {
-    read(dir, None, key)
-}
-
 /// The effective boolean `key` in `dir` (`false` when unset), read with `--type=bool` so every
 /// spelling git accepts (`yes`, `on`, `1`) counts.
 pub fn get_bool(dir: &Path, key: &str) -> Result<bool, Error> {
@@ -52,4 +47,123 @@ pub fn hooks_path(dir: &Path) -> Result<Option<PathBuf>, Error> {
             dir.join(path)
         }
     }))
+}
+
+/// Every effective setting of a checkout, read with one `git config --list` call, for a step that
+/// asks several questions (each `git config --get` is a process of its own).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    entries: Vec<(String, Option<String>)>,
+    dir: PathBuf,
+}
+
+impl Config {
+    /// Reads the configuration of the checkout at `dir`.
+    pub fn read(dir: &Path) -> Result<Self, Error> {
+        let stdout = GitCommand::new(dir)
+            .read_only()
+            .args(["config", "--list", "-z"])
+            .run()?;
+        // Each entry is `key\nvalue\0`, or `key\0` for a key written without a value.
+        let entries = stdout
+            .split(|b| *b == 0)
+            .filter(|e| !e.is_empty())
+            .map(|entry| {
+                let entry = String::from_utf8_lossy(entry);
+                match entry.split_once('\n') {
+                    Some((key, value)) => (key.to_owned(), Some(value.to_owned())),
+                    None => (entry.into_owned(), None),
+                }
+            })
+            .collect();
+        Ok(Self {
+            entries,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The value of `key` (the last one set wins, as in git), `None` when unset. A key set without
+    /// a value reads as `""`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        let wanted = canonical_key(key);
+        self.entries
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == wanted)
+            .map(|(_, v)| v.as_deref().unwrap_or(""))
+    }
+
+    /// Whether `key` is set and true, by git's reading of booleans (a key without a value is
+    /// true).
+    pub fn get_bool(&self, key: &str) -> bool {
+        let wanted = canonical_key(key);
+        match self.entries.iter().rev().find(|(k, _)| *k == wanted) {
+            Some((_, None)) => true,
+            Some((_, Some(value))) => matches!(
+                value.to_ascii_lowercase().as_str(),
+                "true" | "yes" | "on" | "1"
+            ),
+            None => false,
+        }
+    }
+
+    /// The effective `core.hooksPath`, as [`hooks_path`] gives it.
+    pub fn hooks_path(&self) -> Result<Option<PathBuf>, Error> {
+        match self.get("core.hooksPath") {
+            None => Ok(None),
+            Some(_) => hooks_path(&self.dir),
+        }
+    }
+}
+
+/// A key as `git config --list` prints it: section and name lower-cased, a subsection as it is.
+fn canonical_key(key: &str) -> String {
+    match (key.find('.'), key.rfind('.')) {
+        (Some(first), Some(last)) if first != last => format!(
+            "{}{}{}",
+            key[..first].to_ascii_lowercase(),
+            &key[first..last],
+            key[last..].to_ascii_lowercase()
+        ),
+        _ => key.to_ascii_lowercase(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_compare_as_git_prints_them() {
+        assert_eq!(canonical_key("core.hooksPath"), "core.hookspath");
+        assert_eq!(
+            canonical_key("branch.Feature.Remote"),
+            "branch.Feature.remote"
+        );
+        assert_eq!(canonical_key("a.b.c.D"), "a.b.c.d");
+    }
+
+    #[test]
+    fn one_read_answers_as_git_config_get_would() {
+        let dir = tempfile::tempdir().unwrap();
+        GitCommand::new(dir.path())
+            .args(["init", "-q"])
+            .run()
+            .unwrap();
+        let set = |k: &str, v: &str| {
+            GitCommand::new(dir.path())
+                .args(["config", k, v])
+                .run()
+                .unwrap();
+        };
+        set("branch.Main.remote", "origin");
+        set("commit.gpgSign", "yes");
+        set("core.sshCommand", "ssh -i key");
+        let config = Config::read(dir.path()).unwrap();
+        assert_eq!(config.get("branch.Main.remote"), Some("origin"));
+        assert_eq!(config.get("branch.main.remote"), None);
+        assert!(config.get_bool("commit.gpgsign"));
+        assert_eq!(config.get("core.sshcommand"), Some("ssh -i key"));
+        assert_eq!(config.hooks_path().unwrap(), None);
+    }
 }

@@ -79,19 +79,19 @@ pub fn in_progress(dir: &Path) -> Result<bool, Error> {
     Ok(git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists())
 }
 
-/// When a rebase is in progress in the checkout at `dir`: `Some` of the branch it rebases
-/// (`refs/heads/...`, or `None` for a detached HEAD). `None` when no rebase is in progress.
-pub fn rebasing_branch(dir: &Path) -> Result<Option<Option<String>>, Error> {
-    let git_dir = git_dir(dir)?;
+/// When a rebase is in progress in the checkout whose git folder is `git_dir`: `Some` of the
+/// branch it rebases (`refs/heads/...`, or `None` for a detached HEAD). `None` when no rebase is
+/// in progress.
+pub fn rebasing_branch(git_dir: &Path) -> Option<Option<String>> {
     for state in ["rebase-merge", "rebase-apply"] {
         let folder = git_dir.join(state);
         if folder.exists() {
             let head = std::fs::read_to_string(folder.join("head-name")).unwrap_or_default();
             let head = head.trim();
-            return Ok(Some(head.starts_with("refs/").then(|| head.to_owned())));
+            return Some(head.starts_with("refs/").then(|| head.to_owned()));
         }
     }
-    Ok(None)
+    None
 }
 
 fn git_dir(dir: &Path) -> Result<std::path::PathBuf, Error> {

@@ -30,9 +30,12 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
             .cloned()
             .collect()
     };
-    let left_out = denied(&commit::staged_paths(dir)?);
-    commit::unstage(dir, &left_out)?;
-    let staged = commit::staged_paths(dir)?;
+    let mut staged = commit::staged_paths(dir)?;
+    let left_out = denied(&staged);
+    if !left_out.is_empty() {
+        commit::unstage(dir, &left_out)?;
+        staged = commit::staged_paths(dir)?;
+    }
     let still = denied(&staged);
     if !still.is_empty() {
         return Err(Error::refused(format!(

@@ -18,7 +18,7 @@ mod target;
 use std::fmt;
 use std::str::FromStr;
 
-use nodwyn_git::{config, graph, rebase, refs, repo};
+use nodwyn_git::{graph, rebase, refs, repo};
 use serde::{Deserialize, Serialize};
 
 pub use local_base::LocalBase;
@@ -103,7 +103,9 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
     }
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
-    let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(dir)? {
+    let checkout = nodwyn_git::discover(dir)?;
+    let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(&checkout.git_dir)
+    {
         if rebasing.as_deref() != Some(format!("refs/heads/{}", worktree.branch).as_str()) {
             return Err(Error::refused(format!(
                 "a rebase of {} is in progress in {}, not one of the session's branch {}; finish or abort it first",
@@ -121,7 +123,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
             },
         )
     } else {
-        refuse_other_head(dir, worktree)?;
+        refuse_other_head(&checkout, worktree)?;
         (false, commit::commit_all(dir, message)?)
     };
     let onto = newest_base(ctx, worktree, &target)?;
@@ -134,7 +136,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
             worktree.branch, target.base
         )));
     }
-    let sign = config::get_bool(dir, "commit.gpgsign")?;
+    let sign = target.config.get_bool("commit.gpgsign");
     if fork != onto || sign {
         match rebase::rebase_onto(dir, &onto, &fork, sign)
             .map_err(|e| commit::signing_failure(dir, e))?
@@ -148,7 +150,8 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
     publish::refuse_credentials(dir, &onto, &landed)?;
     let pushed = match &target.remote {
         Some(remote) => {
-            let push = publish::push_to(dir, remote, &onto, &landed, ctx.ssh_command_inherited)?;
+            let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
+            let push = publish::push_to(dir, remote, &onto, &landed, ssh)?;
             ctx.report(Fact::Pushed(push.clone()));
             Some(push)
         }
@@ -212,20 +215,19 @@ fn conflict(base: &str, files: &[String]) -> Error {
 
 /// Refuses unless the worktree has the session's branch checked out, and no other git operation
 /// is unfinished there.
-fn refuse_other_head(dir: &std::path::Path, worktree: &WorktreeInfo) -> Result<(), Error> {
-    let git_dir = nodwyn_git::GitCommand::new(dir)
-        .read_only()
-        .args(["rev-parse", "--absolute-git-dir"])
-        .run_text()?;
-    if let Some(what) = nodwyn_git::status::operation_in_progress(std::path::Path::new(&git_dir)) {
+fn refuse_other_head(
+    checkout: &nodwyn_git::Checkout,
+    worktree: &WorktreeInfo,
+) -> Result<(), Error> {
+    let dir = &checkout.toplevel;
+    if let Some(what) = nodwyn_git::status::operation_in_progress(&checkout.git_dir) {
         return Err(Error::refused(format!(
             "{what} is in progress in {}; finish or abort it first",
             dir.display()
         )));
     }
-    let head = nodwyn_git::discover(dir)?.head;
     let expected = worktree.branch.as_str();
-    if head.branch.as_deref() != Some(expected) {
+    if checkout.head.branch.as_deref() != Some(expected) {
         return Err(Error::refused(format!(
             "{} does not have the session's branch {expected} checked out, so landing refuses: check it out again first",
             dir.display()
@@ -240,7 +242,7 @@ fn newest_base(ctx: &Context, worktree: &WorktreeInfo, target: &Target) -> Resul
     match &target.remote {
         Some(remote) => {
             let scratch = format!("refs/nodwyn/land/{}", worktree.branch.replace('/', "-"));
-            let ssh = publish::ssh_command(dir, ctx.ssh_command_inherited)?;
+            let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
             let fetched = refs::fetch_into(
                 dir,
                 &remote.remote,

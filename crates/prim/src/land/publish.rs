@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use nodwyn_git::{config, diff, push};
+use nodwyn_git::config::Config;
+use nodwyn_git::{diff, push};
 use nodwyn_guard::scan::diff::scan_diff;
 use nodwyn_guard::{Denylist, Scanner};
 
@@ -50,13 +51,13 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
     )))
 }
 
-/// The `GIT_SSH_COMMAND` a push needs: none when the person's environment names one
+/// The `GIT_SSH_COMMAND` a fetch or push needs: none when the person's environment names one
 /// (`inherited`) or git's configuration has `core.sshCommand`, else the non-interactive default.
-pub fn ssh_command(dir: &Path, inherited: bool) -> Result<Option<&'static str>, Error> {
-    if inherited || config::get(dir, "core.sshCommand")?.is_some() {
-        return Ok(None);
+pub fn ssh_command(config: &Config, inherited: bool) -> Option<&'static str> {
+    if inherited || config.get("core.sshCommand").is_some() {
+        return None;
     }
-    Ok(Some(DEFAULT_SSH_COMMAND))
+    Some(DEFAULT_SSH_COMMAND)
 }
 
 /// Pushes `commit` to `target` by fast-forward, and returns the push for the `git.push` record.
@@ -65,9 +66,8 @@ pub fn push_to(
     target: &RemoteBranch,
     old: &str,
     commit: &str,
-    inherited_ssh: bool,
+    ssh: Option<&str>,
 ) -> Result<Push, Error> {
-    let ssh = ssh_command(dir, inherited_ssh)?;
     match push::push_fast_forward(dir, &target.remote, commit, &target.branch, ssh)? {
         push::Pushed::Done => Ok(Push {
             remote: target.remote.clone(),

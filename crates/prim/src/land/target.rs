@@ -24,6 +24,8 @@ pub struct RemoteBranch {
 /// Where a landing goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The worktree's effective git configuration, read once.
+    pub config: config::Config,
     /// The base branch.
     pub base: String,
     /// Its upstream, when it has one on a remote.
@@ -47,9 +49,10 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
             worktree.branch
         )));
     }
-    refuse_hooks_inside(dir)?;
+    let config = config::Config::read(dir)?;
+    refuse_hooks_inside(&config, dir)?;
     let base = worktree.base.clone();
-    let remote = upstream(dir, &base)?;
+    let remote = upstream(&config, dir, &base)?;
     let local_tip = repo::branch_tip(&worktree.repository, &base)?;
     if remote.is_none() && local_tip.is_none() {
         return Err(Error::refused(format!(
@@ -57,6 +60,7 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
         )));
     }
     Ok(Target {
+        config,
         base,
         remote,
         local_tip,
@@ -64,11 +68,15 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
 }
 
 /// The base branch's upstream on a remote (`branch.<base>.remote` and `.merge`), if it has one.
-fn upstream(dir: &Path, base: &str) -> Result<Option<RemoteBranch>, Error> {
-    let Some(remote) = config::get(dir, &format!("branch.{base}.remote"))? else {
+fn upstream(
+    config: &config::Config,
+    dir: &Path,
+    base: &str,
+) -> Result<Option<RemoteBranch>, Error> {
+    let Some(remote) = config.get(&format!("branch.{base}.remote")) else {
         return Ok(None);
     };
-    let Some(merge) = config::get(dir, &format!("branch.{base}.merge"))? else {
+    let Some(merge) = config.get(&format!("branch.{base}.merge")) else {
         return Ok(None);
     };
     // An upstream that is a local branch (`remote = .`) is not a remote.
@@ -85,9 +93,9 @@ fn upstream(dir: &Path, base: &str) -> Result<Option<RemoteBranch>, Error> {
             "the upstream of {base} ({remote} {branch}) could be read as an option; landing refuses it"
         )));
     }
-    let urls = push::push_urls(dir, &remote)?;
+    let urls = push::push_urls(dir, remote)?;
     Ok(Some(RemoteBranch {
-        remote,
+        remote: remote.to_owned(),
         branch: branch.to_owned(),
         urls,
     }))
@@ -95,8 +103,8 @@ fn upstream(dir: &Path, base: &str) -> Result<Option<RemoteBranch>, Error> {
 
 /// Refuses a `core.hooksPath` inside the worktree: whoever can write the worktree (the agent)
 /// could have written the hooks a commit or push would run.
-fn refuse_hooks_inside(dir: &Path) -> Result<(), Error> {
-    let Some(hooks) = config::hooks_path(dir)? else {
+fn refuse_hooks_inside(config: &config::Config, dir: &Path) -> Result<(), Error> {
+    let Some(hooks) = config.hooks_path()? else {
         return Ok(());
     };
     let real = |p: &Path| -> PathBuf { p.canonicalize().unwrap_or_else(|_| normalise(p)) };
