@@ -138,6 +138,33 @@ fn dont_ask_answers_ordinary_questions_but_not_security_confirms() {
 }
 
 #[test]
+fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_remote() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let (id, wt) = session(&env, &repo);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    write(&wt.join("a.txt"), "a\n");
+    let asked = call(&env, &repo, &id, "git-land", json!(["m"])).refused();
+    assert!(asked.contains("cannot be undone"), "{asked}");
+
+    let local = env.repo("local");
+    let (id, wt) = session(&env, &local);
+    write(&wt.join("a.txt"), "a\n");
+    dont_ask(&env, &local, &id);
+    let landed = call(&env, &local, &id, "git-land", json!(["m", "squash"]))
+        .success()
+        .json();
+    assert_eq!(landed["pushed"], Value::Null);
+    assert_eq!(
+        env.git(&local, &["rev-parse", "main"]),
+        landed["landed"].as_str().unwrap()
+    );
+}
+
+#[test]
 fn git_land_as_a_primitive_pushes_when_allow_toml_lists_the_remote() {
     let env = TestEnv::new();
     let (repo, remote) = env.repo_with_remote("repo");
@@ -231,6 +258,9 @@ fn fs_edit_needs_exactly_one_occurrence_and_keeps_versions() {
     assert!(!wt.exists());
     let listed = env.nodwyn_json(&repo, &["versions", "list", &id]);
     assert_eq!(listed["versions"].as_array().unwrap().len(), 2);
+    let all = env.nodwyn_json(&repo, &["versions", "list"]);
+    assert_eq!(all.as_array().unwrap().len(), 1, "{all}");
+    assert!(all[0]["session"].as_str().unwrap().ends_with(&id));
     let elsewhere = env.root().join("restored.txt");
     env.nodwyn(
         &repo,
@@ -312,6 +342,32 @@ fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
     .json();
     assert_eq!(read["outside"], true);
     assert_eq!(read["content"], "notes\n");
+    let decision = env
+        .records(&id)
+        .into_iter()
+        .rfind(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert!(
+        decision["action"]
+            .as_str()
+            .unwrap()
+            .ends_with("(outside the session's folder)"),
+        "{decision}"
+    );
+    let missing = call(&env, &repo, &id, "fs-read", json!(["no-such-file"])).refused();
+    assert!(missing.contains("no-such-file"), "{missing}");
+    let not_a_folder = call(&env, &repo, &id, "fs-list", json!(["README.md"])).refused();
+    assert!(not_a_folder.contains("README.md"), "{not_a_folder}");
+    let listed = call(&env, &repo, &id, "fs-list", json!({}))
+        .success()
+        .json();
+    assert!(
+        listed["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "README.md")
+    );
     let status = call(&env, &repo, &id, "git-status", json!({}))
         .success()
         .json();

@@ -323,6 +323,18 @@ fn refusals_name_what_to_do() {
     write(&s.path.join("a.txt"), "a\n");
     let detached = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
     assert!(detached.contains(&s.branch), "{detached}");
+    env.git(&s.path, &["switch", "-q", &s.branch]);
+
+    // No remote and no local main: nowhere to land.
+    env.git(&repo, &["switch", "-q", "-c", "other"]);
+    env.git(&repo, &["branch", "-q", "-D", "main"]);
+    let nowhere = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(nowhere.contains("nowhere to land"), "{nowhere}");
+    assert_eq!(
+        env.git(&s.path, &["status", "--porcelain"]),
+        "?? a.txt",
+        "nothing committed"
+    );
 }
 
 /// An ssh program for `core.sshCommand`: runs the remote command git asks for on this machine,

@@ -14,12 +14,41 @@ use crate::session::Session;
 use crate::store::Store;
 use crate::worktree::locked_session;
 
+/// The kept versions of one session.
+#[derive(Debug, Serialize)]
+pub struct SessionVersions {
+    /// The session's full id.
+    pub session: String,
+    /// Its kept versions, oldest first.
+    pub versions: Vec<KeptVersion>,
+}
+
 /// The kept versions of session `id`.
-pub fn list(store: &Store, id: &str) -> Result<(Session, Vec<KeptVersion>), Error> {
-    let stored = store.find(id)?;
-    let session = Session::load(&stored)?;
-    let versions = VersionStore::new(&session.repository, &session.id.to_string()).list()?;
-    Ok((session, versions))
+pub fn list(store: &Store, id: &str) -> Result<SessionVersions, Error> {
+    let session = Session::load(&store.find(id)?)?;
+    versions_of(&session)
+}
+
+/// The kept versions of every session of `repository` that has any.
+pub fn list_repository(store: &Store, repository: &Path) -> Result<Vec<SessionVersions>, Error> {
+    let (sessions, _unreadable) = crate::session::sessions_of(store, repository)?;
+    let mut all = Vec::new();
+    for session in &sessions {
+        let listed = versions_of(session)?;
+        if !listed.versions.is_empty() {
+            all.push(listed);
+        }
+    }
+    Ok(all)
+}
+
+fn versions_of(session: &Session) -> Result<SessionVersions, Error> {
+    let id = session.id.to_string();
+    let versions = VersionStore::new(&session.repository, &id).list()?;
+    Ok(SessionVersions {
+        session: id,
+        versions,
+    })
 }
 
 /// A restore.

@@ -19,6 +19,19 @@ pub struct Target {
 }
 
 impl Target {
+    /// How a read of it is named in the guard's record: the path, marked when it is outside the
+    /// session's folder.
+    pub fn read_action(&self, primitive: &str, ctx: &Context) -> String {
+        if self.inside {
+            format!("{primitive} {}", self.shown(ctx))
+        } else {
+            format!(
+                "{primitive} {} (outside the session's folder)",
+                self.shown(ctx)
+            )
+        }
+    }
+
     /// The path relative to the session's folder when it is inside, else the absolute path, for
     /// messages and results.
     pub fn shown(&self, ctx: &Context) -> String {

@@ -168,6 +168,39 @@ mod tests {
     }
 
     #[test]
+    fn files_past_the_time_limit_are_named_as_not_reached() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            nodwyn_git::GitCommand::new(dir.path())
+                .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+                .args(args)
+                .run()
+                .unwrap()
+        };
+        git(&["init", "-q"]);
+        git(&["commit", "-q", "--allow-empty", "-m", "first"]);
+        let base = nodwyn_git::repo::resolve_commit(dir.path(), "HEAD")
+            .unwrap()
+            .unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        std::fs::write(dir.path().join(".env"), "X=1\n").unwrap();
+        let late = review(dir.path(), &base, 1024, Duration::ZERO).unwrap();
+        assert!(late.files.is_empty());
+        let mut omitted: Vec<(&str, &str)> = late
+            .omitted
+            .iter()
+            .map(|o| (o.path.as_str(), o.why.as_str()))
+            .collect();
+        omitted.sort();
+        assert_eq!(omitted[0].0, ".env");
+        assert!(omitted[0].1.contains("credential"));
+        assert_eq!(omitted[1], ("a.txt", "not reached within 0 s"));
+        let on_time = review(dir.path(), &base, 1024, Duration::from_secs(30)).unwrap();
+        assert_eq!(on_time.files[0].path, "a.txt");
+        assert_eq!(on_time.files[0].added, Some(1));
+    }
+
+    #[test]
     fn a_diff_without_hunks_is_a_note() {
         let (hunks, note) = hunks_of(
             b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 use nodwyn_core::clock::Timestamp;
 
-use crate::commands::Invocation;
+use crate::commands::{Invocation, RepoArg};
 use crate::output;
 
 #[derive(Debug, Subcommand)]
@@ -15,11 +15,14 @@ pub enum VersionsCommand {
 }
 
 /// List the versions nodwyn kept of a session's files before `fs-write` or `fs-edit` replaced
-/// them (they live in the repository's `.nodwyn/versions/`, and outlive the worktree).
+/// them (they live in the repository's `.nodwyn/versions/`, and outlive the worktree). Without an
+/// id, every session of the repository that has any.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The session: its full id or its 8 hex digits.
-    id: String,
+    id: Option<String>,
+    #[command(flatten)]
+    repo: RepoArg,
 }
 
 /// Write a kept version back to its file (or to --to PATH). What the file holds now is kept
@@ -40,20 +43,22 @@ pub fn run(command: VersionsCommand, invocation: &Invocation) -> anyhow::Result<
     let store = invocation.store()?;
     match command {
         VersionsCommand::List(args) => {
-            let (session, versions) = nodwyn_core::versions::list(&store, &args.id)?;
+            let listed = match &args.id {
+                Some(id) => vec![nodwyn_core::versions::list(&store, id)?],
+                None => nodwyn_core::versions::list_repository(&store, &args.repo.repository()?)?,
+            };
             if invocation.json {
-                return output::json(&serde_json::json!({
-                    "session": session.id,
-                    "versions": versions,
-                }));
+                return match (&args.id, listed.as_slice()) {
+                    (Some(_), [one]) => output::json(one),
+                    _ => output::json(&listed),
+                };
             }
-            if versions.is_empty() {
-                return output::text(format!("session {} has no kept version", session.id));
-            }
-            let rows: Vec<Vec<String>> = versions
+            let rows: Vec<Vec<String>> = listed
                 .iter()
-                .map(|v| {
+                .flat_map(|s| s.versions.iter().map(move |v| (s, v)))
+                .map(|(s, v)| {
                     vec![
+                        s.session.rsplit('-').next().unwrap_or_default().to_owned(),
                         v.version.to_string(),
                         Timestamp::from_unix_millis(v.kept_at_ms as i64).rfc3339(),
                         v.size.to_string(),
@@ -62,8 +67,11 @@ pub fn run(command: VersionsCommand, invocation: &Invocation) -> anyhow::Result<
                     ]
                 })
                 .collect();
+            if rows.is_empty() {
+                return output::text("no kept version");
+            }
             output::text(output::table(
-                &["VERSION", "KEPT", "BYTES", "BEFORE", "PATH"],
+                &["SESSION", "VERSION", "KEPT", "BYTES", "BEFORE", "PATH"],
                 &rows,
             ))
         }

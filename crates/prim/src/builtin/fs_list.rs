@@ -64,7 +64,7 @@ impl Primitive for FsList {
     }
     fn effect(&self, args: &FsListArgs, ctx: &Context) -> Result<Effect, Error> {
         let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
-        let mut effect = Effect::named(format!("fs-list {}", target.shown(ctx)));
+        let mut effect = Effect::named(target.read_action("fs-list", ctx));
         effect.reads.push(target.path);
         Ok(effect)
     }

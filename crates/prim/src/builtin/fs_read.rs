@@ -58,7 +58,7 @@ impl Primitive for FsRead {
     }
     fn effect(&self, args: &FsReadArgs, ctx: &Context) -> Result<Effect, Error> {
         let target = resolve(ctx, &args.path)?;
-        let mut effect = Effect::named(format!("fs-read {}", target.shown(ctx)));
+        let mut effect = Effect::named(target.read_action("fs-read", ctx));
         effect.reads.push(target.path);
         Ok(effect)
     }
