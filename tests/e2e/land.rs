@@ -520,3 +520,23 @@ fn commits_are_signed_as_configured_and_a_signing_failure_stops() {
     );
     assert_eq!(remote_main(&env, &remote), before);
 }
+
+#[test]
+fn a_rebase_of_another_branch_in_the_worktree_is_not_continued() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let s = session(&env, &repo);
+    write(&s.path.join("README.md"), "session\n");
+    env.commit_all(&s.path, "session");
+    env.git(&s.path, &["switch", "-q", "-c", "other", "HEAD~1"]);
+    write(&s.path.join("README.md"), "other\n");
+    env.commit_all(&s.path, "other");
+    let rebase = env.git_run(&s.path, &["rebase", &s.branch]);
+    assert_ne!(rebase.code, 0, "the rebase stops at a conflict");
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("refs/heads/other"), "{refused}");
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "main"]),
+        env.git(&repo, &["rev-parse", "HEAD"])
+    );
+}
