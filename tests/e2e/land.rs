@@ -36,6 +36,27 @@ fn remote_main(env: &TestEnv, remote: &Path) -> String {
     env.git(remote, &["rev-parse", "main"])
 }
 
+/// Lands `s` expecting a refusal that mentions `expected`; checks that the worktree still has
+/// `commits` commits (nothing was committed) and that the remote's `main` is still `before`.
+fn refused_untouched(
+    env: &TestEnv,
+    repo: &Path,
+    s: &Session,
+    expected: &str,
+    commits: usize,
+    remote: (&Path, &str),
+) -> String {
+    let refused = env.nodwyn(repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains(expected), "{refused}");
+    assert_eq!(
+        env.git(&s.path, &["rev-list", "--count", "HEAD"]),
+        commits.to_string(),
+        "nothing committed"
+    );
+    assert_eq!(remote_main(env, remote.0), remote.1);
+    refused
+}
+
 fn files_at(env: &TestEnv, dir: &Path, commit: &str) -> Vec<String> {
     env.git(dir, &["ls-tree", "-r", "--name-only", commit])
         .lines()
@@ -294,14 +315,7 @@ fn a_hooks_path_inside_the_worktree_is_refused_before_anything_runs() {
         "#!/bin/sh\ntouch /tmp/pwned\n",
     );
     env.git(&repo, &["config", "core.hooksPath", "hooks"]);
-    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
-    assert!(refused.contains("core.hooksPath"), "{refused}");
-    assert_eq!(
-        env.git(&s.path, &["rev-list", "--count", "HEAD"]),
-        "1",
-        "nothing committed"
-    );
-    assert_eq!(remote_main(&env, &remote), before);
+    refused_untouched(&env, &repo, &s, "core.hooksPath", 1, (&remote, &before));
 }
 
 #[test]
@@ -511,14 +525,14 @@ fn commits_are_signed_as_configured_and_a_signing_failure_stops() {
         ],
     );
     write(&s.path.join("c.txt"), "c\n");
-    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
-    assert!(refused.contains("signing is configured"), "{refused}");
-    assert_eq!(
-        env.git(&s.path, &["rev-list", "--count", "HEAD"]),
-        "3",
-        "nothing committed"
+    refused_untouched(
+        &env,
+        &repo,
+        &s,
+        "signing is configured",
+        3,
+        (&remote, &before),
     );
-    assert_eq!(remote_main(&env, &remote), before);
 }
 
 #[test]

@@ -86,6 +86,15 @@ impl GitCommand {
         self
     }
 
+    /// Sets `GIT_SSH_COMMAND` for this call when `ssh_command` is given (a fetch or push that
+    /// must not fall back to an interactive ssh).
+    pub fn ssh_command(mut self, ssh_command: Option<&str>) -> Self {
+        if let Some(ssh) = ssh_command {
+            self.command.env("GIT_SSH_COMMAND", ssh);
+        }
+        self
+    }
+
     /// Appends one argument.
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
         self.args.push(arg.as_ref().to_os_string());

@@ -18,20 +18,22 @@ pub fn unified(dir: &Path, range: &str) -> Result<Vec<u8>, Error> {
     }
     GitCommand::new(dir)
         .read_only()
-        .args([
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-            "--unified=0",
-            range,
-            "--",
-        ])
+        .arg("diff")
+        .args(PLAIN)
+        .args(["--unified=0", range, "--"])
         .run()
 }
+
+/// The options of every diff nodwyn reads: no colour, no external diff or text conversion, no
+/// rename detection, and `a/`/`b/` prefixes whatever the person's configuration says.
+const PLAIN: &[&str] = &[
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+];
 
 /// The empty tree. Read as the attribute source (`--attr-source`), it makes git ignore every
 /// `.gitattributes` in the checkout, so repository content cannot select a clean filter, a diff
@@ -92,16 +94,7 @@ impl Snapshot {
     }
 
     fn diff(&self) -> GitCommand {
-        self.git().args([
-            "diff",
-            "--cached",
-            "--no-color",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-renames",
-            "--src-prefix=a/",
-            "--dst-prefix=b/",
-        ])
+        self.git().args(["diff", "--cached"]).args(PLAIN)
     }
 
     /// Every file that differs from `since`, with its status and line counts.

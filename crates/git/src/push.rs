@@ -39,12 +39,11 @@ pub fn push_fast_forward(
     branch: &str,
     ssh_command: Option<&str>,
 ) -> Result<Pushed, Error> {
-    let mut command = GitCommand::new(dir).without_prompts();
-    if let Some(ssh) = ssh_command {
-        command = command.env("GIT_SSH_COMMAND", ssh);
-    }
     let refspec = format!("{commit}:refs/heads/{branch}");
-    let command = command.args(["push", "--porcelain", "--quiet", remote, &refspec]);
+    let command = GitCommand::new(dir)
+        .without_prompts()
+        .ssh_command(ssh_command)
+        .args(["push", "--porcelain", "--quiet", remote, &refspec]);
     let output = command.output()?;
     // `--porcelain` prints one line per ref: flag, TAB, from:to, TAB, summary. `!` is a refusal.
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -31,11 +31,9 @@ pub fn fetch_into(
     destination: &str,
     ssh_command: Option<&str>,
 ) -> Result<String, Error> {
-    let mut command = GitCommand::new(dir).without_prompts();
-    if let Some(ssh) = ssh_command {
-        command = command.env("GIT_SSH_COMMAND", ssh);
-    }
-    command
+    GitCommand::new(dir)
+        .without_prompts()
+        .ssh_command(ssh_command)
         .args([
             "fetch",
             "--quiet",
