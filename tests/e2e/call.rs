@@ -451,3 +451,56 @@ fn the_log_keeps_no_credential_an_agent_passes_and_a_closed_session_takes_no_cal
         "{closed}"
     );
 }
+
+/// Runs `nodwyn ARGS` on a terminal (`script` gives it one), answering `answer` to its question;
+/// returns what the terminal showed.
+fn on_a_terminal(env: &TestEnv, dir: &Path, args: &[&str], answer: &str) -> String {
+    use std::io::Write;
+    let mut line = nodwyn_tests::nodwyn_binary().display().to_string();
+    for arg in args {
+        line.push_str(&format!(" '{arg}'"));
+    }
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("script (util-linux) runs");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(format!("{answer}\n").as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn on_a_terminal_the_person_is_asked_and_answers() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    let args = ["call", "--session", &id, "fs-write", r#"["a.txt", "a"]"#];
+    let declined = on_a_terminal(&env, &repo, &args, "n");
+    assert!(declined.contains("allow it? [y/N]"), "{declined}");
+    assert!(declined.contains("declined"), "{declined}");
+    assert!(!wt.join("a.txt").exists());
+    let approved = on_a_terminal(&env, &repo, &args, "y");
+    assert!(approved.contains("\"created\": true"), "{approved}");
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "a");
+    let decisions: Vec<Value> = env
+        .records(&id)
+        .into_iter()
+        .filter(|r| r["type"] == "guard.decision")
+        .collect();
+    assert_eq!(decisions.len(), 2);
+    assert_eq!(decisions[0]["by"], "person");
+    assert_eq!(decisions[0]["answer"], "refuse");
+    assert_eq!(decisions[1]["by"], "person");
+    assert_eq!(decisions[1]["answer"], "allow");
+}
