@@ -310,6 +310,17 @@ fn shell_exec_reports_status_and_stops_at_its_time_limit() {
     .json();
     assert_eq!(slow["timed_out"], true);
     assert!(slow["elapsed_ms"].as_u64().unwrap() < 20_000);
+    let loud = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!({"script": "head -c 100000 /dev/zero | tr '\\0' a"}),
+    )
+    .success()
+    .json();
+    assert_eq!(loud["stdout"].as_str().unwrap().len(), 64 * 1024);
+    assert_eq!(loud["output_left_out"], 100_000 - 64 * 1024);
     let both = call(
         &env,
         &repo,
@@ -372,6 +383,18 @@ fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
         .success()
         .json();
     assert_eq!(status["left_out"], json!([".env"]));
+    write(&wt.join("README.md"), "changed\n");
+    let diff = call(&env, &repo, &id, "git-diff", json!({"since": "base"}))
+        .success()
+        .json();
+    assert_eq!(diff["files"][0]["path"], "README.md");
+    assert_eq!(diff["omitted"][0]["path"], ".env");
+    let facts = call(&env, &repo, &id, "worktree", json!({}))
+        .success()
+        .json();
+    assert_eq!(facts["path"], wt.to_str().unwrap());
+    assert!(facts["branch"].as_str().unwrap().ends_with(&id));
+    assert_eq!(facts["base"], "main");
     let unknown = call(&env, &repo, &id, "fs-frobnicate", json!({})).refused();
     assert!(unknown.contains("--list"), "{unknown}");
     let bad = call(&env, &repo, &id, "fs-read", json!({"file": "x"})).refused();
