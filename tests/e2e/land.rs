@@ -91,6 +91,11 @@ fn lands_changes_pushes_main_and_moves_the_local_main_by_merge() {
             .iter()
             .any(|r| r["type"] == "git.land" && r["by"] == "person")
     );
+    assert_eq!(
+        env.git(&repo, &["for-each-ref", "refs/nodwyn"]),
+        "",
+        "the fetch's scratch ref is gone"
+    );
     // Landed work is landed: closing removes the worktree and its branch.
     let closed = env.nodwyn_json(&repo, &["worktree", "close", &s.id]);
     assert_eq!(closed["removed"], true);

@@ -43,19 +43,19 @@ pub fn fetch_into(
             &format!("+{source}:{destination}"),
         ])
         .run()?;
-    GitCommand::new(dir)
-        .read_only()
-        .args(["rev-parse", "--verify", "--quiet"])
-        .arg(format!("{destination}^{{commit}}"))
-        .run_text()
+    crate::repo::resolve_commit(dir, destination)?
+        .ok_or_else(|| Error::BadRevision(destination.to_owned()))
 }
 
-/// Deletes a ref nodwyn made for itself (such as a fetched pull request head).
+/// Deletes a ref nodwyn made for itself (such as a fetched pull request head), in-process: no
+/// other program reads or writes nodwyn's scratch refs, so there is no configuration to run.
 pub fn delete_ref(dir: &Path, reference: &str) -> Result<(), Error> {
-    GitCommand::new(dir)
-        .args(["update-ref", "-d", reference])
-        .run()
-        .map(drop)
+    let repo = crate::repo::open(dir)?;
+    match repo.find_reference(reference) {
+        Ok(mut found) => found.delete().map_err(Error::read(dir)),
+        Err(e) if e.code() == git2::ErrorCode::NotFound => Ok(()),
+        Err(e) => Err(Error::read(dir)(e)),
+    }
 }
 
 /// Whether `name` is acceptable to git as a branch name (`git check-ref-format --branch`), so a

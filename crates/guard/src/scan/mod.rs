@@ -48,7 +48,22 @@ pub struct Finding {
 
 struct Compiled {
     rule: &'static Rule,
-    regex: Regex,
+    /// Compiled on first use: most inputs meet only a few rules' keywords, and compiling all 60
+    /// patterns up front costs a short-lived process (a landing's scan) more than its scan.
+    regex: OnceLock<Regex>,
+}
+
+impl Compiled {
+    fn regex(&self) -> &Regex {
+        self.regex.get_or_init(|| {
+            // Byte-oriented: ASCII classes and case folding are all the rules need, and much
+            // faster than Unicode's.
+            RegexBuilder::new(self.rule.pattern)
+                .unicode(false)
+                .build()
+                .unwrap_or_else(|e| panic!("rule {} does not compile: {e}", self.rule.id))
+        })
+    }
 }
 
 /// The L1 scanner: every rule, compiled once.
@@ -60,18 +75,14 @@ pub struct Scanner {
 }
 
 impl Scanner {
-    /// Compiles every rule.
+    /// A scanner of every rule (each rule's pattern is compiled the first time its keyword is
+    /// met).
     pub fn new() -> Self {
         let rules: Vec<Compiled> = RULES
             .iter()
             .map(|rule| Compiled {
                 rule,
-                // Byte-oriented: ASCII classes and case folding are all the rules need, and much
-                // faster than Unicode's.
-                regex: RegexBuilder::new(rule.pattern)
-                    .unicode(false)
-                    .build()
-                    .unwrap_or_else(|e| panic!("rule {} does not compile: {e}", rule.id)),
+                regex: OnceLock::new(),
             })
             .collect();
         let mut keywords: Vec<&'static str> = Vec::new();
@@ -176,10 +187,10 @@ impl Scanner {
     ) {
         let window = &text[window_start..window_end];
         // Most candidate windows hold no match; the matcher without captures says so fastest.
-        if !compiled.regex.is_match(window) {
+        if !compiled.regex().is_match(window) {
             return;
         }
-        for captures in compiled.regex.captures_iter(window) {
+        for captures in compiled.regex().captures_iter(window) {
             let Some(secret) = captures.name("s") else {
                 continue;
             };

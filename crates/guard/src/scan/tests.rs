@@ -334,3 +334,17 @@ fn credentials_far_apart_on_one_enormous_line_are_each_found() {
     assert!(found.iter().all(|f| f.line == 1));
     assert_eq!(found[0].column, filler.len() + 4);
 }
+
+#[test]
+fn every_rule_compiles() {
+    // Patterns compile on first use; compile them all here so a broken one fails a test, not a
+    // scan.
+    let scanner = Scanner::new();
+    for compiled in &scanner.rules {
+        assert!(
+            !compiled.regex().as_str().is_empty(),
+            "{}",
+            compiled.rule.id
+        );
+    }
+}
