@@ -307,6 +307,10 @@ fn a_checkout_with_changes_keeps_its_main_where_it_is() {
     write(&repo.join("README.md"), "edit\n");
     let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
     assert!(refused.contains("nothing landed"), "{refused}");
+    assert!(
+        refused.contains("the changes were committed on"),
+        "{refused}"
+    );
 }
 
 #[test]
@@ -558,4 +562,39 @@ fn a_rebase_of_another_branch_in_the_worktree_is_not_continued() {
         env.git(&repo, &["rev-parse", "main"]),
         env.git(&repo, &["rev-parse", "HEAD"])
     );
+}
+
+#[test]
+fn an_unreachable_remote_is_named_and_the_commit_is_said() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("repo");
+    let s = session(&env, &repo);
+    let nowhere = env.root().join("nowhere.git");
+    env.git(
+        &repo,
+        &["remote", "set-url", "origin", nowhere.to_str().unwrap()],
+    );
+    write(&s.path.join("a.txt"), "a\n");
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(
+        refused.contains("does not appear to be a git repository"),
+        "{refused}"
+    );
+    assert!(
+        refused.contains("the changes were committed on"),
+        "{refused}"
+    );
+    // Landing again, once the remote is back, goes on from the commit.
+    env.git(
+        &repo,
+        &[
+            "remote",
+            "set-url",
+            "origin",
+            env.root().join("repo.git").to_str().unwrap(),
+        ],
+    );
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["commits"], 1);
+    assert_eq!(landed["committed"], Value::Null);
 }

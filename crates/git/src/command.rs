@@ -151,7 +151,7 @@ impl GitCommand {
                 dir,
                 args,
                 code: output.status.code(),
-                stderr: last_line(&stderr),
+                stderr: telling_line(&stderr),
             })
         }
     }
@@ -171,13 +171,22 @@ impl GitCommand {
     }
 }
 
-/// The last non-empty line of git's stderr: where git puts its `fatal:` or `error:` line, and
-/// enough for a one-sentence message (the whole text is traced).
-pub(crate) fn last_line(stderr: &str) -> String {
-    stderr
+/// The one line of git's stderr that says what went wrong, for a one-sentence message (the whole
+/// text is traced): the first `fatal:` line (git's most specific, before any advice such as
+/// "Please make sure you have the correct access rights"), else the last `error:` line, else the
+/// last line.
+pub(crate) fn telling_line(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
-        .rfind(|l| !l.is_empty())
+        .filter(|l| !l.is_empty())
+        .collect();
+    lines
+        .iter()
+        .find(|l| l.starts_with("fatal:"))
+        .or_else(|| lines.iter().rfind(|l| l.starts_with("error:")))
+        .or(lines.last())
+        .copied()
         .unwrap_or("(git printed nothing)")
         .to_owned()
 }
@@ -188,4 +197,27 @@ pub(crate) fn nul_records(stdout: &[u8]) -> impl Iterator<Item = String> + '_ {
         .split(|b| *b == 0)
         .filter(|r| !r.is_empty())
         .map(|r| String::from_utf8_lossy(r).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::telling_line;
+
+    #[test]
+    fn the_telling_line_is_the_first_fatal_one() {
+        let unreachable = "fatal: '/x/nowhere.git' does not appear to be a git repository\n\
+                           fatal: Could not read from remote repository.\n\n\
+                           Please make sure you have the correct access rights\n\
+                           and the repository exists.\n";
+        assert_eq!(
+            telling_line(unreachable),
+            "fatal: '/x/nowhere.git' does not appear to be a git repository"
+        );
+        assert_eq!(
+            telling_line("hint: a\nerror: first\nerror: second\nhint: b\n"),
+            "error: second"
+        );
+        assert_eq!(telling_line("just this\n"), "just this");
+        assert_eq!(telling_line(""), "(git printed nothing)");
+    }
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::Error;
-use crate::command::{GitCommand, last_line};
+use crate::command::{GitCommand, telling_line};
 
 /// Every URL `git push REMOTE` would push to (`git remote get-url --push --all`).
 pub fn push_urls(dir: &Path, remote: &str) -> Result<Vec<String>, Error> {
@@ -61,7 +61,7 @@ pub fn push_fast_forward(
                 dir: dir.to_path_buf(),
                 args: format!("push {remote} {refspec}"),
                 code: output.status.code(),
-                stderr: last_line(&stderr),
+                stderr: telling_line(&stderr),
             })
         }
     }

@@ -126,7 +126,60 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
         refuse_other_head(&checkout, worktree)?;
         (false, commit::commit_all(dir, message)?)
     };
-    let onto = newest_base(ctx, worktree, &target)?;
+    let published = publish_committed(ctx, worktree, &target, message, strategy);
+    // A later step that stops leaves the commit in place: say so, so nobody wonders where the
+    // changes went.
+    let published = match (published, &committed.commit) {
+        (Err(error), Some(commit)) => {
+            return Err(Error::refused(format!(
+                "{error} (the changes were committed on {} as {}; landing again goes on from there)",
+                worktree.branch,
+                &commit[..commit.len().min(12)]
+            )));
+        }
+        (published, _) => published?,
+    };
+    ctx.report(Fact::Landed {
+        base: target.base.clone(),
+        strategy: strategy.to_string(),
+        landed: published.landed.clone(),
+        left_out: committed.left_out.clone(),
+    });
+    Ok(Landed {
+        branch: worktree.branch.clone(),
+        base: target.base,
+        strategy,
+        committed: committed.commit,
+        left_out: committed.left_out,
+        continued,
+        onto: published.onto,
+        landed: published.landed,
+        commits: published.commits,
+        pushed: published.pushed,
+        local_base: published.local_base,
+    })
+}
+
+/// What the steps after the commit did.
+struct Published {
+    onto: String,
+    landed: String,
+    commits: usize,
+    pushed: Option<Push>,
+    local_base: LocalBase,
+}
+
+/// The steps after the commit: rebase onto the newest base, the strategy, the scan, the push, and
+/// the local base.
+fn publish_committed(
+    ctx: &Context,
+    worktree: &WorktreeInfo,
+    target: &Target,
+    message: &str,
+    strategy: Strategy,
+) -> Result<Published, Error> {
+    let dir = worktree.path.as_path();
+    let onto = newest_base(ctx, worktree, target)?;
     let head = head_of(dir)?;
     let fork = fork_point(dir, worktree, &head, &onto)?;
     let own = graph::commits_between(dir, &fork, &head)?;
@@ -170,19 +223,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
             worktree.branch
         )));
     }
-    ctx.report(Fact::Landed {
-        base: target.base.clone(),
-        strategy: strategy.to_string(),
-        landed: landed.clone(),
-        left_out: committed.left_out.clone(),
-    });
-    Ok(Landed {
-        branch: worktree.branch.clone(),
-        base: target.base,
-        strategy,
-        committed: committed.commit,
-        left_out: committed.left_out,
-        continued,
+    Ok(Published {
         onto,
         landed,
         commits: own.len(),
