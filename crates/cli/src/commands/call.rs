@@ -91,7 +91,11 @@ fn list(registry: &Registry, invocation: &Invocation) -> anyhow::Result<()> {
                 }
             })
             .collect();
-        lines.push(format!("{} {}", p.name(), params.join(" ")));
+        lines.push(
+            format!("{} {}", p.name(), params.join(" "))
+                .trim_end()
+                .to_owned(),
+        );
         lines.push(format!("    {}", p.description()));
     }
     output::text(lines.join("\n"))

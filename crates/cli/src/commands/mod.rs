@@ -46,7 +46,7 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Sessions in their own git worktrees: make, list, close, resume, remove, keep, prune.
+    /// Sessions in their own git worktrees: make, list, review, close, resume, remove, keep, prune.
     #[command(subcommand)]
     Worktree(worktree::WorktreeCommand),
     /// Sessions of a repository and their event logs.

@@ -14,9 +14,11 @@ pub enum VersionsCommand {
     Restore(RestoreArgs),
 }
 
-/// List the versions nodwyn kept of a session's files before `fs-write` or `fs-edit` replaced
-/// them (they live in the repository's `.nodwyn/versions/`, and outlive the worktree). Without an
-/// id, every session of the repository that has any.
+/// List the versions kept of a session's files
+///
+/// nodwyn keeps a file's content before `fs-write` or `fs-edit` replaces it, in the repository's
+/// `.nodwyn/versions/`, where it outlives the worktree. Without an id, every session of the
+/// repository that has any.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The session: its full id or its 8 hex digits.
@@ -25,8 +27,10 @@ pub struct ListArgs {
     repo: RepoArg,
 }
 
-/// Write a kept version back to its file (or to --to PATH). What the file holds now is kept
-/// first, as a new version, so a restore can be undone too.
+/// Write a kept version back to its file
+///
+/// Or to --to PATH. What the file holds now is kept first, as a new version, so a restore can be
+/// undone too.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
     /// The session: its full id or its 8 hex digits.

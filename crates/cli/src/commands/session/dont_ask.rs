@@ -6,8 +6,9 @@ use crate::commands::Invocation;
 use crate::environment;
 use crate::output;
 
-/// Turn "Don't ask" on (or, with --off, off) for a session: the guard then answers its ordinary
-/// questions (writes, commands, a landing) itself. Security confirms (a push to a URL allow.toml
+/// Turn "Don't ask" on (or, with --off, off) for a session
+///
+/// The guard then answers the session's ordinary questions (writes, commands, a landing) itself. Security confirms (a push to a URL allow.toml
 /// does not list, a write under .git/ or .nodwyn/, a write outside the session's folder) still
 /// need a person each time. Only a person's command sets it; no primitive can.
 #[derive(Debug, Args)]

@@ -6,8 +6,10 @@ use crate::commands::Invocation;
 use crate::environment;
 use crate::output;
 
-/// Show a session's changes since its base commit: committed, staged, unstaged and untracked,
-/// read with no external diff or filter program. Credential files are left out and named; each
+/// Show a session's changes since its base commit
+///
+/// Committed, staged, unstaged and untracked changes alike, read with no external diff or filter
+/// program. Credential files are left out and named; each
 /// file's diff is capped; after 30 s the files not reached are named instead.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
