@@ -77,3 +77,23 @@ fn scan_and_guard_check_as_a_person_reads_them() {
         .success();
     insta::assert_snapshot!("guard_check", shown(&env, &check));
 }
+
+#[test]
+fn reviewing_and_landing_as_a_person_reads_them() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("shop");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap().to_owned();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    write(&path.join("README.md"), "hello, world\n");
+    write(&path.join("export.txt"), "one\ntwo\n");
+    write(&path.join(".env"), "SECRET=1\n");
+    let diff = env.nodwyn(&repo, &["worktree", "diff", &id]).success();
+    insta::assert_snapshot!("worktree_diff", shown(&env, &diff));
+    let landed = env
+        .nodwyn(&repo, &["land", &id, "-m", "Add the export"])
+        .success();
+    insta::assert_snapshot!("land", shown(&env, &landed));
+    let refused = env.nodwyn(&repo, &["land", &id, "-m", "again"]);
+    insta::assert_snapshot!("land_nothing", shown(&env, &refused));
+}
