@@ -598,3 +598,43 @@ fn an_unreachable_remote_is_named_and_the_commit_is_said() {
     assert_eq!(landed["commits"], 1);
     assert_eq!(landed["committed"], Value::Null);
 }
+
+#[test]
+fn a_worktree_whose_git_file_was_changed_runs_no_git() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // A repository whose configuration runs a program as soon as git reads its status.
+    let evil = env.repo("evil");
+    let marker = env.root().join("ran");
+    let program = env.bin().join("fsmonitor");
+    write(
+        &program,
+        &format!("#!/bin/sh\ntouch '{}'\n", marker.display()),
+    );
+    make_executable(&program);
+    env.git(
+        &evil,
+        &["config", "core.fsmonitor", program.to_str().unwrap()],
+    );
+
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    write(
+        &s.path.join(".git"),
+        &format!("gitdir: {}\n", evil.join(".git").display()),
+    );
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("no longer a worktree of"), "{refused}");
+    let review = env.nodwyn(&repo, &["worktree", "diff", &s.id]).refused();
+    assert!(review.contains("no longer a worktree"), "{review}");
+    assert!(
+        !marker.exists(),
+        "no git ran with the other repository's configuration"
+    );
+
+    // Without its .git file, git would find the repository around the worktree.
+    std::fs::remove_file(s.path.join(".git")).unwrap();
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    assert!(refused.contains("has no .git of its own"), "{refused}");
+    assert_eq!(env.git(&repo, &["rev-list", "--count", "main"]), "1");
+}

@@ -9,6 +9,7 @@ use nodwyn_guard::StandingAnswers;
 use nodwyn_prim::{Context, Limits, WorktreeInfo};
 
 use crate::Error;
+use crate::event::WorktreeFacts;
 use crate::session::Session;
 
 /// What the command line read from the person's environment for primitives.
@@ -84,17 +85,22 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
         session.root.clone(),
         session.repository.clone(),
     );
-    context.worktree = session.active_worktree().map(|facts| WorktreeInfo {
+    context.worktree = session.active_worktree().map(worktree_info);
+    context.shell_environment = settings.shell_environment.clone();
+    context.ssh_command_inherited = settings.ssh_command_inherited;
+    context.limits = settings.limits;
+    context
+}
+
+/// A worktree's facts as primitives see them.
+pub fn worktree_info(facts: &WorktreeFacts) -> WorktreeInfo {
+    WorktreeInfo {
         repository: facts.repository.clone(),
         branch: facts.branch.clone(),
         base: facts.base.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.clone(),
-    });
-    context.shell_environment = settings.shell_environment.clone();
-    context.ssh_command_inherited = settings.ssh_command_inherited;
-    context.limits = settings.limits;
-    context
+    }
 }
 
 /// The trusted `allow.toml` of `repository`: its main worktree's `.nodwyn/allow.toml`.

@@ -7,6 +7,7 @@
 //! logging it is the host's (`nodwyn-core`'s) job. It never prints.
 
 pub mod builtin;
+pub mod checkout;
 mod context;
 mod error;
 pub mod land;

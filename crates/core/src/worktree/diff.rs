@@ -14,14 +14,7 @@ use super::active_worktree;
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
     let session = Session::load(&store.find(id)?)?;
     let facts = active_worktree(&session)?;
-    if !facts.path.is_dir() {
-        return Err(Error::Refused(format!(
-            "session {}'s worktree {} is missing; `nodwyn worktree resume {}` makes it again",
-            session.id,
-            facts.path.display(),
-            session.id
-        )));
-    }
+    nodwyn_prim::checkout::verified(&crate::host::worktree_info(facts))?;
     Ok(review(
         &facts.path,
         &facts.base_commit,

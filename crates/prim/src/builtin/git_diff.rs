@@ -46,6 +46,9 @@ impl Primitive for GitDiff {
         Ok(effect)
     }
     fn run(&self, args: GitDiffArgs, ctx: &Context) -> Result<Review, Error> {
+        if let Some(worktree) = &ctx.worktree {
+            crate::checkout::verified(worktree)?;
+        }
         let since = match args.since.as_deref().unwrap_or("head") {
             "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?
                 .ok_or_else(|| Error::refused("git-diff: the checkout has no commit yet"))?,

@@ -53,6 +53,9 @@ impl Primitive for GitStatus {
         Ok(effect)
     }
     fn run(&self, _args: NoArgs, ctx: &Context) -> Result<Status, Error> {
+        if let Some(worktree) = &ctx.worktree {
+            crate::checkout::verified(worktree)?;
+        }
         let denylist = Denylist::standard();
         let mut status = Status {
             changes: Vec::new(),

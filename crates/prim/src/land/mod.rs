@@ -103,7 +103,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
     }
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
-    let checkout = nodwyn_git::discover(dir)?;
+    let checkout = &target.checkout;
     let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(&checkout.git_dir)
     {
         if rebasing.as_deref() != Some(format!("refs/heads/{}", worktree.branch).as_str()) {
@@ -123,7 +123,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
             },
         )
     } else {
-        refuse_other_head(&checkout, worktree)?;
+        refuse_other_head(checkout, worktree)?;
         (false, commit::commit_all(dir, message)?)
     };
     let published = publish_committed(ctx, worktree, &target, message, strategy);

@@ -24,6 +24,8 @@ pub struct RemoteBranch {
 /// Where a landing goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
+    /// The worktree's checkout, verified to be the session's.
+    pub checkout: nodwyn_git::Checkout,
     /// The worktree's effective git configuration, read once.
     pub config: config::Config,
     /// The base branch.
@@ -37,12 +39,7 @@ pub struct Target {
 /// Works out where the session in `worktree` lands, or refuses.
 pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     let dir = &worktree.path;
-    if !dir.is_dir() {
-        return Err(Error::refused(format!(
-            "the session's worktree {} is missing; `nodwyn worktree resume` makes it again",
-            dir.display()
-        )));
-    }
+    let checkout = crate::checkout::verified(worktree)?;
     if worktree.base.is_empty() {
         return Err(Error::refused(format!(
             "the worktree of {} started from a detached HEAD, so it has no base branch to land on",
@@ -60,6 +57,7 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
         )));
     }
     Ok(Target {
+        checkout,
         config,
         base,
         remote,
