@@ -21,8 +21,10 @@ fn call(env: &TestEnv, dir: &Path, id: &str, primitive: &str, args: Value) -> no
     )
 }
 
+/// Turns Don't ask on, as a person does: on a terminal.
 fn dont_ask(env: &TestEnv, repo: &Path, id: &str) {
-    env.nodwyn(repo, &["session", "dont-ask", id]).success();
+    let shown = env.nodwyn_on_terminal(repo, &["session", "dont-ask", id], "");
+    assert!(shown.contains("Don't ask is on"), "{shown}");
 }
 
 #[test]
@@ -475,45 +477,17 @@ fn the_log_keeps_no_credential_an_agent_passes_and_a_closed_session_takes_no_cal
     );
 }
 
-/// Runs `nodwyn ARGS` on a terminal (`script` gives it one), answering `answer` to its question;
-/// returns what the terminal showed.
-fn on_a_terminal(env: &TestEnv, dir: &Path, args: &[&str], answer: &str) -> String {
-    use std::io::Write;
-    let mut line = nodwyn_tests::nodwyn_binary().display().to_string();
-    for arg in args {
-        line.push_str(&format!(" '{arg}'"));
-    }
-    let mut child = std::process::Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(dir)
-        .env_clear()
-        .envs(env.vars())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("script (util-linux) runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("{answer}\n").as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 #[test]
 fn on_a_terminal_the_person_is_asked_and_answers() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let (id, wt) = session(&env, &repo);
     let args = ["call", "--session", &id, "fs-write", r#"["a.txt", "a"]"#];
-    let declined = on_a_terminal(&env, &repo, &args, "n");
+    let declined = env.nodwyn_on_terminal(&repo, &args, "n");
     assert!(declined.contains("allow it? [y/N]"), "{declined}");
     assert!(declined.contains("declined"), "{declined}");
     assert!(!wt.join("a.txt").exists());
-    let approved = on_a_terminal(&env, &repo, &args, "y");
+    let approved = env.nodwyn_on_terminal(&repo, &args, "y");
     assert!(approved.contains("\"created\": true"), "{approved}");
     assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "a");
     let decisions: Vec<Value> = env
@@ -526,4 +500,49 @@ fn on_a_terminal_the_person_is_asked_and_answers() {
     assert_eq!(decisions[0]["answer"], "refuse");
     assert_eq!(decisions[1]["by"], "person");
     assert_eq!(decisions[1]["answer"], "allow");
+}
+
+#[test]
+fn dont_ask_is_turned_on_only_on_a_terminal() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _wt) = session(&env, &repo);
+    // An agent's command (stdin closed, no terminal) cannot turn it on for itself.
+    let refused = env.nodwyn(&repo, &["session", "dont-ask", &id]).refused();
+    assert!(refused.contains("person's decision"), "{refused}");
+    assert!(
+        !env.record_types(&id)
+            .iter()
+            .any(|t| t == "session.dont_ask")
+    );
+    dont_ask(&env, &repo, &id);
+    let off = env.nodwyn_json(&repo, &["session", "dont-ask", &id, "--off"]);
+    assert_eq!(off["dont_ask"], false);
+}
+
+#[test]
+fn a_command_an_agent_runs_may_itself_call_nodwyn_in_the_same_session() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    dont_ask(&env, &repo, &id);
+    let nodwyn = nodwyn_tests::nodwyn_binary().to_str().unwrap();
+    let ran = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!({"argv": [nodwyn, "call", "--session", id, "worktree"], "timeout_seconds": 20}),
+    )
+    .success()
+    .json();
+    assert_eq!(ran["timed_out"], false, "{ran}");
+    assert_eq!(ran["status"], 0, "{ran}");
+    assert!(
+        ran["stdout"]
+            .as_str()
+            .unwrap()
+            .contains(wt.to_str().unwrap()),
+        "{ran}"
+    );
 }

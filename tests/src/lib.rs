@@ -172,6 +172,32 @@ impl TestEnv {
         Run::from_output(self.nodwyn_command(dir, args).output().unwrap())
     }
 
+    /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
+    /// newline; returns what the terminal showed.
+    pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {
+        use std::io::Write;
+        let mut line = nodwyn_binary().display().to_string();
+        for arg in args {
+            line.push_str(&format!(" '{arg}'"));
+        }
+        let mut child = self
+            .command(Path::new("script"), dir)
+            .args(["-qec", &line, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script (util-linux) runs");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{answer}\n").as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// Runs `nodwyn ... --json` in `dir`, asserts success, and parses the document.
     #[track_caller]
     pub fn nodwyn_json(&self, dir: &Path, args: &[&str]) -> Value {

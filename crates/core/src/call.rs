@@ -5,7 +5,9 @@
 //! still a question (with no terminal, the call is refused with a sentence saying how to approve
 //! it), record `guard.decision`, run, and record what the primitive reports (`git.push`,
 //! `version.keep`) and `primitive.result`. The session's log stays locked for the whole call, so
-//! no other nodwyn command changes the session (or removes its worktree) meanwhile.
+//! no command that changes the session (`close`, `remove`, ...) runs meanwhile. Calls share the
+//! lock and run side by side (a model may call several tools at once, and a command an agent runs
+//! may itself call nodwyn), except a primitive that must run alone (`git-land`).
 //!
 //! Each call is a turn of its own for the guard's budget of irreversible actions.
 
@@ -19,8 +21,8 @@ use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
+use crate::session::Session;
 use crate::store::Store;
-use crate::worktree::locked_session;
 
 /// A question for the person: may this call run?
 #[derive(Debug)]
@@ -73,9 +75,15 @@ pub fn call(
     person: &mut dyn Person,
     settings: &HostSettings,
 ) -> Result<Called, Error> {
-    let locked = locked_session(store, id)?;
-    let session = &locked.session;
-    let log = &locked.stored.log;
+    let stored = store.find(id)?;
+    let primitive = registry.get(name)?;
+    let _lock = if primitive.exclusive() {
+        stored.log.lock()?
+    } else {
+        stored.log.lock_shared()?
+    };
+    let session = &Session::load(&stored)?;
+    let log = &stored.log;
     if !session.open {
         return Err(Error::Refused(format!(
             "session {} is closed; `nodwyn worktree resume {}` opens it again",
@@ -83,7 +91,6 @@ pub fn call(
             session.id.short()
         )));
     }
-    let primitive = registry.get(name)?;
     let ctx = context_of(session, settings);
     if primitive.worktree_only() {
         ctx.require_worktree(name)?;

@@ -45,6 +45,8 @@ pub const SHELL_VARIABLES: &[&str] = &[
     "RUSTUP_HOME",
     "GOPATH",
     "JAVA_HOME",
+    "NODWYN_HOME",
+    "XDG_DATA_HOME",
 ];
 
 impl HostSettings {

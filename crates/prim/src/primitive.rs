@@ -84,6 +84,11 @@ pub trait Primitive: Send + Sync + 'static {
     fn worktree_only(&self) -> bool {
         false
     }
+    /// Whether a call must run alone in its session (no other call or command at the same time),
+    /// as a landing must; other calls run side by side.
+    fn exclusive(&self) -> bool {
+        false
+    }
     /// What running it with `args` would do, for the guard. It must not change anything.
     fn effect(&self, args: &Self::Args, ctx: &Context) -> Result<Effect, Error>;
     /// Runs it.
@@ -100,6 +105,8 @@ pub trait DynPrimitive: Send + Sync {
     fn params(&self) -> &[Param];
     /// See [`Primitive::worktree_only`].
     fn worktree_only(&self) -> bool;
+    /// See [`Primitive::exclusive`].
+    fn exclusive(&self) -> bool;
     /// Checks `args` against the schema and describes the call.
     fn effect(&self, args: &Value, ctx: &Context) -> Result<Effect, Error>;
     /// Runs the call and gives its result as JSON.
@@ -118,6 +125,9 @@ impl<P: Primitive> DynPrimitive for P {
     }
     fn worktree_only(&self) -> bool {
         Primitive::worktree_only(self)
+    }
+    fn exclusive(&self) -> bool {
+        Primitive::exclusive(self)
     }
     fn effect(&self, args: &Value, ctx: &Context) -> Result<Effect, Error> {
         let args = parse_args(self, args)?;

@@ -52,6 +52,9 @@ impl Primitive for GitLand {
     fn worktree_only(&self) -> bool {
         true
     }
+    fn exclusive(&self) -> bool {
+        true
+    }
     fn effect(&self, args: &GitLandArgs, ctx: &Context) -> Result<Effect, Error> {
         let worktree = ctx.require_worktree("git-land")?;
         strategy(args)?;

@@ -1,5 +1,8 @@
 //! `nodwyn session dont-ask`.
 
+use std::io::IsTerminal;
+
+use anyhow::bail;
 use clap::Args;
 
 use crate::commands::Invocation;
@@ -10,7 +13,8 @@ use crate::output;
 ///
 /// The guard then answers the session's ordinary questions (writes, commands, a landing) itself. Security confirms (a push to a URL allow.toml
 /// does not list, a write under .git/ or .nodwyn/, a write outside the session's folder) still
-/// need a person each time. Only a person's command sets it; no primitive can.
+/// need a person each time. Only a person on a terminal turns it on: no primitive, script or
+/// command an agent runs can.
 #[derive(Debug, Args)]
 pub struct DontAskArgs {
     /// The session: its full id or its 8 hex digits.
@@ -21,6 +25,13 @@ pub struct DontAskArgs {
 }
 
 pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    // An agent's commands run with stdin closed: they cannot turn the switch on for themselves.
+    if !args.off && !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        bail!(
+            "turning Don't ask on is a person's decision, so it is only taken on a terminal: run `nodwyn session dont-ask {}` yourself",
+            args.id
+        );
+    }
     let store = invocation.store()?;
     let person = environment::host_settings().person;
     let id = nodwyn_core::set_dont_ask(&store, &args.id, !args.off, &person)?;
