@@ -361,9 +361,14 @@ fn refusals_name_what_to_do() {
 }
 
 /// An ssh program for `core.sshCommand`: runs the remote command git asks for on this machine,
-/// and notes each call in `ssh.log`. With `stale`, fetches are served from that repository.
+/// and notes each call's arguments in `ssh.log`. With `stale`, fetches are served from that
+/// repository.
 fn stand_in_ssh(env: &TestEnv, stale: Option<&Path>) -> PathBuf {
-    let script = env.bin().join("fake-ssh");
+    stand_in_ssh_named(env, "fake-ssh", stale)
+}
+
+fn stand_in_ssh_named(env: &TestEnv, name: &str, stale: Option<&Path>) -> PathBuf {
+    let script = env.bin().join(name);
     let log = env.root().join("ssh.log");
     let swap = match stale {
         Some(stale) => format!(
@@ -375,7 +380,7 @@ fn stand_in_ssh(env: &TestEnv, stale: Option<&Path>) -> PathBuf {
     write(
         &script,
         &format!(
-            "#!/bin/sh\n# the last argument is the remote command\nfor cmd; do :; done\necho \"$cmd\" >> '{}'\n{swap}exec sh -c \"$cmd\"\n",
+            "#!/bin/sh\n# the last argument is the remote command\nfor cmd; do :; done\necho \"{name} $*\" >> '{}'\n{swap}exec sh -c \"$cmd\"\n",
             log.display()
         ),
     );
@@ -637,4 +642,43 @@ fn a_worktree_whose_git_file_was_changed_runs_no_git() {
     let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
     assert!(refused.contains("has no .git of its own"), "{refused}");
     assert_eq!(env.git(&repo, &["rev-list", "--count", "main"]), "1");
+}
+
+#[test]
+fn an_exported_git_ssh_command_wins_and_the_default_ssh_never_prompts() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let exported = stand_in_ssh_named(&env, "exported-ssh", None);
+    use_ssh_remote(&env, &repo, &remote, Path::new("false"));
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    let landed = env
+        .nodwyn_command(&repo, &["land", &s.id, "-m", "m", "--json"])
+        .env("GIT_SSH_COMMAND", &exported)
+        .output()
+        .unwrap();
+    assert!(
+        landed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&landed.stderr)
+    );
+    let log = std::fs::read_to_string(env.root().join("ssh.log")).unwrap();
+    assert!(log.lines().all(|l| l.starts_with("exported-ssh")), "{log}");
+
+    // Neither exported nor configured: ssh itself, told never to prompt.
+    std::fs::remove_file(env.root().join("ssh.log")).unwrap();
+    stand_in_ssh_named(&env, "ssh", None);
+    env.git(&repo, &["config", "--unset", "core.sshCommand"]);
+    let s = session(&env, &repo);
+    write(&s.path.join("b.txt"), "b\n");
+    land(&env, &repo, &s.id, &[]);
+    let log = std::fs::read_to_string(env.root().join("ssh.log")).unwrap();
+    assert!(
+        log.lines().all(|l| l.starts_with("ssh -o BatchMode=yes")),
+        "{log}"
+    );
+    assert_eq!(
+        remote_main(&env, &remote),
+        env.git(&s.path, &["rev-parse", "HEAD"])
+    );
 }
