@@ -57,6 +57,17 @@ fn refused_untouched(
     refused
 }
 
+/// Someone else pushes a commit to `remote`'s main from a clone of their own; returns it.
+fn push_from_elsewhere(env: &TestEnv, remote: &Path) -> String {
+    let other = env.root().join("other");
+    let (remote, other_path) = (remote.to_str().unwrap(), other.to_str().unwrap());
+    env.git(&env.root(), &["clone", "-q", remote, other_path]);
+    write(&other.join("theirs.txt"), "theirs\n");
+    let theirs = env.commit_all(&other, "theirs");
+    env.git(&other, &["push", "-q", "origin", "main"]);
+    theirs
+}
+
 fn files_at(env: &TestEnv, dir: &Path, commit: &str) -> Vec<String> {
     env.git(dir, &["ls-tree", "-r", "--name-only", commit])
         .lines()
@@ -170,19 +181,7 @@ fn the_rebase_takes_only_the_sessions_commits_onto_the_fetched_base() {
     write(&s.path.join("mine.txt"), "mine\n");
     env.commit_all(&s.path, "mine");
     // Someone else pushed meanwhile, from another clone.
-    let other = env.root().join("other");
-    env.git(
-        &env.root(),
-        &[
-            "clone",
-            "-q",
-            remote.to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
-    );
-    write(&other.join("theirs.txt"), "theirs\n");
-    let theirs = env.commit_all(&other, "theirs");
-    env.git(&other, &["push", "-q", "origin", "main"]);
+    let theirs = push_from_elsewhere(&env, &remote);
     // And a local commit on main that was never published must not be published by the landing.
     write(&repo.join("local.txt"), "local\n");
     env.commit_all(&repo, "local only");
@@ -432,19 +431,7 @@ fn a_push_that_is_not_a_fast_forward_is_refused_never_forced() {
             stale.to_str().unwrap(),
         ],
     );
-    let other = env.root().join("other");
-    env.git(
-        &env.root(),
-        &[
-            "clone",
-            "-q",
-            remote.to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
-    );
-    write(&other.join("theirs.txt"), "theirs\n");
-    let theirs = env.commit_all(&other, "theirs");
-    env.git(&other, &["push", "-q", "origin", "main"]);
+    let theirs = push_from_elsewhere(&env, &remote);
     let ssh = stand_in_ssh(&env, Some(&stale));
     use_ssh_remote(&env, &repo, &remote, &ssh);
     let s = session(&env, &repo);
