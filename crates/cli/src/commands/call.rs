@@ -27,7 +27,9 @@ pub struct CallArgs {
     /// The primitive (`fs-read`, `shell-exec`, `git-land`, ...).
     #[arg(required_unless_present = "list")]
     primitive: Option<String>,
-    /// Its arguments: a JSON object by name, or a JSON array in parameter order.
+    /// Its arguments: a JSON object by name, or a JSON array in parameter order; `-` reads them
+    /// from standard input (for contents too long for a command line; no question can then be
+    /// asked on the terminal).
     #[arg(default_value = "{}")]
     args: String,
 }
@@ -40,8 +42,16 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let (Some(session), Some(primitive)) = (args.session, args.primitive) else {
         bail!("give --session ID and a primitive, or --list");
     };
-    let json: serde_json::Value = serde_json::from_str(&args.args)
-        .with_context(|| format!("the arguments are not JSON: {}", args.args))?;
+    let text = if args.args == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("could not read the arguments from standard input")?;
+        text
+    } else {
+        args.args
+    };
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("the arguments are not JSON ({e}): {}", preview(&text)))?;
     let store = invocation.store()?;
     let mut person = Terminal;
     let called = call(
@@ -60,6 +70,17 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         output::json(&called)
     } else {
         output::json(&called.result)
+    }
+}
+
+/// The start of a long text, for a one-line message.
+fn preview(text: &str) -> String {
+    let first: String = text.chars().take(80).collect();
+    let first = first.lines().next().unwrap_or_default().to_owned();
+    if first.len() < text.len() {
+        format!("{first}...")
+    } else {
+        first
     }
 }
 
