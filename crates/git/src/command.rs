@@ -137,22 +137,31 @@ impl GitCommand {
         Ok(output)
     }
 
-    /// Runs git and returns its stdout, or [`Error::Failed`] when it exits non-zero.
-    pub fn run(self) -> Result<Vec<u8>, Error> {
+    /// Runs git and returns its output, with the [`Error::Failed`] a non-zero exit makes, for a
+    /// caller that reads stdout even when git fails (`git push --porcelain`).
+    pub fn output_checked(self) -> Result<(Output, Option<Error>), Error> {
         let dir = self.dir.clone();
         let args = self.display_args();
         let output = self.output()?;
         if output.status.success() {
-            Ok(output.stdout)
-        } else {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            tracing::debug!(%stderr, "git failed");
-            Err(Error::Failed {
-                dir,
-                args,
-                code: output.status.code(),
-                stderr: telling_line(&stderr),
-            })
+            return Ok((output, None));
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        tracing::debug!(%stderr, "git failed");
+        let failure = Error::Failed {
+            dir,
+            args,
+            code: output.status.code(),
+            stderr: telling_line(&stderr),
+        };
+        Ok((output, Some(failure)))
+    }
+
+    /// Runs git and returns its stdout, or [`Error::Failed`] when it exits non-zero.
+    pub fn run(self) -> Result<Vec<u8>, Error> {
+        match self.output_checked()? {
+            (output, None) => Ok(output.stdout),
+            (_, Some(failure)) => Err(failure),
         }
     }
 
@@ -175,7 +184,7 @@ impl GitCommand {
 /// text is traced): the first `fatal:` line (git's most specific, before any advice such as
 /// "Please make sure you have the correct access rights"), else the last `error:` line, else the
 /// last line.
-pub(crate) fn telling_line(stderr: &str) -> String {
+fn telling_line(stderr: &str) -> String {
     let lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)

@@ -13,15 +13,21 @@ use crate::command::{GitCommand, nul_records};
 /// `a/` and `b/` prefixes whatever the person's configuration says. A range that starts with `-`
 /// is refused, so it can never be read as an option.
 pub fn unified(dir: &Path, range: &str) -> Result<Vec<u8>, Error> {
-    if range.starts_with('-') || range.is_empty() {
-        return Err(Error::BadRevision(range.to_owned()));
-    }
+    let range = revision(range)?;
     GitCommand::new(dir)
         .read_only()
         .arg("diff")
         .args(PLAIN)
         .args(["--unified=0", range, "--"])
         .run()
+}
+
+/// `text`, refused when empty or when git could read it as an option.
+fn revision(text: &str) -> Result<&str, Error> {
+    if text.is_empty() || text.starts_with('-') {
+        return Err(Error::BadRevision(text.to_owned()));
+    }
+    Ok(text)
 }
 
 /// The options of every diff nodwyn reads: no colour, no external diff or text conversion, no
@@ -99,9 +105,7 @@ impl Snapshot {
 
     /// Every file that differs from `since`, with its status and line counts.
     pub fn changed(&self, since: &str) -> Result<Vec<Changed>, Error> {
-        if since.starts_with('-') {
-            return Err(Error::BadRevision(since.to_owned()));
-        }
+        let since = revision(since)?;
         let names = self
             .diff()
             .args(["--name-status", "-z", since, "--"])
@@ -134,9 +138,7 @@ impl Snapshot {
 
     /// The unified diff of one file against `since`, three lines of context.
     pub fn file_diff(&self, since: &str, path: &str) -> Result<Vec<u8>, Error> {
-        if since.starts_with('-') {
-            return Err(Error::BadRevision(since.to_owned()));
-        }
+        let since = revision(since)?;
         self.diff()
             .args(["--unified=3", since, "--"])
             .arg(format!(":(literal){path}"))

@@ -5,11 +5,7 @@ use std::path::Path;
 
 use crate::Error;
 use crate::command::GitCommand;
-use crate::repo::open;
-
-fn oid(dir: &Path, commit: &str) -> Result<git2::Oid, Error> {
-    git2::Oid::from_str(commit).map_err(Error::read(dir))
-}
+use crate::repo::{oid, open};
 
 /// Whether `ancestor` is `descendant` or one of its ancestors (both full commit ids).
 pub fn is_ancestor(dir: &Path, ancestor: &str, descendant: &str) -> Result<bool, Error> {

@@ -22,7 +22,7 @@ use git2::{Oid, Repository};
 
 use crate::Error;
 use crate::command::GitCommand;
-use crate::repo::open;
+use crate::repo::{oid, open};
 
 /// How many commits `tip` has that `base` lacks by ancestry.
 pub fn commits_ahead(dir: &Path, tip: &str, base: &str) -> Result<usize, Error> {
@@ -98,8 +98,4 @@ fn tree_of(repo: &Repository, dir: &Path, commit: Oid) -> Result<Oid, Error> {
         .find_commit(commit)
         .map_err(Error::read(dir))?
         .tree_id())
-}
-
-fn oid(dir: &Path, id: &str) -> Result<Oid, Error> {
-    Oid::from_str(id).map_err(Error::read(dir))
 }

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use crate::Error;
-use crate::command::{GitCommand, telling_line};
+use crate::command::GitCommand;
 
 /// Every URL `git push REMOTE` would push to (`git remote get-url --push --all`).
 pub fn push_urls(dir: &Path, remote: &str) -> Result<Vec<String>, Error> {
@@ -12,12 +12,6 @@ pub fn push_urls(dir: &Path, remote: &str) -> Result<Vec<String>, Error> {
         .read_only()
         .args(["remote", "get-url", "--push", "--all", remote])
         .run_text()?;
-    Ok(text.lines().map(str::to_owned).collect())
-}
-
-/// The names of the repository's remotes.
-pub fn remotes(dir: &Path) -> Result<Vec<String>, Error> {
-    let text = GitCommand::new(dir).read_only().arg("remote").run_text()?;
     Ok(text.lines().map(str::to_owned).collect())
 }
 
@@ -44,7 +38,7 @@ pub fn push_fast_forward(
         .without_prompts()
         .ssh_command(ssh_command)
         .args(["push", "--porcelain", "--quiet", remote, &refspec]);
-    let output = command.output()?;
+    let (output, failure) = command.output_checked()?;
     // `--porcelain` prints one line per ref: flag, TAB, from:to, TAB, summary. `!` is a refusal.
     let stdout = String::from_utf8_lossy(&output.stdout);
     let refused = stdout
@@ -52,17 +46,9 @@ pub fn push_fast_forward(
         .filter_map(|line| line.strip_prefix("!\t"))
         .find_map(|rest| rest.split('\t').nth(1))
         .map(str::to_owned);
-    match (output.status.success(), refused) {
-        (true, _) => Ok(Pushed::Done),
-        (false, Some(summary)) => Ok(Pushed::Rejected(summary)),
-        (false, None) => {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            Err(Error::Failed {
-                dir: dir.to_path_buf(),
-                args: format!("push {remote} {refspec}"),
-                code: output.status.code(),
-                stderr: telling_line(&stderr),
-            })
-        }
+    match (failure, refused) {
+        (None, _) => Ok(Pushed::Done),
+        (Some(_), Some(summary)) => Ok(Pushed::Rejected(summary)),
+        (Some(failure), None) => Err(failure),
     }
 }

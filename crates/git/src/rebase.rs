@@ -50,7 +50,7 @@ fn finish(dir: &Path, command: GitCommand) -> Result<Rebased, Error> {
     if !unmerged.is_empty() {
         return Ok(Rebased::Conflict(unmerged));
     }
-    if in_progress(dir)? {
+    if rebasing_branch(&crate::repo::discover(dir)?.git_dir).is_some() {
         GitCommand::new(dir).args(["rebase", "--abort"]).run()?;
     }
     Err(failure)
@@ -73,12 +73,6 @@ pub fn unmerged_paths(dir: &Path) -> Result<Vec<String>, Error> {
     Ok(paths)
 }
 
-/// Whether a rebase is in progress in the checkout at `dir`.
-pub fn in_progress(dir: &Path) -> Result<bool, Error> {
-    let git_dir = git_dir(dir)?;
-    Ok(git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists())
-}
-
 /// When a rebase is in progress in the checkout whose git folder is `git_dir`: `Some` of the
 /// branch it rebases (`refs/heads/...`, or `None` for a detached HEAD). `None` when no rebase is
 /// in progress.
@@ -92,12 +86,4 @@ pub fn rebasing_branch(git_dir: &Path) -> Option<Option<String>> {
         }
     }
     None
-}
-
-fn git_dir(dir: &Path) -> Result<std::path::PathBuf, Error> {
-    GitCommand::new(dir)
-        .read_only()
-        .args(["rev-parse", "--absolute-git-dir"])
-        .run_text()
-        .map(Into::into)
 }

@@ -76,6 +76,11 @@ pub fn discover(dir: &Path) -> Result<Checkout, Error> {
     })
 }
 
+/// A full commit id as libgit2's `Oid`.
+pub(crate) fn oid(dir: &Path, id: &str) -> Result<Oid, Error> {
+    Oid::from_str(id).map_err(Error::read(dir))
+}
+
 /// Opens the checkout or repository at exactly `dir` for reading.
 pub fn open(dir: &Path) -> Result<Repository, Error> {
     Repository::open(dir).map_err(Error::read(dir))
