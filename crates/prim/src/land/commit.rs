@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use nodwyn_git::{commit, config};
+use nodwyn_git::commit;
 use nodwyn_guard::Denylist;
 
 use crate::Error;
@@ -46,8 +46,8 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
     Ok((staged, left_out))
 }
 
-/// The commit step (see the module documentation).
-pub fn commit_all(dir: &Path, message: &str) -> Result<Committed, Error> {
+/// The commit step (see the module documentation); `sign` says whether signing is configured.
+pub fn commit_all(dir: &Path, message: &str, sign: bool) -> Result<Committed, Error> {
     let (staged, left_out) = stage(dir)?;
     if staged.is_empty() {
         return Ok(Committed {
@@ -55,21 +55,22 @@ pub fn commit_all(dir: &Path, message: &str) -> Result<Committed, Error> {
             left_out,
         });
     }
-    let commit = commit::commit(dir, message).map_err(|e| signing_failure(dir, e))?;
+    let commit = commit::commit(dir, message).map_err(|e| signing_failure(sign, e))?;
     Ok(Committed {
         commit: Some(commit),
         left_out,
     })
 }
 
-/// Words a failed git step as a signing failure when signing is configured (git itself never
-/// makes an unsigned commit then; nodwyn only says why nothing was made).
-pub fn signing_failure(dir: &Path, error: nodwyn_git::Error) -> Error {
-    match config::get_bool(dir, "commit.gpgsign") {
-        Ok(true) => Error::refused(format!(
+/// Words a failed git step as a signing failure when signing is configured (`sign`; git itself
+/// never makes an unsigned commit then, nodwyn only says why nothing was made).
+pub fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
+    if sign {
+        Error::refused(format!(
             "the commit could not be made, and signing is configured (commit.gpgsign), so nothing was committed unsigned; landing stopped. Check that the signing key is available to your agent. git said: {error}"
-        )),
-        _ => Error::Git(error),
+        ))
+    } else {
+        Error::Git(error)
     }
 }
 

@@ -104,6 +104,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
     let checkout = &target.checkout;
+    let sign = target.config.get_bool("commit.gpgsign");
     let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(&checkout.git_dir)
     {
         if rebasing.as_deref() != Some(format!("refs/heads/{}", worktree.branch).as_str()) {
@@ -114,7 +115,7 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
                 worktree.branch
             )));
         }
-        let left_out = continue_stopped_rebase(dir, worktree)?;
+        let left_out = continue_stopped_rebase(dir, worktree, sign)?;
         (
             true,
             commit::Committed {
@@ -124,9 +125,9 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
         )
     } else {
         refuse_other_head(checkout, worktree)?;
-        (false, commit::commit_all(dir, message)?)
+        (false, commit::commit_all(dir, message, sign)?)
     };
-    let published = publish_committed(ctx, worktree, &target, message, strategy);
+    let published = publish_committed(ctx, worktree, &target, message, strategy, sign);
     // A later step that stops leaves the commit in place: say so, so nobody wonders where the
     // changes went.
     let published = match (published, &committed.commit) {
@@ -177,6 +178,7 @@ fn publish_committed(
     target: &Target,
     message: &str,
     strategy: Strategy,
+    sign: bool,
 ) -> Result<Published, Error> {
     let dir = worktree.path.as_path();
     let onto = newest_base(ctx, worktree, target)?;
@@ -189,10 +191,9 @@ fn publish_committed(
             worktree.branch, target.base
         )));
     }
-    let sign = target.config.get_bool("commit.gpgsign");
     if fork != onto || sign {
         match rebase::rebase_onto(dir, &onto, &fork, sign)
-            .map_err(|e| commit::signing_failure(dir, e))?
+            .map_err(|e| commit::signing_failure(sign, e))?
         {
             rebase::Rebased::Done => {}
             rebase::Rebased::Conflict(files) => return Err(conflict(&target.base, &files)),
@@ -237,11 +238,12 @@ fn publish_committed(
 fn continue_stopped_rebase(
     dir: &std::path::Path,
     worktree: &WorktreeInfo,
+    sign: bool,
 ) -> Result<Vec<String>, Error> {
     commit::refuse_conflict_markers(dir, &rebase::unmerged_paths(dir)?)?;
     let (staged, left_out) = commit::stage(dir)?;
     commit::refuse_conflict_markers(dir, &staged)?;
-    match rebase::continue_rebase(dir).map_err(|e| commit::signing_failure(dir, e))? {
+    match rebase::continue_rebase(dir).map_err(|e| commit::signing_failure(sign, e))? {
         rebase::Rebased::Done => Ok(left_out),
         rebase::Rebased::Conflict(files) => Err(conflict(&worktree.base, &files)),
     }
@@ -345,7 +347,7 @@ fn apply_strategy(
         Strategy::Squash => nodwyn_git::commit::commit_tree(dir, &tree, &[onto], message, sign),
         Strategy::NoFf => nodwyn_git::commit::commit_tree(dir, &tree, &[onto, head], message, sign),
     }
-    .map_err(|e| commit::signing_failure(dir, e))?;
+    .map_err(|e| commit::signing_failure(sign, e))?;
     graph::update_ref(
         dir,
         &format!("refs/heads/{}", worktree.branch),
