@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use nodwyn_prim::versions::{KeptVersion, VersionStore, write_file};
+use nodwyn_prim::versions::{KeptVersion, VersionStore};
 use serde::Serialize;
 
 use crate::Error;
@@ -84,8 +84,7 @@ pub fn restore(
             folder.display()
         )));
     }
-    let before = versions.keep(&path, "nodwyn versions restore")?;
-    write_file(&path, &content)?;
+    let before = versions.replace(&path, &content, "nodwyn versions restore")?;
     append(
         &locked.stored.log,
         Event::VersionRestore {

@@ -95,6 +95,15 @@ impl VersionStore {
         Ok(Some(version))
     }
 
+    /// Keeps `path`'s current content (as [`VersionStore::keep`]), then writes `content` over it
+    /// through a temporary file renamed over it. Returns the kept version's number, if anything
+    /// was kept.
+    pub fn replace(&self, path: &Path, content: &[u8], before: &str) -> Result<Option<u64>, Error> {
+        let kept = self.keep(path, before)?;
+        write_file(path, content)?;
+        Ok(kept)
+    }
+
     /// Every kept version of the session, oldest first. A store that does not exist is empty; a
     /// record that cannot be read is left out.
     pub fn list(&self) -> Result<Vec<KeptVersion>, Error> {
@@ -165,7 +174,7 @@ impl VersionStore {
 /// Writes `content` to `path` through a temporary file in the same folder renamed over it, so a
 /// reader never sees half a file, and a link at `path` is replaced rather than written through.
 /// The file keeps its permissions when it existed.
-pub fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
+fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
     let parent = path
         .parent()
         .ok_or_else(|| Error::refused(format!("{} has no parent folder", path.display())))?;

@@ -8,7 +8,7 @@ use crate::Error;
 use crate::context::{Context, Fact};
 use crate::paths::resolve;
 use crate::primitive::{Param, ParamKind, Primitive};
-use crate::versions::{VersionStore, write_file};
+use crate::versions::VersionStore;
 
 /// `fs-write PATH CONTENT`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,10 +83,12 @@ pub(crate) fn replace(
     if target.path.is_dir() {
         return Err(Error::refused(format!("{shown} is a folder")));
     }
-    let kept_version =
-        VersionStore::new(&ctx.repository, &ctx.session).keep(&target.path, primitive)?;
     let created = std::fs::symlink_metadata(&target.path).is_err();
-    write_file(&target.path, content)?;
+    let kept_version = VersionStore::new(&ctx.repository, &ctx.session).replace(
+        &target.path,
+        content,
+        primitive,
+    )?;
     if let Some(version) = kept_version {
         ctx.report(Fact::VersionKept {
             path: target.path.clone(),
