@@ -40,6 +40,12 @@ pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()
 }
 
+/// Whether a person is there to be asked: stdin and stderr are both terminals (an agent's
+/// commands have stdin closed).
+pub fn person_at_terminal() -> bool {
+    std::io::stdin().is_terminal() && stderr_is_terminal()
+}
+
 /// Lays out rows as aligned columns under a header.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();

@@ -1,6 +1,6 @@
 //! `nodwyn call`.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, Write};
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -128,7 +128,7 @@ struct Terminal;
 
 impl Person for Terminal {
     fn ask(&mut self, question: &Question<'_>) -> Option<bool> {
-        if !std::io::stdin().is_terminal() || !std::io::stderr().is_terminal() {
+        if !output::person_at_terminal() {
             return None;
         }
         let kind = match question.verdict.decision {

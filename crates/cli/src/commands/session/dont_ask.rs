@@ -1,7 +1,5 @@
 //! `nodwyn session dont-ask`.
 
-use std::io::IsTerminal;
-
 use anyhow::bail;
 use clap::Args;
 
@@ -26,8 +24,7 @@ pub struct DontAskArgs {
 
 pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
     // An agent's commands run with stdin closed: they cannot turn the switch on for themselves.
-    let at_a_terminal = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
-    if !args.off && !at_a_terminal {
+    if !args.off && !output::person_at_terminal() {
         bail!(
             "turning Don't ask on is a person's decision, so it is only taken on a terminal: run `nodwyn session dont-ask {}` yourself",
             args.id
