@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use nodwyn_guard::Scanner;
 use nodwyn_guard::scan::diff::scan_diff;
+use nodwyn_guard::scan::{BINARY_PROBE, looks_binary};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -135,10 +136,10 @@ fn read_text(path: &Path) -> Result<Option<Vec<u8>>, Error> {
     let mut file = std::fs::File::open(path).map_err(Error::io(path))?;
     let mut bytes = Vec::new();
     (&mut file)
-        .take(8192)
+        .take(BINARY_PROBE as u64)
         .read_to_end(&mut bytes)
         .map_err(Error::io(path))?;
-    if bytes.contains(&0) {
+    if looks_binary(&bytes) {
         return Ok(None);
     }
     file.read_to_end(&mut bytes).map_err(Error::io(path))?;

@@ -23,6 +23,15 @@ use self::allow::{
 };
 use self::rules::{Check, RULES, Reach, Rule};
 
+/// How much of a file's start decides whether it is binary (see [`looks_binary`]).
+pub const BINARY_PROBE: usize = 8192;
+
+/// Whether bytes starting a file are a binary file's: a NUL among the first [`BINARY_PROBE`]
+/// bytes, git's own test. Scans and text reads pass such files over.
+pub fn looks_binary(start: &[u8]) -> bool {
+    start[..start.len().min(BINARY_PROBE)].contains(&0)
+}
+
 /// How far past its keyword's line a block rule (a private key) may reach.
 const BLOCK_REACH: usize = 16 * 1024;
 

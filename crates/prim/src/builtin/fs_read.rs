@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use nodwyn_guard::Effect;
+use nodwyn_guard::scan::looks_binary;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
@@ -74,7 +75,7 @@ impl Primitive for FsRead {
         std::fs::File::open(&target.path)
             .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
             .map_err(Error::io(&target.path))?;
-        if bytes[..bytes.len().min(8192)].contains(&0) {
+        if looks_binary(&bytes) {
             return Err(Error::refused(format!(
                 "{shown} is a binary file; fs-read gives text only"
             )));
