@@ -1,0 +1,394 @@
+//! The engine on its own thread, and the one loop through which the host answers its primitive
+//! calls and watches its time.
+//!
+//! A steel engine is neither `Send` nor safe on a small stack, so it lives on a thread of its
+//! own with a large stack and is driven over channels. The caller's thread runs each primitive
+//! the script calls (so the [`Host`] needs no `Send`), and keeps the Scheme clock: the time spent
+//! inside primitives is not counted against the limit, so a script may run a long test suite
+//! but may not spin. When the limit passes, the engine is interrupted; the script ends with
+//! [`Error::TimeLimit`] and the engine stays usable. A panic inside steel ends that engine (and
+//! only it) with [`Error::Crashed`].
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use steel::rerrs::{ErrorKind, SteelErr};
+use steel::rvals::SteelVal;
+use steel::steel_vm::ThreadStateController;
+use steel::steel_vm::engine::Engine;
+
+use crate::error::Error;
+use crate::host::{Host, Surroundings};
+use crate::sandbox::hardened_engine;
+use crate::screen::screen;
+use crate::source::{Origin, Source};
+use crate::value::{alist, from_json, string, to_json};
+
+/// The engine thread's stack: steel's compiler recurses once per level of nesting.
+const STACK_SIZE: usize = 256 * 1024 * 1024;
+
+/// How long an interrupted script may take to notice before its engine is given up.
+const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
+
+/// The text steel's virtual machine stops with when interrupted.
+const INTERRUPTED: &str = "Interrupted by user";
+
+/// How long a script may run.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Scheme time per run: the time spent in the engine, not inside primitives.
+    pub time: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            time: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What a script gave back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluated {
+    /// As a person reads it: a string as its text, anything else as Scheme writes it.
+    pub text: String,
+    /// As JSON, when the value has a JSON form (a procedure has none).
+    pub json: Option<Value>,
+}
+
+/// Stops a running script from another thread.
+#[derive(Clone)]
+pub struct Interrupter(ThreadStateController);
+
+impl Interrupter {
+    /// Interrupts whatever the engine runs now; the run ends with [`Error::Interrupted`].
+    pub fn interrupt(&self) {
+        self.0.interrupt();
+    }
+}
+
+impl std::fmt::Debug for Interrupter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Interrupter")
+    }
+}
+
+enum Job {
+    Run(Source),
+    Defined(String),
+}
+
+enum Message {
+    Call {
+        name: String,
+        args: Vec<Value>,
+        reply: Sender<Result<Value, String>>,
+    },
+    Done(Result<Evaluated, Error>),
+}
+
+/// A hardened engine on its own thread.
+pub struct Interpreter {
+    jobs: Sender<Job>,
+    messages: Receiver<Message>,
+    controller: ThreadStateController,
+    limits: Limits,
+    broken: Option<String>,
+}
+
+impl std::fmt::Debug for Interpreter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interpreter")
+            .field("limits", &self.limits)
+            .field("broken", &self.broken)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Interpreter {
+    /// Starts an engine with every primitive of `surroundings` bound by name, and `(worktree)`
+    /// and `(primitives)`.
+    pub fn start(surroundings: Surroundings, limits: Limits) -> Result<Self, Error> {
+        let (jobs, job_queue) = mpsc::channel();
+        let (messenger, messages) = mpsc::channel();
+        let (controller_out, controller_in) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("nodwyn-scheme".to_owned())
+            .stack_size(STACK_SIZE)
+            .spawn(move || serve(&surroundings, &job_queue, &messenger, &controller_out))
+            .map_err(|e| Error::Crashed(format!("could not start its thread: {e}")))?;
+        let controller = controller_in
+            .recv()
+            .map_err(|_| Error::Crashed("it did not start".to_owned()))?;
+        Ok(Self {
+            jobs,
+            messages,
+            controller,
+            limits,
+            broken: None,
+        })
+    }
+
+    /// A handle that stops the running script from another thread.
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter(self.controller.clone())
+    }
+
+    /// Compiles and runs `source` (screened first unless it is nodwyn's own), answering its
+    /// primitive calls through `host`; gives the value of its last expression.
+    pub fn run(&mut self, source: Source, host: &mut dyn Host) -> Result<Evaluated, Error> {
+        let what = source.name.clone();
+        self.perform(Job::Run(source), &what, host)
+    }
+
+    /// Whether `name` is defined in the engine.
+    pub fn defined(&mut self, name: &str) -> Result<bool, Error> {
+        let evaluated = self.perform(
+            Job::Defined(name.to_owned()),
+            name,
+            &mut crate::host::NoSession {
+                reason: "nothing runs while a name is looked up".to_owned(),
+            },
+        )?;
+        Ok(evaluated.json == Some(Value::Bool(true)))
+    }
+
+    fn perform(&mut self, job: Job, what: &str, host: &mut dyn Host) -> Result<Evaluated, Error> {
+        if let Some(why) = &self.broken {
+            return Err(Error::Crashed(why.clone()));
+        }
+        if self.jobs.send(job).is_err() {
+            return Err(self.break_down("its thread ended"));
+        }
+        let mut remaining = self.limits.time;
+        let mut timed_out = false;
+        loop {
+            let waiting = Instant::now();
+            let wait = if timed_out {
+                INTERRUPT_GRACE
+            } else {
+                remaining
+            };
+            match self.messages.recv_timeout(wait) {
+                Ok(Message::Call { name, args, reply }) => {
+                    remaining = remaining.saturating_sub(waiting.elapsed());
+                    // The script may have been interrupted meanwhile; it then never reads this.
+                    let _ = reply.send(host.call(&name, args));
+                }
+                Ok(Message::Done(outcome)) => {
+                    return match outcome {
+                        Err(Error::Crashed(why)) => Err(self.break_down(&why)),
+                        Err(Error::Interrupted) if timed_out => Err(Error::TimeLimit {
+                            what: what.to_owned(),
+                            limit: self.limits.time,
+                        }),
+                        other => other,
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) if !timed_out => {
+                    timed_out = true;
+                    self.controller.interrupt();
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.break_down("it did not stop when interrupted");
+                    return Err(Error::TimeLimit {
+                        what: what.to_owned(),
+                        limit: self.limits.time,
+                    });
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.break_down("its thread ended"));
+                }
+            }
+        }
+    }
+
+    fn break_down(&mut self, why: &str) -> Error {
+        self.broken = Some(why.to_owned());
+        Error::Crashed(why.to_owned())
+    }
+}
+
+/// The engine thread: builds the engine, then runs jobs until the interpreter is dropped.
+fn serve(
+    surroundings: &Surroundings,
+    jobs: &Receiver<Job>,
+    messages: &Sender<Message>,
+    controller_out: &Sender<ThreadStateController>,
+) {
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        let mut engine = hardened_engine();
+        bind(&mut engine, surroundings, messages);
+        engine
+    }));
+    let Ok(mut engine) = started else {
+        return;
+    };
+    if controller_out
+        .send(engine.get_thread_state_controller())
+        .is_err()
+    {
+        return;
+    }
+    let mut sources: Vec<Source> = Vec::new();
+    for job in jobs {
+        engine.get_thread_state_controller().resume();
+        let outcome = catch_unwind(AssertUnwindSafe(|| match job {
+            Job::Run(source) => run(&mut engine, &mut sources, source),
+            Job::Defined(name) => Ok(Evaluated {
+                text: String::new(),
+                json: Some(Value::Bool(engine.global_exists(&name))),
+            }),
+        }));
+        match outcome {
+            Ok(outcome) => {
+                if messages.send(Message::Done(outcome)).is_err() {
+                    break;
+                }
+            }
+            Err(panic) => {
+                let why = panic_text(panic.as_ref());
+                let _ = messages.send(Message::Done(Err(Error::Crashed(why))));
+                // After a panic the engine's state is unknown; it is neither used nor dropped.
+                std::mem::forget(engine);
+                return;
+            }
+        }
+    }
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned());
+    format!("steel panicked: {text}")
+}
+
+fn run(engine: &mut Engine, sources: &mut Vec<Source>, source: Source) -> Result<Evaluated, Error> {
+    if source.origin == Origin::Untrusted {
+        screen(&source)?;
+    }
+    let text = source.text.clone();
+    sources.push(source);
+    match engine.compile_and_run_raw_program(text) {
+        Ok(values) => Ok(evaluated(values.last().unwrap_or(&SteelVal::Void))),
+        Err(error) => Err(scheme_error(engine, sources, &error)),
+    }
+}
+
+fn evaluated(value: &SteelVal) -> Evaluated {
+    let text = match value {
+        SteelVal::StringV(s) => s.as_str().to_owned(),
+        SteelVal::Void => String::new(),
+        other => other.to_string(),
+    };
+    Evaluated {
+        text,
+        json: to_json(value).ok(),
+    }
+}
+
+/// One line: `file:line:column: message` when steel knows where, the message otherwise.
+fn scheme_error(engine: &Engine, sources: &[Source], error: &SteelErr) -> Error {
+    let text = error.to_string();
+    if text.contains(INTERRUPTED) {
+        return Error::Interrupted;
+    }
+    let message = text
+        .strip_prefix("Error: ")
+        .unwrap_or(&text)
+        .trim()
+        .to_owned();
+    let place = error.span().and_then(|span| {
+        let id = span.source_id()?;
+        let text = engine.get_source(&id)?;
+        let source = sources
+            .iter()
+            .rev()
+            .find(|s| s.text == text.as_ref().as_ref())?;
+        Some(source.place(span.start as usize))
+    });
+    Error::Scheme(match place {
+        Some(place) => format!("{place}: {message}"),
+        None => message,
+    })
+}
+
+/// Binds every primitive by its name, `(primitives)` and `(worktree)`.
+fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Message>) {
+    for signature in &surroundings.primitives {
+        let name = signature.name.clone();
+        let messages = messages.clone();
+        let procedure = move |args: &[SteelVal]| -> Result<SteelVal, SteelErr> {
+            let args = args
+                .iter()
+                .map(to_json)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|why| generic(format!("{name}: {why}")))?;
+            let (reply, answer) = mpsc::channel();
+            messages
+                .send(Message::Call {
+                    name: name.clone(),
+                    args,
+                    reply,
+                })
+                .map_err(|_| generic(format!("{name}: nothing is there to run it")))?;
+            match answer.recv() {
+                Ok(Ok(value)) => Ok(from_json(&value)),
+                Ok(Err(sentence)) => Err(generic(sentence)),
+                Err(_) => Err(generic(format!("{name}: nothing answered"))),
+            }
+        };
+        engine.register_value(
+            &signature.name,
+            SteelVal::anonymous_boxed_function(Arc::new(procedure)),
+        );
+    }
+    let primitives = surroundings.primitives.clone();
+    engine.register_value(
+        "primitives",
+        SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
+            Ok(SteelVal::ListV(
+                primitives
+                    .iter()
+                    .map(|p| {
+                        alist([
+                            ("name", string(&p.name)),
+                            ("description", string(&p.description)),
+                            (
+                                "params",
+                                SteelVal::ListV(p.params.iter().map(|s| string(s)).collect()),
+                            ),
+                        ])
+                    })
+                    .collect(),
+            ))
+        })),
+    );
+    let worktree = surroundings.worktree.clone();
+    engine.register_value(
+        "worktree",
+        SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
+            Ok(match &worktree {
+                None => SteelVal::BoolV(false),
+                Some(w) => alist([
+                    ("repository", string(&w.repository)),
+                    ("branch", string(&w.branch)),
+                    ("base", string(&w.base)),
+                    ("base-commit", string(&w.base_commit)),
+                    ("path", string(&w.path)),
+                ]),
+            })
+        })),
+    );
+}
+
+fn generic(sentence: String) -> SteelErr {
+    SteelErr::new(ErrorKind::Generic, sentence)
+}

@@ -1,0 +1,20 @@
+//! `nodwyn-scheme`: the embedded Scheme (steel) in which users shape nodwyn without recompiling
+//! it: the system prompt an agent receives, a repository's strategies, and their own procedures.
+//!
+//! Scheme touches the world only through nodwyn's primitives, each bound under its name and run
+//! by the [`Host`] (nodwyn-core's call path, so the guard judges every call). The engine is
+//! hardened ([`sandbox`]), untrusted text is screened before it compiles ([`screen`]), and every
+//! run has a time limit ([`Limits`]).
+
+mod error;
+mod host;
+mod interpreter;
+pub mod sandbox;
+pub mod screen;
+mod source;
+pub mod value;
+
+pub use error::Error;
+pub use host::{Host, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
+pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits};
+pub use source::{Origin, Source};

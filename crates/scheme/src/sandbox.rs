@@ -1,0 +1,180 @@
+//! The hardened steel engine: steel's own sandboxed engine with every procedure that reaches
+//! outside it replaced by one that refuses.
+//!
+//! `Engine::new_sandboxed()` still spawns processes, reads environment variables and makes fresh
+//! unsandboxed engines (`eval!`, `run!`, `Engine::new`). Each dangerous builtin module is
+//! replaced by a stub of the same name whose every procedure refuses (a stub must keep the names:
+//! looking up a missing one panics inside steel), and the global bindings the prelude already
+//! made from those modules are replaced the same way. Compile-time reach (`require`, `defmacro`)
+//! is stopped earlier, by [`crate::screen`].
+//!
+//! steel has no memory limit, and a failed allocation aborts the whole program. The procedures
+//! that allocate in proportion to one number they are given (`expt`, `make-string`, ...) are
+//! wrapped to refuse sizes no prompt or strategy needs. Memory a loop builds up slowly is not
+//! bounded (the time limit ends the loop first in practice, but nothing guarantees it).
+
+use std::sync::Arc;
+
+use steel::rerrs::{ErrorKind, SteelErr};
+use steel::rvals::{FunctionSignature, MutFunctionSignature, SteelVal};
+use steel::steel_vm::builtin::BuiltInModule;
+use steel::steel_vm::engine::Engine;
+
+/// Builtin modules of which nothing is safe: processes, git, threads, the file system.
+const DANGEROUS_MODULES: &[&str] = &[
+    "steel/process",
+    "steel/git",
+    "steel/threads",
+    "steel/filesystem",
+    "steel/tcp",
+    "steel/http",
+    "steel/polling",
+    "steel/ffi",
+];
+
+/// Procedures of otherwise useful modules that reach outside: other engines and evaluation,
+/// environment variables, files, standard input, native libraries, blocking waits.
+const DANGEROUS_PROCEDURES: &[&str] = &[
+    // steel/meta
+    "Engine::new",
+    "Engine::clone",
+    "Engine::add-module",
+    "Engine::modules->list",
+    "Engine::raise_error",
+    "eval",
+    "eval!",
+    "eval-string",
+    "expand!",
+    "run!",
+    "load",
+    "load-expanded",
+    "read!",
+    "env-var",
+    "maybe-get-env-var",
+    "set-env-var!",
+    "command-line",
+    "steel-home-location",
+    "#%build-dylib",
+    "#%get-dylib",
+    "#%expand",
+    "emit-expanded",
+    "block-on",
+    "local-executor/block-on",
+    "futures-join-all",
+    "join!",
+    "poll!",
+    "set-test-mode!",
+    "dump-profiler",
+    "make-callstack-profiler",
+    "breakpoint!",
+    "debug-globals",
+    // #%private/steel/primitives
+    "%module-get%",
+    "##__module-get",
+    "%#maybe-module-get",
+    "%module/lookup-function",
+    "load-from-module!",
+    "std::env::args",
+    "#%module",
+    "#%module-add",
+    "%list-modules!",
+    // steel/ports and steel/io: files and standard input
+    "open-input-file",
+    "open-output-file",
+    "stdin",
+    "#%default-input-port",
+    "read-to-string",
+    "read-line",
+    "read-char",
+    "peek-char",
+    "read",
+    // steel/time: a sleep cannot be interrupted
+    "time/sleep-ms",
+];
+
+/// A steel engine from which Scheme reaches nothing outside itself.
+pub fn hardened_engine() -> Engine {
+    let mut engine = Engine::new_sandboxed();
+    for module in DANGEROUS_MODULES {
+        let names = engine
+            .builtin_modules()
+            .get(module)
+            .map(|m| m.names())
+            .unwrap_or_default();
+        let mut stub = BuiltInModule::new(module.to_string());
+        for name in &names {
+            stub.register_value(name, refusing(name));
+        }
+        engine.register_module(stub);
+        for name in &names {
+            engine.register_value(name, refusing(name));
+        }
+    }
+    for name in DANGEROUS_PROCEDURES {
+        engine.register_value(name, refusing(name));
+    }
+    for (name, argument, limit) in SIZED_PROCEDURES {
+        let wrapped = match engine.extract_value(name) {
+            Ok(SteelVal::FuncV(f)) => bounded(name, Original::Plain(f), *argument, *limit),
+            Ok(SteelVal::MutFunc(f)) => bounded(name, Original::Mutating(f), *argument, *limit),
+            // Not a builtin function (a prelude procedure): refused rather than unbounded.
+            _ => refusing_because(name, "it allocates without a bound"),
+        };
+        engine.register_value(name, wrapped);
+    }
+    engine
+}
+
+/// Procedures that allocate in proportion to one integer argument: its position and the largest
+/// value allowed.
+const SIZED_PROCEDURES: &[(&str, usize, isize)] = &[
+    ("expt", 1, 4_096),
+    ("arithmetic-shift", 1, 65_536),
+    ("make-string", 0, 1 << 24),
+    ("make-vector", 0, 1 << 24),
+    ("make-bytes", 0, 1 << 24),
+    ("make-bytevector", 0, 1 << 24),
+    ("make-list", 0, 1 << 24),
+    ("range", 1, 1 << 24),
+];
+
+/// A builtin procedure of steel's, as the function it is.
+#[derive(Clone, Copy)]
+enum Original {
+    Plain(FunctionSignature),
+    Mutating(MutFunctionSignature),
+}
+
+/// `original`, refusing when integer argument `argument` is beyond `limit`.
+fn bounded(name: &'static str, original: Original, argument: usize, limit: isize) -> SteelVal {
+    SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
+        if let Some(SteelVal::IntV(n)) = args.get(argument)
+            && n.unsigned_abs() > limit.unsigned_abs()
+        {
+            return Err(SteelErr::new(
+                ErrorKind::Generic,
+                format!("{name}: {n} is larger than nodwyn's Scheme allows ({limit})"),
+            ));
+        }
+        match original {
+            Original::Plain(f) => f(args),
+            Original::Mutating(f) => f(&mut args.to_vec()),
+        }
+    }))
+}
+
+/// A procedure that refuses, naming what was called.
+fn refusing(name: &str) -> SteelVal {
+    refusing_because(
+        name,
+        "files, processes, the network and the environment are reached only through nodwyn's \
+         primitives (fs-read, shell-exec, ...), which the guard judges",
+    )
+}
+
+fn refusing_because(name: &str, why: &str) -> SteelVal {
+    let sentence = format!("`{name}` is not available in nodwyn's Scheme: {why}");
+    SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
+        Err(SteelErr::new(ErrorKind::Generic, sentence.clone()))
+    }))
+}

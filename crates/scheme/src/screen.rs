@@ -1,0 +1,128 @@
+//! Screening untrusted Scheme before steel compiles it.
+//!
+//! Some of steel's reach happens at compile time, before any procedure can be replaced:
+//! `(require "/abs/file.scm")` reads files, and `defmacro` and `begin-for-syntax` run code in
+//! steel's kernel, which is not sandboxed. Steel's parser also recurses once per level of
+//! nesting, so a deeply nested file overflows the stack. This pass reads the source with steel's
+//! own lexer (which does not recurse) and refuses both before the parser sees them.
+
+use steel::parser::lexer::TokenStream;
+use steel::parser::tokens::TokenType;
+
+use crate::error::Error;
+use crate::source::Source;
+
+/// How deeply parentheses may nest in an untrusted source.
+pub const MAX_NESTING: usize = 128;
+
+/// Forms and procedures that reach outside the sandbox or into steel's internals.
+const FORBIDDEN: &[&str] = &[
+    "require-builtin",
+    "defmacro",
+    "begin-for-syntax",
+    "load",
+    "load-expanded",
+    "eval",
+    "eval!",
+    "eval-string",
+    "expand!",
+    "run!",
+    "read!",
+    "emit-expanded",
+];
+
+/// Refuses `source` if it uses a forbidden form or nests deeper than [`MAX_NESTING`]; the error
+/// names the place.
+pub fn screen(source: &Source) -> Result<(), Error> {
+    let mut depth = 0usize;
+    for token in TokenStream::new(&source.text, true, None) {
+        let token = match token {
+            Ok(token) => token,
+            // A lexical error is steel's to report, with its own words and place.
+            Err(_) => return Ok(()),
+        };
+        let place = || source.place(token.span.start as usize);
+        match &token.ty {
+            TokenType::OpenParen(..) => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(Error::Refused(format!(
+                        "{}: nested more than {MAX_NESTING} levels deep; nodwyn does not compile it",
+                        place()
+                    )));
+                }
+            }
+            TokenType::CloseParen(_) => depth = depth.saturating_sub(1),
+            TokenType::Require => return Err(forbidden(&place(), "require")),
+            TokenType::Identifier(name) => {
+                let name = name.resolve();
+                if is_forbidden(name) {
+                    return Err(forbidden(&place(), name));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn is_forbidden(name: &str) -> bool {
+    FORBIDDEN.contains(&name)
+        || name.starts_with('%')
+        || name.starts_with("#%")
+        || name.starts_with("##")
+        || name.contains("::")
+}
+
+fn forbidden(place: &str, name: &str) -> Error {
+    Error::Refused(format!(
+        "{place}: `{name}` is not available in nodwyn's Scheme (files, processes and other engines \
+         are reached only through nodwyn's primitives)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(text: &str) -> String {
+        match screen(&Source::expression(text)) {
+            Err(Error::Refused(sentence)) => sentence,
+            other => panic!("{text:?} was not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refuses_compile_time_reach_with_its_place() {
+        assert!(
+            refusal("(+ 1 2)\n  (require \"/etc/x.scm\")")
+                .starts_with("<expression>:2:4: `require`")
+        );
+        for text in [
+            "(require-builtin steel/process)",
+            "(defmacro (m stx) 1)",
+            "(begin-for-syntax 1)",
+            "(eval! \"(+ 1 2)\")",
+            "(%module-get% x 'y)",
+            "(#%private-cycle-collector)",
+            "(Engine::new)",
+            "(load \"/tmp/x.scm\")",
+        ] {
+            refusal(text);
+        }
+    }
+
+    #[test]
+    fn the_same_words_in_strings_and_comments_are_fine() {
+        let text = "; (require \"x\")\n(define (f) \"load eval! require\") #| defmacro |#";
+        assert!(screen(&Source::expression(text)).is_ok());
+    }
+
+    #[test]
+    fn caps_nesting_without_recursing() {
+        let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
+        assert!(refusal(&deep).contains("nested more than 128 levels"));
+        let fine = format!("{}1{}", "(list ".repeat(100), ")".repeat(100));
+        assert!(screen(&Source::expression(fine)).is_ok());
+    }
+}
