@@ -9,12 +9,15 @@
 mod error;
 mod host;
 mod interpreter;
+mod layers;
 pub mod sandbox;
 pub mod screen;
+mod scripts;
 mod source;
 pub mod value;
 
 pub use error::Error;
 pub use host::{Host, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits};
+pub use scripts::{Agent, DEFAULT_PROMPTS, Scripts};
 pub use source::{Origin, Source};

@@ -1,0 +1,135 @@
+;;; prompts.scm: nodwyn's default system prompt, built from small procedures.
+;;;
+;;; This file is built into nodwyn. Each part of the prompt is a procedure NAME whose default,
+;;; `default-NAME`, stays reachable. Your own files are loaded after this one, later ones
+;;; winning, and may redefine any NAME:
+;;;
+;;;   ~/.config/nodwyn/prompts.scm     yours, for every repository
+;;;   .nodwyn/prompts.scm              the repository's
+;;;
+;;; For example, to add a rule of your own:
+;;;
+;;;   (define (working-rules)
+;;;     (lines (default-working-rules)
+;;;            "- Run `cargo fmt` before you say you are done."))
+;;;
+;;; A redefinition takes effect everywhere, also inside procedures defined before it, such as
+;;; `system-prompt`. `nodwyn prompt` prints the result.
+
+;;; Helpers.
+
+;; The strings joined with newlines.
+(define (lines . items)
+  (string-join items "\n"))
+
+;; The non-empty sections joined with a blank line between them.
+(define (join-sections sections)
+  (string-join (filter (lambda (section) (not (equal? section ""))) sections) "\n\n"))
+
+;; The value under `key` in an association list, or #f.
+(define (field alist key)
+  (let ([entry (assoc key alist)])
+    (if entry (cdr entry) #f)))
+
+;;; The parts of the prompt.
+
+(define (default-identity)
+  (lines
+   "You are a coding agent working in a git repository for a person, in a session hosted by nodwyn."
+   "Everything you do outside your own thinking goes through nodwyn's primitives. A guard judges each call before it runs: it allows it, asks the person, or refuses it and says why."))
+
+(define (default-working-rules)
+  (lines
+   "How to work:"
+   "- Read the code you are about to change first, and keep each change as small as the request allows."
+   "- After a change, run the project's tests and report plainly what passed and what did not."
+   "- When a call is refused, read the reason and change course; do not try the same thing by another route."
+   "- Never write credentials into files, commands or messages."
+   "- When you finish, say what you changed and what you noticed but left alone."))
+
+;; Empty outside a worktree session.
+(define (default-worktree-section)
+  (let ([tree (worktree)])
+    (if (not tree)
+        ""
+        (lines
+         "Your worktree:"
+         (string-append "- You work on the branch " (field tree "branch")
+                        " in " (field tree "path")
+                        ", a worktree of the repository at " (field tree "repository") ".")
+         (string-append "- The branch starts from " (field tree "base")
+                        " (commit " (field tree "base-commit")
+                        "), and that is where your work lands.")
+         "- Other sessions may be working in other worktrees of the same repository at the same time. You do not see their unfinished edits, and they do not see yours."
+         "- Your changes reach the repository only through your branch and the git-land primitive. Call git-land when the request asks for the work to land, and not before."
+         "- Never commit, rebase, merge or push through the shell, and never turn commit signing off: git-land does those steps, with their checks."
+         "- To compare with a clean copy of your branch, extract HEAD into a temporary folder (git archive HEAD | tar -x -C <that folder>). Do not use git stash: the stash is shared by every worktree of the repository, so it can carry another session's work away."))))
+
+;; "name a [b]" for a primitive's parameters.
+(define (signature-text primitive)
+  (string-join (cons (field primitive "name") (field primitive "params")) " "))
+
+(define (default-tool-section)
+  (let ([available (primitives)])
+    (if (null? available)
+        ""
+        (string-join
+         (cons "The primitives you can call (parameters in brackets are optional):"
+               (map (lambda (primitive)
+                      (string-append "- " (signature-text primitive) ": "
+                                     (field primitive "description")))
+                    available))
+         "\n"))))
+
+(define (default-system-prompt)
+  (join-sections (list (identity) (working-rules) (worktree-section) (tool-section))))
+
+;;; The names an override redefines.
+
+(define (identity) (default-identity))
+(define (working-rules) (default-working-rules))
+(define (worktree-section) (default-worktree-section))
+(define (tool-section) (default-tool-section))
+(define (system-prompt) (default-system-prompt))
+
+;;; Sub-agents, declared by a repository's .nodwyn/init.scm with (define-agent name prompt).
+;;; A sub-agent runs inside its session, one at a time, in the session's worktree.
+
+(define declared-agents '())
+
+;; Declares sub-agent `name` (a symbol or a string) whose instructions are `prompt` (a string,
+;; or a procedure of no arguments that gives one). Declaring a name again replaces it.
+(define (define-agent name prompt)
+  (let ([name (if (symbol? name) (symbol->string name) name)])
+    (unless (string? name)
+      (error "define-agent: the name must be a symbol or a string" name))
+    (unless (or (string? prompt) (procedure? prompt))
+      (error "define-agent: the prompt must be a string or a procedure that gives one" prompt))
+    (set! declared-agents
+          (append (filter (lambda (agent) (not (equal? (car agent) name))) declared-agents)
+                  (list (cons name prompt))))
+    name))
+
+;; The declared sub-agents: a list of (("name" . N) ("prompt" . P)), prompts as text.
+(define (agents)
+  (map (lambda (agent)
+         (list (cons "name" (car agent)) (cons "prompt" (agent-instructions (car agent)))))
+       declared-agents))
+
+(define (agent-instructions name)
+  (let ([agent (assoc name declared-agents)])
+    (unless agent
+      (error "no sub-agent of that name was declared" name))
+    (if (procedure? (cdr agent)) ((cdr agent)) (cdr agent))))
+
+(define (default-agent-section name)
+  (lines
+   (string-append "You are the sub-agent \"" name "\" of this session. Your instructions:")
+   (agent-instructions name)
+   "You run alone: no other sub-agent of this session runs while you do, and you share the session's worktree and branch."))
+
+(define (agent-section name) (default-agent-section name))
+
+;; The system prompt of sub-agent `name`.
+(define (agent-system-prompt name)
+  (join-sections (list (system-prompt) (agent-section name))))
