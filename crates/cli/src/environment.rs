@@ -23,12 +23,19 @@ pub fn data_dir() -> anyhow::Result<PathBuf> {
 
 /// `$XDG_CONFIG_HOME/nodwyn/config.toml`, else `~/.config/nodwyn/config.toml`.
 pub fn user_config_file() -> Option<PathBuf> {
+    user_config_dir().map(|dir| dir.join("config.toml"))
+}
+
+/// `$XDG_CONFIG_HOME/nodwyn/prompts.scm`, else `~/.config/nodwyn/prompts.scm`.
+pub fn user_prompts_file() -> Option<PathBuf> {
+    user_config_dir().map(|dir| dir.join("prompts.scm"))
+}
+
+fn user_config_dir() -> Option<PathBuf> {
     if let Some(xdg) = non_empty("XDG_CONFIG_HOME") {
-        return Some(PathBuf::from(xdg).join("nodwyn").join("config.toml"));
+        return Some(PathBuf::from(xdg).join("nodwyn"));
     }
-    home()
-        .ok()
-        .map(|h| h.join(".config").join("nodwyn").join("config.toml"))
+    home().ok().map(|h| h.join(".config").join("nodwyn"))
 }
 
 fn home() -> anyhow::Result<PathBuf> {

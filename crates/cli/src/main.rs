@@ -7,6 +7,7 @@ mod config;
 mod environment;
 mod error;
 mod output;
+mod person;
 
 use std::process::ExitCode;
 

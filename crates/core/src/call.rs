@@ -39,6 +39,27 @@ pub struct Question<'a> {
 pub trait Person {
     /// The person's answer (`true` to allow), or `None` when nobody can be asked (no terminal).
     fn ask(&mut self, question: &Question<'_>) -> Option<bool>;
+
+    /// Whether the person lets a repository's `.nodwyn/init.scm` run (`true` to allow), or
+    /// `None` when nobody can be asked. Nobody, unless the person can be reached.
+    fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
+        let _ = question;
+        None
+    }
+}
+
+/// What a person is shown before a repository's `.nodwyn/init.scm` first runs, and again
+/// whenever its content changes.
+#[derive(Debug)]
+pub struct StrategyQuestion<'a> {
+    /// The session.
+    pub session: &'a str,
+    /// The file.
+    pub path: &'a std::path::Path,
+    /// The SHA-256 of its content, in hex.
+    pub sha256: &'a str,
+    /// Its content.
+    pub text: &'a str,
 }
 
 /// Nobody to ask: every question is refused with a sentence saying how to approve the call.

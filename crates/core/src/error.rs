@@ -181,6 +181,9 @@ pub enum Error {
     /// The standing answers could not be read.
     #[error(transparent)]
     Guard(#[from] nodwyn_guard::Error),
+    /// Scheme was refused, failed, or ran out of time.
+    #[error(transparent)]
+    Scheme(#[from] nodwyn_scheme::Error),
 }
 
 impl Error {

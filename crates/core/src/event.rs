@@ -205,6 +205,26 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         kept: Option<u64>,
     },
+    /// A person approved a repository's `.nodwyn/init.scm`, by its content's hash.
+    #[serde(rename = "strategy.approve")]
+    StrategyApprove {
+        /// The file.
+        path: PathBuf,
+        /// The SHA-256 of its content, in hex.
+        sha256: String,
+    },
+    /// Scheme a person ran in the session (`nodwyn eval`), and how it ended. The primitives it
+    /// called have their own records.
+    #[serde(rename = "scheme.eval")]
+    SchemeEval {
+        /// The file, or `<expression>`.
+        source: String,
+        /// Whether it gave a value.
+        ok: bool,
+        /// Why not, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// A record of a kind this version of nodwyn does not know.
     #[serde(other)]
     Other,

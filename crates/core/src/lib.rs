@@ -16,6 +16,7 @@ mod land;
 pub mod log;
 mod project;
 pub mod scan;
+pub mod scripts;
 pub mod session;
 pub mod store;
 pub mod versions;
@@ -29,6 +30,8 @@ pub use land::land;
 pub use nodwyn_guard as guard;
 /// The primitives, for the command line's `call` and `land`.
 pub use nodwyn_prim as prim;
+/// The embedded Scheme, for the command line's `prompt` and `eval`.
+pub use nodwyn_scheme as scheme;
 pub use project::repository_of;
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;

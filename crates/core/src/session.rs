@@ -108,6 +108,8 @@ impl Session {
             | Event::GitLand { .. }
             | Event::VersionKeep { .. }
             | Event::VersionRestore { .. }
+            | Event::StrategyApprove { .. }
+            | Event::SchemeEval { .. }
             | Event::Other => {}
         }
     }

@@ -38,6 +38,11 @@ impl Store {
         Self { home }
     }
 
+    /// The data directory itself.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
     /// The project id of a repository.
     pub fn project_id(repository: &Path) -> String {
         let name: String = repository

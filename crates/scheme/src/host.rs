@@ -37,6 +37,11 @@ pub struct PrimitiveSignature {
     pub description: String,
     /// Its parameters in order; optional ones are written `[name]`.
     pub params: Vec<String>,
+    /// Its first parameter is a list of strings (`shell-exec`'s argv): when every argument of a
+    /// Scheme call is a string, they are gathered into that list, so `(shell-exec "cargo"
+    /// "test")` means argv `["cargo", "test"]`. A call whose first argument is a list passes its
+    /// arguments in parameter order as usual.
+    pub gathers_strings: bool,
 }
 
 /// The worktree a session works in, for `(worktree)` and the prompt's worktree section.

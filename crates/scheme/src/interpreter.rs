@@ -324,13 +324,17 @@ fn scheme_error(engine: &Engine, sources: &[Source], error: &SteelErr) -> Error 
 fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Message>) {
     for signature in &surroundings.primitives {
         let name = signature.name.clone();
+        let gathers_strings = signature.gathers_strings;
         let messages = messages.clone();
         let procedure = move |args: &[SteelVal]| -> Result<SteelVal, SteelErr> {
-            let args = args
+            let mut args = args
                 .iter()
                 .map(to_json)
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|why| generic(format!("{name}: {why}")))?;
+            if gathers_strings && !args.is_empty() && args.iter().all(Value::is_string) {
+                args = vec![Value::Array(args)];
+            }
             let (reply, answer) = mpsc::channel();
             messages
                 .send(Message::Call {

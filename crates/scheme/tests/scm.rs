@@ -42,6 +42,14 @@ impl Host for TestHost {
         match name {
             "fs-read" => Ok(json!({"path": args.first(), "content": "fn main() {}\n"})),
             "fs-write" => Ok(json!({"written": args})),
+            "shell-exec"
+                if args
+                    .first()
+                    .and_then(|a| a.as_array())
+                    .is_some_and(|argv| argv[0] == "echo") =>
+            {
+                Ok(json!({"argv": args[0], "rest": args.len()}))
+            }
             _ => Err(format!(
                 "{name} {} was refused: it needs a person's approval and there is no terminal to ask on",
                 args.iter()
@@ -58,12 +66,13 @@ fn surroundings(in_worktree: bool) -> Surroundings {
         name: name.to_owned(),
         description: description.to_owned(),
         params: params.iter().map(|p| (*p).to_owned()).collect(),
+        gathers_strings: name == "shell-exec",
     };
     Surroundings {
         primitives: vec![
             signature("fs-read", "Reads a file.", &["path"]),
             signature("fs-write", "Writes a file.", &["path", "content"]),
-            signature("shell-exec", "Runs a command.", &["program", "[args]"]),
+            signature("shell-exec", "Runs a command.", &["[argv]", "[script]"]),
         ],
         worktree: in_worktree.then(|| WorktreeFacts {
             repository: "/repo".to_owned(),

@@ -1,16 +1,14 @@
 //! `nodwyn call`.
 
-use std::io::{BufRead, Write};
-
 use anyhow::{Context, bail};
 use clap::Args;
-use nodwyn_core::call::{Person, Question, call};
-use nodwyn_core::guard::AskKind;
+use nodwyn_core::call::call;
 use nodwyn_core::prim::Registry;
 
 use crate::commands::Invocation;
 use crate::environment;
 use crate::output;
+use crate::person::Terminal;
 
 /// Run one primitive in a session, as an agent would: the guard judges it first (standing
 /// answers, Don't ask, then the person on this terminal; with no terminal a question is refused
@@ -120,30 +118,4 @@ fn list(registry: &Registry, invocation: &Invocation) -> anyhow::Result<()> {
         lines.push(format!("    {}", p.description()));
     }
     output::text(lines.join("\n"))
-}
-
-/// The person at this terminal, asked on stderr and answering on stdin; nobody when either is not
-/// a terminal.
-struct Terminal;
-
-impl Person for Terminal {
-    fn ask(&mut self, question: &Question<'_>) -> Option<bool> {
-        if !output::person_at_terminal() {
-            return None;
-        }
-        let kind = match question.verdict.decision {
-            nodwyn_core::guard::Decision::Ask(AskKind::Security) => "security confirm",
-            _ => "confirm",
-        };
-        let mut stderr = std::io::stderr();
-        let _ = write!(
-            stderr,
-            "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
-            question.session, question.effect.action, question.verdict.why
-        );
-        let _ = stderr.flush();
-        let mut answer = String::new();
-        std::io::stdin().lock().read_line(&mut answer).ok()?;
-        Some(matches!(answer.trim(), "y" | "Y" | "yes"))
-    }
 }

@@ -2,9 +2,12 @@
 //! struct is its `--help`.
 
 mod call;
+mod eval;
 mod guard;
 mod land;
+mod prompt;
 mod scan;
+mod scheme_options;
 mod session;
 mod versions;
 mod worktree;
@@ -64,6 +67,10 @@ enum Command {
     /// Kept versions of the files a session's primitives replaced.
     #[command(subcommand)]
     Versions(versions::VersionsCommand),
+    /// Print the system prompt an agent gets, with your overrides and the repository's applied.
+    Prompt(prompt::PromptArgs),
+    /// Run Scheme in a session's context; primitives go through the guard.
+    Eval(eval::EvalArgs),
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
@@ -93,6 +100,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
+        Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
+        Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
     }
 }
 

@@ -8,12 +8,16 @@
 
 (define refusal
   (with-handler (lambda (err) (error-object-message err))
-                (shell-exec "cargo" (list "test"))))
+                (shell-exec "cargo" "test")))
 (check "a refusal is caught with the guard's sentence"
        (contains? refusal "was refused: it needs a person's approval"))
 
 (define listed (map (lambda (p) (field p "name")) (primitives)))
 (check-equal? "(primitives) lists every bound primitive" listed '("fs-read" "fs-write" "shell-exec"))
+
+;; String arguments of shell-exec are gathered into its argv; a list is passed as it is.
+(check-equal? "strings are gathered" (field (shell-exec "echo" "a" "b") "argv") '("echo" "a" "b"))
+(check-equal? "a list goes first" (field (shell-exec (list "echo" "a") #f) "rest") 2)
 
 ;; A procedure composed from primitives, as a strategy would write it.
 (define (read-all paths) (map (lambda (path) (field (fs-read path) "content")) paths))

@@ -7,7 +7,7 @@
 (check "the working rules are in it" (contains? prompt (working-rules)))
 (check "the worktree section is in it" (contains? prompt (worktree-section)))
 (check "the primitives are listed with their parameters"
-       (contains? prompt "- shell-exec program [args]: Runs a command."))
+       (contains? prompt "- shell-exec [argv] [script]: Runs a command."))
 
 (define section (worktree-section))
 (check "the section names the branch" (contains? section "nodwyn/0badcafe"))

@@ -1,18 +1,23 @@
 //! `nodwyn worktree new`.
 
 use clap::Args;
+use nodwyn_core::prim::Registry;
+use nodwyn_core::scripts::{ScriptOptions, session_started};
 use nodwyn_core::worktree::{Created, NewWorktree, create};
 
 use crate::commands::{Invocation, RepoArg};
 use crate::config::Settings;
-use crate::environment::user_config_file;
+use crate::environment::{self, user_config_file};
 use crate::output::{self, short_commit};
+use crate::person::Terminal;
 
 /// Open a session in a new worktree of the repository, on a new branch nodwyn/<id>.
 ///
 /// The worktree starts from the checkout's HEAD (or --base, or a pull request's head with --pr),
 /// without its uncommitted changes. Run from inside a worktree, it makes a sibling based on that
 /// worktree's HEAD. `.worktreeinclude` at the repository's top lists untracked files to copy in.
+/// When the new worktree has a `.nodwyn/init.scm` a person approved (asked on this terminal the
+/// first time and whenever it changes), its `(on-session-start)` runs.
 #[derive(Debug, Args)]
 pub struct NewArgs {
     #[command(flatten)]
@@ -39,9 +44,42 @@ pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
         },
     )?;
     if invocation.json {
-        return output::json(&created);
+        output::json(&created)?;
+    } else {
+        print_human(&created)?;
     }
-    print_human(&created)
+    start_strategy(&invocation.store()?, &created.session.to_string());
+    Ok(())
+}
+
+/// Runs the repository's `(on-session-start)` from an approved `.nodwyn/init.scm`, if there is
+/// one. The session exists whatever happens here, so a failure is a note, not the command's
+/// error.
+fn start_strategy(store: &nodwyn_core::Store, id: &str) {
+    let options = ScriptOptions {
+        user_prompts: environment::user_prompts_file(),
+        limits: Default::default(),
+    };
+    match session_started(
+        store,
+        id,
+        &Registry::builtin(),
+        &mut Terminal,
+        &environment::host_settings(),
+        &options,
+    ) {
+        Ok((ran, notes)) => {
+            for note in notes {
+                output::note(format!("note: {note}"));
+            }
+            if ran.is_some() {
+                output::note("ran (on-session-start) from .nodwyn/init.scm");
+            }
+        }
+        Err(e) => output::note(format!(
+            "note: (on-session-start) from .nodwyn/init.scm failed: {e}"
+        )),
+    }
 }
 
 fn print_human(created: &Created) -> anyhow::Result<()> {

@@ -1,0 +1,47 @@
+//! `nodwyn prompt`.
+
+use clap::Args;
+use nodwyn_core::prim::Registry;
+use nodwyn_core::scripts::compose;
+
+use crate::commands::Invocation;
+use crate::commands::scheme_options::SchemeArgs;
+use crate::environment;
+use crate::output;
+use crate::person::Terminal;
+
+/// Print the system prompt an agent gets, composed by nodwyn's prompts.scm with your
+/// ~/.config/nodwyn/prompts.scm and the repository's .nodwyn/prompts.scm applied (and, in a
+/// session, its approved .nodwyn/init.scm), so you see what your files do.
+#[derive(Debug, Args)]
+pub struct PromptArgs {
+    #[command(flatten)]
+    scheme: SchemeArgs,
+    /// A sub-agent's prompt instead (one declared with define-agent in .nodwyn/init.scm).
+    #[arg(long, value_name = "NAME")]
+    agent: Option<String>,
+}
+
+pub fn run(args: PromptArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let store = invocation.store()?;
+    let options = args.scheme.options()?;
+    let composed = args.scheme.with_target(|target| {
+        Ok(compose(
+            &store,
+            target,
+            &Registry::builtin(),
+            &mut Terminal,
+            &environment::host_settings(),
+            &options,
+            args.agent.as_deref(),
+        )?)
+    })?;
+    for note in &composed.notes {
+        output::note(format!("note: {note}"));
+    }
+    if invocation.json {
+        output::json(&composed)
+    } else {
+        output::text(&composed.prompt)
+    }
+}

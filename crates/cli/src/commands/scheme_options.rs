@@ -1,0 +1,55 @@
+//! What `nodwyn prompt` and `nodwyn eval` share: where they run and the Scheme options.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use nodwyn_core::scheme::Limits;
+use nodwyn_core::scripts::{ScriptOptions, Target};
+
+use crate::environment;
+
+/// `--session` and `--time-limit`.
+#[derive(Debug, Args)]
+pub struct SchemeArgs {
+    /// The session, by its full id or its 8 hex digits (default: no session, the current folder's
+    /// repository; no primitive runs).
+    #[arg(long)]
+    session: Option<String>,
+    /// Seconds of Scheme time a script may take before it is stopped; time spent inside
+    /// primitives (a test run) does not count.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    time_limit: f64,
+}
+
+impl SchemeArgs {
+    /// The options from the environment and the flags.
+    pub fn options(&self) -> anyhow::Result<ScriptOptions> {
+        if !(self.time_limit.is_finite() && self.time_limit > 0.0 && self.time_limit <= 86_400.0) {
+            anyhow::bail!(
+                "--time-limit {}: give a number of seconds above 0 and at most 86400",
+                self.time_limit
+            );
+        }
+        Ok(ScriptOptions {
+            user_prompts: environment::user_prompts_file(),
+            limits: Limits {
+                time: Duration::from_secs_f64(self.time_limit),
+            },
+        })
+    }
+
+    /// Runs `work` with the target: the session, or the current folder.
+    pub fn with_target<T>(
+        &self,
+        work: impl FnOnce(Target<'_>) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        match &self.session {
+            Some(id) => work(Target::Session(id)),
+            None => {
+                let here = std::env::current_dir().context("could not read the current folder")?;
+                work(Target::Folder(&here))
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The person at this terminal: asked on stderr, answering on stdin; nobody when either is not a
+//! terminal (then every question is refused with a sentence saying how to approve).
+
+use std::io::{BufRead, Write};
+
+use nodwyn_core::call::{Person, Question, StrategyQuestion};
+use nodwyn_core::guard::{AskKind, Decision};
+
+use crate::output;
+
+/// How many lines of a strategy file the question shows.
+const SHOWN_LINES: usize = 60;
+
+/// The person at this terminal.
+pub struct Terminal;
+
+impl Person for Terminal {
+    fn ask(&mut self, question: &Question<'_>) -> Option<bool> {
+        if !output::person_at_terminal() {
+            return None;
+        }
+        let kind = match question.verdict.decision {
+            Decision::Ask(AskKind::Security) => "security confirm",
+            _ => "confirm",
+        };
+        yes_or_no(&format!(
+            "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
+            question.session, question.effect.action, question.verdict.why
+        ))
+    }
+
+    fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
+        if !output::person_at_terminal() {
+            return None;
+        }
+        let lines: Vec<&str> = question.text.lines().collect();
+        let mut shown: String = lines
+            .iter()
+            .take(SHOWN_LINES)
+            .map(|line| format!("  | {}\n", printable(line)))
+            .collect();
+        if lines.len() > SHOWN_LINES {
+            shown.push_str(&format!(
+                "  | ... {} more lines: read the whole file before you answer\n",
+                lines.len() - SHOWN_LINES
+            ));
+        }
+        yes_or_no(&format!(
+            "nodwyn: session {} has a strategy file from the repository, {} (sha256 {}, {} lines).\n\
+             It runs as Scheme in the session; each primitive it calls is still judged by the guard.\n\
+             {shown}run it? (asked again whenever the file changes) [y/N] ",
+            question.session,
+            question.path.display(),
+            &question.sha256[..12],
+            lines.len()
+        ))
+    }
+}
+
+/// Asks on stderr and reads one line from stdin.
+fn yes_or_no(prompt: &str) -> Option<bool> {
+    let mut stderr = std::io::stderr();
+    let _ = stderr.write_all(prompt.as_bytes());
+    let _ = stderr.flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).ok()?;
+    Some(matches!(answer.trim(), "y" | "Y" | "yes"))
+}
+
+/// `line` with control characters shown as `\u{..}`, so a file cannot rewrite the terminal
+/// (move the cursor, hide lines) while the person reads it.
+fn printable(line: &str) -> String {
+    line.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_are_shown_not_obeyed() {
+        assert_eq!(printable("(a)\u{1b}[2K\r(b)"), "(a)\\u{1b}[2K\\u{d}(b)");
+    }
+}

@@ -1,0 +1,79 @@
+//! The [`Host`] of a session's Scheme: every primitive a script calls goes through
+//! [`crate::call::call`], the one call path, so the guard judges it, the person is asked when
+//! the guard asks, and the call, decision and result are logged like any agent's.
+
+use nodwyn_prim::{ParamKind, Registry};
+use nodwyn_scheme::{Host, PrimitiveSignature, WorktreeFacts};
+use serde_json::Value;
+
+use crate::Store;
+use crate::call::{Person, call};
+use crate::event::WorktreeFacts as SessionWorktree;
+use crate::host::HostSettings;
+
+/// Runs a script's primitive calls in session `id`.
+pub struct SessionHost<'a> {
+    /// Where the session is.
+    pub store: &'a Store,
+    /// The session.
+    pub id: &'a str,
+    /// The primitives.
+    pub registry: &'a Registry,
+    /// Who the guard's questions go to.
+    pub person: &'a mut dyn Person,
+    /// What primitives take from the person's environment.
+    pub settings: &'a HostSettings,
+}
+
+impl Host for SessionHost<'_> {
+    fn call(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        call(
+            self.store,
+            self.id,
+            self.registry,
+            name,
+            &Value::Array(args),
+            self.person,
+            self.settings,
+        )
+        .map(|called| called.result)
+        .map_err(|error| error.to_string())
+    }
+}
+
+/// Every primitive of `registry`, built-in or custom, as Scheme binds it.
+pub fn signatures(registry: &Registry) -> Vec<PrimitiveSignature> {
+    registry
+        .iter()
+        .map(|primitive| PrimitiveSignature {
+            name: primitive.name().to_owned(),
+            description: primitive.description().to_owned(),
+            params: primitive
+                .params()
+                .iter()
+                .map(|param| {
+                    if param.required {
+                        param.name.to_owned()
+                    } else {
+                        format!("[{}]", param.name)
+                    }
+                })
+                .collect(),
+            gathers_strings: primitive
+                .params()
+                .first()
+                .is_some_and(|param| param.kind == ParamKind::StringList),
+        })
+        .collect()
+}
+
+/// A session's worktree as `(worktree)` reports it.
+pub fn worktree_facts(facts: &SessionWorktree) -> WorktreeFacts {
+    WorktreeFacts {
+        repository: facts.repository.display().to_string(),
+        branch: facts.branch.clone(),
+        base: facts.base.clone(),
+        base_commit: facts.base_commit.clone(),
+        path: facts.path.display().to_string(),
+    }
+}
