@@ -10,3 +10,4 @@ mod listing;
 mod new;
 mod pull_request;
 mod scan;
+mod scheme;

@@ -8,17 +8,22 @@ use anyhow::{Context, bail};
 /// `$NODWYN_HOME`, else `$XDG_DATA_HOME/nodwyn`, else `~/.local/share/nodwyn`; made if missing,
 /// and canonical, so paths nodwyn records under it compare equal later.
 pub fn data_dir() -> anyhow::Result<PathBuf> {
-    let dir = if let Some(home) = non_empty("NODWYN_HOME") {
+    let dir = data_dir_location()?;
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("could not make the data directory {}", dir.display()))?;
+    std::fs::canonicalize(&dir)
+        .with_context(|| format!("could not use the data directory {}", dir.display()))
+}
+
+/// Where the data directory is, without making it.
+pub fn data_dir_location() -> anyhow::Result<PathBuf> {
+    Ok(if let Some(home) = non_empty("NODWYN_HOME") {
         PathBuf::from(home)
     } else if let Some(xdg) = non_empty("XDG_DATA_HOME") {
         PathBuf::from(xdg).join("nodwyn")
     } else {
         home()?.join(".local").join("share").join("nodwyn")
-    };
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("could not make the data directory {}", dir.display()))?;
-    std::fs::canonicalize(&dir)
-        .with_context(|| format!("could not use the data directory {}", dir.display()))
+    })
 }
 
 /// `$XDG_CONFIG_HOME/nodwyn/config.toml`, else `~/.config/nodwyn/config.toml`.

@@ -16,6 +16,7 @@ use clap::Parser;
 use crate::commands::Cli;
 
 fn main() -> ExitCode {
+    point_steel_home();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return error::usage(e),
@@ -26,6 +27,20 @@ fn main() -> ExitCode {
         Ok(commands::Outcome::Found) => ExitCode::from(1),
         Err(e) => error::report(&e),
     }
+}
+
+/// steel (the Scheme engine) reads `STEEL_HOME` once, and when it is unset makes
+/// `~/.local/share/steel`, printing to stderr when it cannot. nodwyn loads no Scheme module from
+/// there (`require` is refused), so it points steel at `<data directory>/steel`, which need not
+/// exist, and steel touches nothing of the person's.
+#[allow(unsafe_code)]
+fn point_steel_home() {
+    let folder = environment::data_dir_location()
+        .map(|dir| dir.join("steel").into_os_string())
+        .unwrap_or_default();
+    // SAFETY: called first thing in `main`, before any thread exists, so nothing reads the
+    // environment while it changes.
+    unsafe { std::env::set_var("STEEL_HOME", folder) };
 }
 
 /// `NODWYN_LOG` (a `tracing` filter such as `debug` or `nodwyn_git=trace`) or `-v` turn logging

@@ -1,6 +1,7 @@
 //! Writing a custom primitive: an embedding program implements `Primitive` for a type of its own,
 //! registers it beside the built-in ones, and calls it through nodwyn's call path, where the guard
 //! judges its declared effect and the session's log records the call, exactly as for a built-in.
+//! The same registry binds it in Scheme under its name and lists it in the system prompt.
 //! This test is also the worked example the README points to.
 
 use std::path::Path;
@@ -11,6 +12,8 @@ use nodwyn_core::call::{NoTerminal, Person, Question, call};
 use nodwyn_core::guard::Effect;
 use nodwyn_core::host::HostSettings;
 use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
+use nodwyn_core::scheme::Source;
+use nodwyn_core::scripts::{ScriptOptions, Target, compose, eval};
 use nodwyn_core::worktree::{NewWorktree, WorktreeLocation, create};
 use serde::{Deserialize, Serialize};
 
@@ -143,4 +146,45 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
     let log = std::fs::read_to_string(store.find(id).unwrap().log.path()).unwrap();
     assert!(log.contains(r#""primitive":"count-lines""#), "{log}");
     assert!(log.contains(r#""type":"guard.decision""#), "{log}");
+
+    // The same registry binds it in Scheme under its name, through the same call path.
+    let options = ScriptOptions::default();
+    let ran = eval(
+        &store,
+        Target::Session(id),
+        &registry,
+        &mut NoTerminal,
+        &settings,
+        &options,
+        Source::expression(r#"(field (count-lines "notes.txt") "lines")"#),
+    )
+    .unwrap();
+    assert_eq!(ran.value.json, Some(serde_json::json!(3)));
+    let refused = eval(
+        &store,
+        Target::Session(id),
+        &registry,
+        &mut NoTerminal,
+        &settings,
+        &options,
+        Source::expression(r#"(count-lines ".env")"#),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("credential file"), "{refused}");
+    let prompt = compose(
+        &store,
+        Target::Session(id),
+        &registry,
+        &mut NoTerminal,
+        &settings,
+        &options,
+        None,
+    )
+    .unwrap()
+    .prompt;
+    assert!(
+        prompt.contains("- count-lines path: Counts the lines of a file."),
+        "{prompt}"
+    );
 }

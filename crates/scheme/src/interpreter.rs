@@ -300,9 +300,11 @@ fn scheme_error(engine: &Engine, sources: &[Source], error: &SteelErr) -> Error 
     if text.contains(INTERRUPTED) {
         return Error::Interrupted;
     }
-    let message = text
-        .strip_prefix("Error: ")
-        .unwrap_or(&text)
+    let message = text.strip_prefix("Error: ").unwrap_or(&text).trim();
+    // A primitive's refusal and `(error ...)` come as `Generic`; the kind adds nothing to them.
+    let message = message
+        .strip_prefix("Generic:")
+        .unwrap_or(message)
         .trim()
         .to_owned();
     let place = error.span().and_then(|span| {

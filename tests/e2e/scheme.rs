@@ -1,0 +1,389 @@
+//! `nodwyn prompt` and `nodwyn eval`: the Scheme layer through the real binary, with nodwyn's
+//! prompts, a person's and a repository's overrides, a repository's init.scm approved by hash,
+//! and every primitive through the guard.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+
+fn session(env: &TestEnv, repo: &Path) -> (String, PathBuf) {
+    let made = env.new_worktree(repo);
+    (
+        made["id"].as_str().unwrap().to_owned(),
+        PathBuf::from(made["path"].as_str().unwrap()),
+    )
+}
+
+fn user_prompts(env: &TestEnv) -> PathBuf {
+    env.home().join(".config/nodwyn/prompts.scm")
+}
+
+#[test]
+fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    let prompt = env
+        .nodwyn(&repo, &["prompt", "--session", &id])
+        .success()
+        .stdout;
+    let branch = format!("nodwyn/{id}");
+    assert!(prompt.starts_with("You are a coding agent"), "{prompt}");
+    assert!(prompt.contains(&format!(
+        "You work on the branch {branch} in {}",
+        wt.display()
+    )));
+    assert!(prompt.contains("git archive HEAD | tar -x -C"), "{prompt}");
+    assert!(
+        prompt.contains("- git-land message [strategy]:"),
+        "{prompt}"
+    );
+    let outside = env.nodwyn(&repo, &["prompt"]).success().stdout;
+    assert!(!outside.contains("Your worktree"), "{outside}");
+    assert!(outside.contains("How to work:"), "{outside}");
+}
+
+#[test]
+fn a_users_override_applies_everywhere() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &user_prompts(&env),
+        "(define (working-rules)\n  (lines (default-working-rules) \"- Answer in French.\"))\n",
+    );
+    let prompt = env.nodwyn(&repo, &["prompt"]).success().stdout;
+    assert!(prompt.contains("- Never write credentials"), "{prompt}");
+    assert!(prompt.contains("- Answer in French.\n"), "{prompt}");
+}
+
+#[test]
+fn a_repositorys_override_comes_from_the_sessions_worktree() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(define (identity) \"You maintain the parser of this compiler.\")\n",
+    );
+    env.commit_all(&repo, "prompts");
+    let (id, _) = session(&env, &repo);
+    let composed = env.nodwyn_json(&repo, &["prompt", "--session", &id]);
+    let prompt = composed["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("You maintain the parser of this compiler.\n\nHow to work:"));
+    assert_eq!(composed["loaded"][0]["kind"], "repository");
+}
+
+#[test]
+fn with_both_overrides_the_repositorys_wins_and_the_users_stays() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &user_prompts(&env),
+        "(define (identity) \"You are my assistant.\")\n(define (working-rules) \"- user rule\")\n",
+    );
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(define (working-rules) (lines (default-working-rules) \"- repository rule\"))\n",
+    );
+    let composed = env.nodwyn_json(&repo, &["prompt"]);
+    let prompt = composed["prompt"].as_str().unwrap();
+    assert!(prompt.starts_with("You are my assistant."), "{prompt}");
+    assert!(prompt.contains("- repository rule"), "{prompt}");
+    assert!(!prompt.contains("- user rule"), "{prompt}");
+    let kinds: Vec<&str> = composed["loaded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["user", "repository"]);
+}
+
+#[test]
+fn an_override_with_a_syntax_error_names_its_file_and_line() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let file = repo.join(".nodwyn/prompts.scm");
+    write(
+        &file,
+        "(define (identity) \"ok\")\n\n(define (tool-section) (string-append \"a\" b))\n",
+    );
+    let refused = env.nodwyn(&repo, &["prompt"]).refused();
+    assert!(
+        refused.starts_with(&format!("nodwyn: {}:3:", file.display())),
+        "{refused}"
+    );
+    std::fs::remove_file(&file).unwrap();
+    let script = repo.join("broken.scm");
+    write(&script, "(define x 1)\n(define y\n  (list 1 2)\n");
+    let refused = env
+        .nodwyn(&repo, &["eval", "--file", script.to_str().unwrap()])
+        .refused();
+    assert!(refused.contains("broken.scm:"), "{refused}");
+}
+
+#[test]
+fn a_primitive_the_guard_refuses_is_a_scheme_error_with_its_sentence() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = session(&env, &repo);
+    let refused = env
+        .nodwyn(
+            &repo,
+            &["eval", "--session", &id, "(fs-write \"a.txt\" \"x\")"],
+        )
+        .refused();
+    assert!(
+        refused.contains("fs-write a.txt was refused") && refused.contains("no terminal"),
+        "{refused}"
+    );
+    assert!(!wt.join("a.txt").exists());
+    // The script can catch it.
+    let caught = env
+        .nodwyn(
+            &repo,
+            &[
+                "eval",
+                "--session",
+                &id,
+                "(with-handler (lambda (e) (string-append \"caught: \" (error-object-message e))) (shell-exec \"cargo\" \"test\"))",
+            ],
+        )
+        .success()
+        .stdout;
+    assert!(
+        caught.starts_with("caught: shell-exec cargo test was refused"),
+        "{caught}"
+    );
+    // A read inside the worktree is allowed and gives an association list.
+    write(&wt.join("notes.txt"), "a note\n");
+    let read = env.nodwyn_json(
+        &repo,
+        &["eval", "--session", &id, "(fs-read \"notes.txt\")"],
+    );
+    assert_eq!(read["value"]["content"], "a note\n");
+    let types = env.record_types(&id);
+    for expected in [
+        "primitive.call",
+        "guard.decision",
+        "primitive.result",
+        "scheme.eval",
+    ] {
+        assert!(types.iter().any(|t| t == expected), "{types:?}");
+    }
+}
+
+#[test]
+fn a_runaway_loop_is_stopped_and_the_session_goes_on() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _) = session(&env, &repo);
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "eval",
+                "--session",
+                &id,
+                "--time-limit",
+                "0.5",
+                "(let loop () (loop))",
+            ],
+        )
+        .refused();
+    assert!(
+        refused.contains("stopped after 0.5 s of Scheme time"),
+        "{refused}"
+    );
+    let records = env.records(&id);
+    let last = records.last().unwrap();
+    assert_eq!(last["type"], "scheme.eval");
+    assert_eq!(last["ok"], false);
+    let after = env
+        .nodwyn(
+            &repo,
+            &["eval", "--session", &id, "(field (worktree) \"branch\")"],
+        )
+        .success()
+        .stdout;
+    assert_eq!(after.trim(), format!("nodwyn/{id}"));
+}
+
+#[test]
+fn init_scm_runs_only_once_a_person_approved_its_content() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define (strategy-version) \"v1\")\n\
+         (define-agent 'reviewer \"Review; change nothing.\")\n\
+         ;; A procedure of the strategy's own, composed from a primitive.\n\
+         (define (readme-shout) (string-upcase (field (fs-read \"README.md\") \"content\")))\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, wt) = session(&env, &repo);
+    // No terminal: it does not run, and the note says how to approve it.
+    let run = env
+        .nodwyn(&repo, &["eval", "--session", &id, "(agents)"])
+        .success();
+    assert_eq!(run.stdout.trim(), "()");
+    assert!(
+        run.stderr.contains("init.scm was not run"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("on a terminal"), "{}", run.stderr);
+    // Declined on a terminal: still not run.
+    let shown = env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "(agents)"], "n");
+    assert!(shown.contains("run it?"), "{shown}");
+    assert!(shown.contains("| (define (strategy-version)"), "{shown}");
+    assert!(shown.contains("you declined it"), "{shown}");
+    // Approved on a terminal: it runs, and from then on without asking.
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["eval", "--session", &id, "(strategy-version)"],
+        "y",
+    );
+    assert!(shown.contains("v1"), "{shown}");
+    assert!(
+        env.record_types(&id)
+            .iter()
+            .any(|t| t == "strategy.approve")
+    );
+    let again = env
+        .nodwyn(&repo, &["eval", "--session", &id, "(strategy-version)"])
+        .success();
+    assert_eq!(again.stdout.trim(), "v1");
+    assert!(!again.stderr.contains("not run"), "{}", again.stderr);
+    let shout = env
+        .nodwyn(&repo, &["eval", "--session", &id, "(readme-shout)"])
+        .success();
+    assert_eq!(shout.stdout, "HELLO\n\n");
+    let agent = env
+        .nodwyn(&repo, &["prompt", "--session", &id, "--agent", "reviewer"])
+        .success()
+        .stdout;
+    assert!(agent.contains("Review; change nothing."), "{agent}");
+    // Changed content is asked about again.
+    write(
+        &wt.join(".nodwyn/init.scm"),
+        "(define (strategy-version) \"v2\")\n",
+    );
+    let changed = env
+        .nodwyn(&repo, &["eval", "--session", &id, "(strategy-version)"])
+        .refused();
+    assert!(changed.contains("strategy-version"), "{changed}");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["eval", "--session", &id, "(strategy-version)"],
+        "y",
+    );
+    assert!(shown.contains("run it?") && shown.contains("v2"), "{shown}");
+}
+
+#[test]
+fn on_session_start_runs_when_a_worktree_session_starts() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define (on-session-start) (fs-read \"README.md\"))\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (first, _) = session(&env, &repo);
+    assert!(
+        !env.record_types(&first)
+            .iter()
+            .any(|t| t == "primitive.call")
+    );
+    // Approving it once (by its content) lets the next session's start run it.
+    env.nodwyn_on_terminal(&repo, &["prompt", "--session", &first], "y");
+    let (second, _) = session(&env, &repo);
+    let records = env.records(&second);
+    let call = records
+        .iter()
+        .find(|r| r["type"] == "primitive.call")
+        .expect("on-session-start called a primitive");
+    assert_eq!(call["primitive"], "fs-read");
+}
+
+#[test]
+fn a_strategy_cannot_write_standing_answers_or_turn_dont_ask_on() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _) = session(&env, &repo);
+    let (other, _) = session(&env, &repo);
+    let shown = env.nodwyn_on_terminal(&repo, &["session", "dont-ask", &id], "");
+    assert!(shown.contains("Don't ask is on"), "{shown}");
+    let allow = repo.join(".nodwyn/allow.toml");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "eval",
+                "--session",
+                &id,
+                &format!("(fs-write \"{}\" \"[shell]\")", allow.display()),
+            ],
+        )
+        .refused();
+    assert!(refused.contains("standing answers"), "{refused}");
+    assert!(!allow.exists());
+    // Under Don't ask the shell runs, but turning Don't ask on needs a terminal it does not have.
+    let ran = env.nodwyn_json(
+        &repo,
+        &[
+            "eval",
+            "--session",
+            &id,
+            &format!(
+                "(shell-exec \"{}\" \"session\" \"dont-ask\" \"{other}\")",
+                nodwyn_tests::nodwyn_binary().display()
+            ),
+        ],
+    );
+    assert_eq!(ran["value"]["status"], 1, "{ran}");
+    let said = ran["value"]["stderr"].as_str().unwrap();
+    assert!(said.contains("only taken on a terminal"), "{said}");
+    assert!(
+        !env.record_types(&other)
+            .iter()
+            .any(|t| t == "session.dont_ask"),
+        "the other session's Don't ask was turned on"
+    );
+}
+
+#[test]
+fn bad_input_gets_one_sentence() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let refused = env
+        .nodwyn(&repo, &["eval", "--time-limit", "0", "(+ 1 2)"])
+        .refused();
+    assert!(refused.contains("--time-limit 0"), "{refused}");
+    let refused = env
+        .nodwyn(&repo, &["eval", "--session", "deadbeef", "(+ 1 2)"])
+        .refused();
+    assert!(
+        refused.contains("no session has the id deadbeef"),
+        "{refused}"
+    );
+    let refused = env
+        .nodwyn(&repo, &["eval", "(require \"/etc/passwd\")"])
+        .refused();
+    assert!(refused.contains("`require` is not available"), "{refused}");
+    let refused = env
+        .nodwyn(&repo, &["eval", "(fs-read \"README.md\")"])
+        .refused();
+    assert!(refused.contains("give --session ID"), "{refused}");
+    let refused = env
+        .nodwyn(&repo, &["prompt", "--agent", "nobody"])
+        .refused();
+    assert!(refused.contains("no sub-agent `nobody`"), "{refused}");
+    let refused = env
+        .nodwyn(&repo, &["eval", "--file", "/nonexistent.scm"])
+        .refused();
+    assert!(
+        refused.contains("could not read /nonexistent.scm"),
+        "{refused}"
+    );
+}
