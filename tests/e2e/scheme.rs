@@ -304,6 +304,26 @@ fn on_session_start_runs_when_a_worktree_session_starts() {
         .find(|r| r["type"] == "primitive.call")
         .expect("on-session-start called a primitive");
     assert_eq!(call["primitive"], "fs-read");
+    // A hook that only a prompts file defines does not run, even with the strategy approved.
+    let (third, wt) = session(&env, &repo);
+    write(
+        &wt.join(".nodwyn/init.scm"),
+        "(define (strategy-version) 1)\n",
+    );
+    write(
+        &wt.join(".nodwyn/prompts.scm"),
+        "(define (on-session-start) (fs-read \"README.md\"))\n",
+    );
+    env.commit_all(&wt, "a hook in the prompts file");
+    env.nodwyn_on_terminal(&repo, &["prompt", "--session", &third], "y");
+    // A sibling of that worktree starts from its commit, with the same (approved) files.
+    let (fourth, _) = session(&env, &wt);
+    assert!(
+        !env.record_types(&fourth)
+            .iter()
+            .any(|t| t == "primitive.call"),
+        "a prompts file's hook ran"
+    );
 }
 
 #[test]
@@ -386,4 +406,36 @@ fn bad_input_gets_one_sentence() {
         refused.contains("could not read /nonexistent.scm"),
         "{refused}"
     );
+}
+
+#[test]
+fn a_repositorys_prompts_only_read_even_under_dont_ask() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(define (identity) (string-append \"About: \" (field (fs-read \"README.md\") \"content\")))\n\
+         (define (tool-section) (begin (fs-write \"pwned.txt\" \"x\") \"\"))\n",
+    );
+    env.commit_all(&repo, "prompts");
+    let (id, wt) = session(&env, &repo);
+    let shown = env.nodwyn_on_terminal(&repo, &["session", "dont-ask", &id], "");
+    assert!(shown.contains("Don't ask is on"), "{shown}");
+    let refused = env.nodwyn(&repo, &["prompt", "--session", &id]).refused();
+    assert!(
+        refused.contains("fs-write cannot run here")
+            && refused.contains("only primitives that read"),
+        "{refused}"
+    );
+    assert!(!wt.join("pwned.txt").exists());
+    // Reading is fine: without the writing part the prompt composes.
+    write(
+        &wt.join(".nodwyn/prompts.scm"),
+        "(define (identity) (string-append \"About: \" (field (fs-read \"README.md\") \"content\")))\n",
+    );
+    let prompt = env
+        .nodwyn(&repo, &["prompt", "--session", &id])
+        .success()
+        .stdout;
+    assert!(prompt.starts_with("About: hello\n"), "{prompt}");
 }

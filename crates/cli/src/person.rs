@@ -33,26 +33,30 @@ impl Person for Terminal {
         if !output::person_at_terminal() {
             return None;
         }
-        let lines: Vec<&str> = question.text.lines().collect();
-        let mut shown: String = lines
-            .iter()
-            .take(SHOWN_LINES)
-            .map(|line| format!("  | {}\n", printable(line)))
-            .collect();
-        if lines.len() > SHOWN_LINES {
+        let mut shown = String::new();
+        for file in question.files {
+            let lines: Vec<&str> = file.text.lines().collect();
             shown.push_str(&format!(
-                "  | ... {} more lines: read the whole file before you answer\n",
-                lines.len() - SHOWN_LINES
+                "{} ({} lines):\n",
+                file.path.display(),
+                lines.len()
             ));
+            for line in lines.iter().take(SHOWN_LINES) {
+                shown.push_str(&format!("  | {}\n", printable(line)));
+            }
+            if lines.len() > SHOWN_LINES {
+                shown.push_str(&format!(
+                    "  | ... {} more lines: read the whole file before you answer\n",
+                    lines.len() - SHOWN_LINES
+                ));
+            }
         }
         yes_or_no(&format!(
-            "nodwyn: session {} has a strategy file from the repository, {} (sha256 {}, {} lines).\n\
-             It runs as Scheme in the session; each primitive it calls is still judged by the guard.\n\
-             {shown}run it? (asked again whenever the file changes) [y/N] ",
+            "nodwyn: session {} has a strategy from the repository (sha256 {}). It runs as Scheme \
+             in the session; each primitive it calls is still judged by the guard.\n\
+             {shown}run it? (asked again whenever these files change) [y/N] ",
             question.session,
-            question.path.display(),
             &question.sha256[..12],
-            lines.len()
         ))
     }
 }

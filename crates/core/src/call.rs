@@ -49,17 +49,15 @@ pub trait Person {
 }
 
 /// What a person is shown before a repository's `.nodwyn/init.scm` first runs, and again
-/// whenever its content changes.
+/// whenever it or the repository's `.nodwyn/prompts.scm` changes.
 #[derive(Debug)]
 pub struct StrategyQuestion<'a> {
     /// The session.
     pub session: &'a str,
-    /// The file.
-    pub path: &'a std::path::Path,
-    /// The SHA-256 of its content, in hex.
+    /// The files, init.scm first, with their content.
+    pub files: &'a [crate::scripts::strategy::SchemeFile],
+    /// The SHA-256 over them, in hex.
     pub sha256: &'a str,
-    /// Its content.
-    pub text: &'a str,
 }
 
 /// Nobody to ask: every question is refused with a sentence saying how to approve the call.

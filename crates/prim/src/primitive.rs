@@ -89,6 +89,12 @@ pub trait Primitive: Send + Sync + 'static {
     fn exclusive(&self) -> bool {
         false
     }
+    /// Whether it only reads (files, git's state) and changes nothing. Only such primitives run
+    /// while a prompt is composed and while a repository's unapproved Scheme loads. A custom
+    /// primitive is taken to change something unless it says otherwise.
+    fn read_only(&self) -> bool {
+        false
+    }
     /// What running it with `args` would do, for the guard. It must not change anything.
     fn effect(&self, args: &Self::Args, ctx: &Context) -> Result<Effect, Error>;
     /// Runs it.
@@ -107,6 +113,8 @@ pub trait DynPrimitive: Send + Sync {
     fn worktree_only(&self) -> bool;
     /// See [`Primitive::exclusive`].
     fn exclusive(&self) -> bool;
+    /// See [`Primitive::read_only`].
+    fn read_only(&self) -> bool;
     /// Checks `args` against the schema and describes the call.
     fn effect(&self, args: &Value, ctx: &Context) -> Result<Effect, Error>;
     /// Runs the call and gives its result as JSON.
@@ -128,6 +136,9 @@ impl<P: Primitive> DynPrimitive for P {
     }
     fn exclusive(&self) -> bool {
         Primitive::exclusive(self)
+    }
+    fn read_only(&self) -> bool {
+        Primitive::read_only(self)
     }
     fn effect(&self, args: &Value, ctx: &Context) -> Result<Effect, Error> {
         let args = parse_args(self, args)?;

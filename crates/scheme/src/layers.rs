@@ -22,14 +22,21 @@ pub struct Layers {
 }
 
 impl Layers {
+    /// The layer that defined `name` last, the one whose definition is in force.
+    pub fn definer_of(&self, name: &str) -> Option<usize> {
+        self.defined
+            .iter()
+            .rposition(|names| names.iter().any(|n| n == name))
+    }
+
     /// Loads `source` as the next layer: screens it unless it is nodwyn's own, runs it with its
-    /// rebinding tail, then points earlier layers at what it redefined.
+    /// rebinding tail, then points earlier layers at what it redefined. Gives the layer's index.
     pub fn load(
         &mut self,
         interpreter: &mut Interpreter,
         source: Source,
         host: &mut dyn Host,
-    ) -> Result<(), Error> {
+    ) -> Result<usize, Error> {
         if source.origin == Origin::Untrusted {
             screen(&source)?;
         }
@@ -65,7 +72,7 @@ impl Layers {
                 host,
             )?;
         }
-        Ok(())
+        Ok(index)
     }
 }
 

@@ -19,5 +19,5 @@ pub mod value;
 pub use error::Error;
 pub use host::{Host, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits};
-pub use scripts::{Agent, DEFAULT_PROMPTS, Scripts};
+pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
 pub use source::{Origin, Source};

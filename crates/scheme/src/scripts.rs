@@ -22,6 +22,10 @@ pub struct Agent {
     pub prompt: String,
 }
 
+/// A loaded layer: nodwyn's prompts are the first, each loaded file the next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayerId(usize);
+
 /// An engine with nodwyn's prompts loaded, and the layers loaded on top of them.
 #[derive(Debug)]
 pub struct Scripts {
@@ -54,8 +58,15 @@ impl Scripts {
 
     /// Loads an override or a strategy file; what it defines replaces earlier definitions
     /// everywhere.
-    pub fn load(&mut self, source: Source, host: &mut dyn Host) -> Result<(), Error> {
-        self.layers.load(&mut self.interpreter, source, host)
+    pub fn load(&mut self, source: Source, host: &mut dyn Host) -> Result<LayerId, Error> {
+        self.layers
+            .load(&mut self.interpreter, source, host)
+            .map(LayerId)
+    }
+
+    /// Whether the definition of `name` in force is layer `layer`'s (not a later file's).
+    pub fn defines(&self, layer: LayerId, name: &str) -> bool {
+        self.layers.definer_of(name) == Some(layer.0)
     }
 
     /// Runs `source` (screened) and gives its value.

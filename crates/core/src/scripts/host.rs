@@ -41,6 +41,33 @@ impl Host for SessionHost<'_> {
     }
 }
 
+/// A host that runs only primitives that read, for composing a prompt and loading a
+/// repository's prompts.scm: neither may change anything.
+pub struct ReadOnlyHost<'a> {
+    /// The host that runs what is allowed.
+    pub inner: &'a mut dyn Host,
+    /// Where to find whether a primitive only reads.
+    pub registry: &'a Registry,
+}
+
+impl Host for ReadOnlyHost<'_> {
+    fn call(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        if self.registry.get(name).is_ok_and(|p| p.read_only()) {
+            return self.inner.call(name, args);
+        }
+        let readers: Vec<&str> = self
+            .registry
+            .iter()
+            .filter(|p| p.read_only())
+            .map(|p| p.name())
+            .collect();
+        Err(format!(
+            "{name} cannot run here: while a prompt is composed or a repository's prompts.scm loads, only primitives that read run ({})",
+            readers.join(", ")
+        ))
+    }
+}
+
 /// Every primitive of `registry`, built-in or custom, as Scheme binds it.
 pub fn signatures(registry: &Registry) -> Vec<PrimitiveSignature> {
     registry

@@ -3,8 +3,11 @@
 //! The layers load in this order, later definitions winning: nodwyn's `prompts.scm` (built in),
 //! the person's `~/.config/nodwyn/prompts.scm`, the repository's `.nodwyn/prompts.scm` (from the
 //! session's worktree, or the repository of the folder outside a session), and, in a session,
-//! the repository's `.nodwyn/init.scm` once a person approved its content. Every primitive a
-//! script calls goes through the call path ([`host::SessionHost`]); outside a session none runs.
+//! the repository's `.nodwyn/init.scm` once a person approved its content (together with the
+//! repository's prompts.scm, whose definitions its procedures use). Every primitive a script
+//! calls goes through the call path ([`host::SessionHost`]); outside a session none runs.
+//! Composing a prompt and loading the repository's prompts.scm run only primitives that read
+//! ([`host::ReadOnlyHost`]): repository content changes nothing before a person approved it.
 
 mod host;
 pub mod strategy;
@@ -12,7 +15,9 @@ pub mod strategy;
 use std::path::{Path, PathBuf};
 
 use nodwyn_prim::Registry;
-use nodwyn_scheme::{Agent, Evaluated, Host, Limits, NoSession, Scripts, Source, Surroundings};
+use nodwyn_scheme::{
+    Agent, Evaluated, Host, LayerId, Limits, NoSession, Scripts, Source, Surroundings,
+};
 use serde::Serialize;
 
 use crate::call::{Person, StrategyQuestion, append};
@@ -21,7 +26,7 @@ use crate::host::HostSettings;
 use crate::session::Session;
 use crate::{Error, Store};
 
-pub use host::{SessionHost, signatures};
+pub use host::{ReadOnlyHost, SessionHost, signatures};
 
 /// Where Scheme runs: in a session, or for a folder with no session (no primitive runs).
 #[derive(Debug, Clone, Copy)]
@@ -94,14 +99,15 @@ pub fn compose(
         person,
         settings,
         options,
-        |scripts, host, session| {
+        Reach::ReadOnly,
+        |scripts, host, loaded| {
             let prompt = match agent {
                 Some(name) => scripts.agent_system_prompt(name, host)?,
                 None => scripts.system_prompt(host)?,
             };
             Ok(Composed {
                 prompt,
-                session: session.map(|s| s.id.to_string()),
+                session: loaded.session.map(|s| s.id.to_string()),
                 loaded: Vec::new(),
                 agents: scripts.agents(host)?,
                 notes: Vec::new(),
@@ -133,9 +139,10 @@ pub fn eval(
         person,
         settings,
         options,
-        |scripts, host, session| {
+        Reach::Full,
+        |scripts, host, loaded| {
             let outcome = scripts.eval(source, host);
-            if let Some(session) = session {
+            if let Some(session) = loaded.session {
                 let stored = store.find(&session.id.to_string())?;
                 append(
                     &stored.log,
@@ -167,7 +174,7 @@ pub fn session_started(
     options: &ScriptOptions,
 ) -> Result<(Option<Evaluated>, Vec<String>), Error> {
     let session = Session::load(&store.find(id)?)?;
-    if strategy::read_init(&session.root).ok().flatten().is_none() {
+    if !session.root.join(".nodwyn").join("init.scm").exists() {
         return Ok((None, Vec::new()));
     }
     with_scripts(
@@ -177,14 +184,46 @@ pub fn session_started(
         person,
         settings,
         options,
-        |scripts, host, _| Ok(scripts.hook("on-session-start", &[], host)?),
+        Reach::Full,
+        |scripts, host, loaded| {
+            // Only an approved strategy's own hook runs: unapproved, init.scm was not loaded, and
+            // a prompts file must not start anything.
+            let hook = "on-session-start";
+            if !loaded
+                .strategy
+                .is_some_and(|layer| scripts.defines(layer, hook))
+            {
+                return Ok(None);
+            }
+            Ok(scripts.hook(hook, &[], host)?)
+        },
     )
     .map(|(ran, _, notes)| (ran, notes))
 }
 
 type Prepared<T> = (T, Vec<LoadedFile>, Vec<String>);
 
-/// Starts an engine for `target`, loads the layers, and runs `work` in it.
+/// What `work` is told about what was loaded.
+struct Loaded<'a> {
+    /// The session, if there is one.
+    session: Option<&'a Session>,
+    /// The approved strategy's layer, if it was loaded.
+    strategy: Option<LayerId>,
+}
+
+/// Which host a step runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// Every primitive, through the guard.
+    Full,
+    /// Only primitives that read.
+    ReadOnly,
+}
+
+/// Starts an engine for `target`, loads the layers, and runs `work` in it with a host of
+/// `reach`. The person's own prompts.scm and an approved strategy load with every primitive;
+/// the repository's prompts.scm with only those that read.
+#[allow(clippy::too_many_arguments)]
 fn with_scripts<T>(
     store: &Store,
     target: Target<'_>,
@@ -192,7 +231,8 @@ fn with_scripts<T>(
     person: &mut dyn Person,
     settings: &HostSettings,
     options: &ScriptOptions,
-    work: impl FnOnce(&mut Scripts, &mut dyn Host, Option<&Session>) -> Result<T, Error>,
+    reach: Reach,
+    work: impl FnOnce(&mut Scripts, &mut dyn Host, &Loaded<'_>) -> Result<T, Error>,
 ) -> Result<Prepared<T>, Error> {
     let (session, root) = match target {
         Target::Session(id) => {
@@ -211,14 +251,31 @@ fn with_scripts<T>(
     };
     let mut loaded = Vec::new();
     let mut notes = Vec::new();
+    let user_prompts = match &options.user_prompts {
+        Some(path) => strategy::read_plain(path)
+            .map_err(Error::Refused)?
+            .map(|text| (path.clone(), text)),
+        None => None,
+    };
+    let repository_prompts = match &root {
+        Some(root) => strategy::read_prompts(root).map_err(Error::Refused)?,
+        None => None,
+    };
+    // The person is asked about the strategy before the host takes them over for primitive calls.
+    let strategy = match (&session, &root) {
+        (Some(session), Some(root)) => approved_strategy(
+            store,
+            session,
+            root,
+            repository_prompts.as_ref(),
+            person,
+            &mut notes,
+        )?,
+        _ => None,
+    };
     let id = session.as_ref().map(|s| s.id.to_string());
     let mut no_session = NoSession {
         reason: "there is no session here; give --session ID to run primitives".to_owned(),
-    };
-    // The person is asked about init.scm before the host takes them over for primitive calls.
-    let init = match (&session, &root) {
-        (Some(session), Some(root)) => approved_init(store, session, root, person, &mut notes)?,
-        _ => None,
     };
     let mut session_host = id.as_deref().map(|id| SessionHost {
         store,
@@ -227,100 +284,114 @@ fn with_scripts<T>(
         person,
         settings,
     });
-    let host: &mut dyn Host = match session_host.as_mut() {
+    let full: &mut dyn Host = match session_host.as_mut() {
         Some(session_host) => session_host,
         None => &mut no_session,
     };
-    let mut scripts = Scripts::start(surroundings, options.limits, host)?;
-    let mut layer =
-        |scripts: &mut Scripts, kind, path: &Path, host: &mut dyn Host| -> Result<(), Error> {
-            match strategy::read_plain(path) {
-                Ok(Some(text)) => {
-                    scripts.load(Source::file(path, text), host)?;
-                    loaded.push(LoadedFile {
-                        kind,
-                        path: path.to_owned(),
-                    });
-                    Ok(())
-                }
-                Ok(None) => Ok(()),
-                Err(sentence) => Err(Error::Refused(sentence)),
-            }
+    let mut scripts = Scripts::start(
+        surroundings,
+        options.limits,
+        &mut ReadOnlyHost {
+            inner: full,
+            registry,
+        },
+    )?;
+    if let Some((path, text)) = user_prompts {
+        scripts.load(Source::file(&path, text), full)?;
+        loaded.push(LoadedFile { kind: "user", path });
+    }
+    if let Some(file) = repository_prompts {
+        let mut read_only = ReadOnlyHost {
+            inner: full,
+            registry,
         };
-    if let Some(user) = &options.user_prompts {
-        layer(&mut scripts, "user", user, host)?;
+        scripts.load(Source::file(&file.path, file.text), &mut read_only)?;
+        loaded.push(LoadedFile {
+            kind: "repository",
+            path: file.path,
+        });
     }
-    if let Some(root) = &root {
-        layer(
-            &mut scripts,
-            "repository",
-            &root.join(".nodwyn").join("prompts.scm"),
-            host,
-        )?;
-    }
-    if let Some(init) = init {
-        scripts.load(Source::file(&init.path, init.text), host)?;
+    let mut strategy_layer = None;
+    if let Some(strategy) = strategy
+        && let Some(init) = strategy.files.into_iter().next()
+    {
+        strategy_layer = Some(scripts.load(Source::file(&init.path, init.text), full)?);
         loaded.push(LoadedFile {
             kind: "strategy",
             path: init.path,
         });
     }
-    let value = work(&mut scripts, host, session.as_ref())?;
+    let facts = Loaded {
+        session: session.as_ref(),
+        strategy: strategy_layer,
+    };
+    let value = match reach {
+        Reach::Full => work(&mut scripts, full, &facts)?,
+        Reach::ReadOnly => work(
+            &mut scripts,
+            &mut ReadOnlyHost {
+                inner: full,
+                registry,
+            },
+            &facts,
+        )?,
+    };
     Ok((value, loaded, notes))
 }
 
-/// The repository's init.scm if a person approved its content (asking now when it is new);
+/// The repository's strategy if a person approved its content (asking now when it is new);
 /// otherwise `None` and a note saying why it did not run.
-fn approved_init(
+fn approved_strategy(
     store: &Store,
     session: &Session,
     root: &Path,
+    prompts: Option<&strategy::SchemeFile>,
     person: &mut dyn Person,
     notes: &mut Vec<String>,
-) -> Result<Option<strategy::InitFile>, Error> {
-    let init = match strategy::read_init(root) {
-        Ok(Some(init)) => init,
+) -> Result<Option<strategy::Strategy>, Error> {
+    let strategy = match strategy::read_strategy(root, prompts) {
+        Ok(Some(strategy)) => strategy,
         Ok(None) => return Ok(None),
         Err(sentence) => {
             notes.push(sentence);
             return Ok(None);
         }
     };
-    if strategy::is_approved(store, &session.repository, &init.sha256)? {
-        return Ok(Some(init));
+    if strategy::is_approved(store, &session.repository, &strategy.sha256)? {
+        return Ok(Some(strategy));
     }
+    let init = strategy.files[0].path.clone();
     let id = session.id.to_string();
     let question = StrategyQuestion {
         session: &id,
-        path: &init.path,
-        sha256: &init.sha256,
-        text: &init.text,
+        files: &strategy.files,
+        sha256: &strategy.sha256,
     };
     match person.approve_strategy(&question) {
         Some(true) => {
-            strategy::approve(store, &session.repository, &init.sha256)?;
+            strategy::approve(store, &session.repository, &strategy.sha256)?;
             let stored = store.find(&id)?;
             append(
                 &stored.log,
                 Event::StrategyApprove {
-                    path: init.path.clone(),
-                    sha256: init.sha256.clone(),
+                    path: init,
+                    sha256: strategy.sha256.clone(),
                 },
             )?;
-            Ok(Some(init))
+            Ok(Some(strategy))
         }
         Some(false) => {
             notes.push(format!(
                 "{} was not run: you declined it (it is asked about again next time)",
-                init.path.display()
+                init.display()
             ));
             Ok(None)
         }
         None => {
             notes.push(format!(
                 "{} was not run: a person has not approved this content (sha256 {}) and there is no terminal to ask on; run `nodwyn prompt --session {}` on a terminal to read and approve it",
-                init.path.display(),
-                &init.sha256[..12],
+                init.display(),
+                &strategy.sha256[..12],
                 session.id.short()
             ));
             Ok(None)

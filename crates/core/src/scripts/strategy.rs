@@ -1,5 +1,5 @@
 //! Reading the Scheme files nodwyn loads, and whether the person approved a repository's
-//! `.nodwyn/init.scm`.
+//! strategy (`.nodwyn/init.scm` with its `.nodwyn/prompts.scm`).
 //!
 //! A cloned repository must not run code unasked, so the file runs only once a person approved
 //! its exact content, remembered by SHA-256 per repository in the data directory
@@ -18,25 +18,62 @@ use crate::Store;
 /// The largest Scheme file nodwyn reads.
 pub const MAX_SIZE: u64 = 256 * 1024;
 
-/// A repository's strategy file, read.
+/// A Scheme file of the repository's, read.
 #[derive(Debug, Clone)]
-pub struct InitFile {
+pub struct SchemeFile {
     /// Where it is.
     pub path: PathBuf,
+    /// Its name in the repository (`.nodwyn/init.scm`).
+    pub name: &'static str,
     /// Its content.
     pub text: String,
-    /// The SHA-256 of its content, in hex.
+}
+
+/// A repository's strategy: its `.nodwyn/init.scm`, and its `.nodwyn/prompts.scm` if it has one,
+/// since init.scm's procedures run with what prompts.scm redefined. A person approves both
+/// together; the hash covers each file's name and content, not where the checkout is, so an
+/// approval holds in every worktree of the repository with the same content.
+#[derive(Debug, Clone)]
+pub struct Strategy {
+    /// init.scm first, then prompts.scm.
+    pub files: Vec<SchemeFile>,
+    /// The SHA-256 over the files, in hex.
     pub sha256: String,
 }
 
-/// `<root>/.nodwyn/init.scm` if there is one; a sentence when it is there but cannot be used.
-pub fn read_init(root: &Path) -> Result<Option<InitFile>, String> {
+/// The repository's strategy under `root`, if it has an init.scm; `prompts` is its prompts.scm
+/// as already read. A sentence when init.scm is there but cannot be used.
+pub fn read_strategy(
+    root: &Path,
+    prompts: Option<&SchemeFile>,
+) -> Result<Option<Strategy>, String> {
     let path = root.join(".nodwyn").join("init.scm");
     let Some(text) = read_plain(&path)? else {
         return Ok(None);
     };
-    let sha256 = hex(&Sha256::digest(text.as_bytes()));
-    Ok(Some(InitFile { path, text, sha256 }))
+    let mut files = vec![SchemeFile {
+        path,
+        name: ".nodwyn/init.scm",
+        text,
+    }];
+    files.extend(prompts.cloned());
+    let mut hasher = Sha256::new();
+    for file in &files {
+        hasher.update(format!("{}\0{}\0", file.name, file.text.len()).as_bytes());
+        hasher.update(file.text.as_bytes());
+    }
+    let sha256 = hex(&hasher.finalize());
+    Ok(Some(Strategy { files, sha256 }))
+}
+
+/// The repository's `.nodwyn/prompts.scm` under `root`, if it has one.
+pub fn read_prompts(root: &Path) -> Result<Option<SchemeFile>, String> {
+    let path = root.join(".nodwyn").join("prompts.scm");
+    Ok(read_plain(&path)?.map(|text| SchemeFile {
+        path,
+        name: ".nodwyn/prompts.scm",
+        text,
+    }))
 }
 
 /// The text of a Scheme file nodwyn loads, if it is there: only a plain UTF-8 file of at most
@@ -96,7 +133,7 @@ fn approvals_file(store: &Store, repository: &Path) -> PathBuf {
         .join("init.scm")
 }
 
-/// Whether a person approved init.scm content `sha256` for `repository`.
+/// Whether a person approved strategy content `sha256` for `repository`.
 pub fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<bool, Error> {
     let file = approvals_file(store, repository);
     match std::fs::read_to_string(&file) {
@@ -106,7 +143,7 @@ pub fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<boo
     }
 }
 
-/// Remembers that a person approved init.scm content `sha256` for `repository`.
+/// Remembers that a person approved strategy content `sha256` for `repository`.
 pub fn approve(store: &Store, repository: &Path, sha256: &str) -> Result<(), Error> {
     let file = approvals_file(store, repository);
     if let Some(dir) = file.parent() {
@@ -125,21 +162,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn approval_is_by_content() {
+    fn approval_is_by_the_content_of_both_files() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::new(dir.path().join("home"));
         let repo = dir.path().join("repo");
         std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
-        assert!(read_init(&repo).unwrap().is_none());
+        assert!(read_strategy(&repo, None).unwrap().is_none());
         std::fs::write(repo.join(".nodwyn/init.scm"), "(define x 1)").unwrap();
-        let first = read_init(&repo).unwrap().unwrap();
+        let first = read_strategy(&repo, None).unwrap().unwrap();
         assert!(!is_approved(&store, &repo, &first.sha256).unwrap());
         approve(&store, &repo, &first.sha256).unwrap();
         assert!(is_approved(&store, &repo, &first.sha256).unwrap());
+        // The same content elsewhere (another worktree) has the same hash.
+        let other = dir.path().join("other");
+        std::fs::create_dir_all(other.join(".nodwyn")).unwrap();
+        std::fs::write(other.join(".nodwyn/init.scm"), "(define x 1)").unwrap();
+        assert_eq!(
+            read_strategy(&other, None).unwrap().unwrap().sha256,
+            first.sha256
+        );
+        // A prompts.scm beside it is part of what is approved.
+        std::fs::write(repo.join(".nodwyn/prompts.scm"), "(define (field a k) #f)").unwrap();
+        let prompts = read_prompts(&repo).unwrap();
+        let with_prompts = read_strategy(&repo, prompts.as_ref()).unwrap().unwrap();
+        assert_ne!(with_prompts.sha256, first.sha256);
+        assert!(!is_approved(&store, &repo, &with_prompts.sha256).unwrap());
         std::fs::write(repo.join(".nodwyn/init.scm"), "(define x 2)").unwrap();
-        let changed = read_init(&repo).unwrap().unwrap();
+        let changed = read_strategy(&repo, None).unwrap().unwrap();
         assert_ne!(changed.sha256, first.sha256);
-        assert!(!is_approved(&store, &repo, &changed.sha256).unwrap());
     }
 
     #[cfg(unix)]
@@ -150,7 +200,7 @@ mod tests {
         std::fs::write(&secret, "(define key \"hunter2\")").unwrap();
         std::fs::create_dir_all(dir.path().join(".nodwyn")).unwrap();
         std::os::unix::fs::symlink(&secret, dir.path().join(".nodwyn/init.scm")).unwrap();
-        let error = read_init(dir.path()).unwrap_err();
+        let error = read_strategy(dir.path(), None).unwrap_err();
         assert!(error.contains("is a link"), "{error}");
     }
 }

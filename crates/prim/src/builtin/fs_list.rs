@@ -62,6 +62,9 @@ impl Primitive for FsList {
     fn params(&self) -> &[Param] {
         PARAMS
     }
+    fn read_only(&self) -> bool {
+        true
+    }
     fn effect(&self, args: &FsListArgs, ctx: &Context) -> Result<Effect, Error> {
         let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
         let mut effect = Effect::named(target.read_action("fs-list", ctx));

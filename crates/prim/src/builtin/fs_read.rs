@@ -57,6 +57,9 @@ impl Primitive for FsRead {
     fn params(&self) -> &[Param] {
         PARAMS
     }
+    fn read_only(&self) -> bool {
+        true
+    }
     fn effect(&self, args: &FsReadArgs, ctx: &Context) -> Result<Effect, Error> {
         let target = resolve(ctx, &args.path)?;
         let mut effect = Effect::named(target.read_action("fs-read", ctx));

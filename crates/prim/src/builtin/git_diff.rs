@@ -40,6 +40,9 @@ impl Primitive for GitDiff {
     fn params(&self) -> &[Param] {
         PARAMS
     }
+    fn read_only(&self) -> bool {
+        true
+    }
     fn effect(&self, _args: &GitDiffArgs, ctx: &Context) -> Result<Effect, Error> {
         let mut effect = Effect::named("git-diff");
         effect.reads.push(ctx.root.clone());

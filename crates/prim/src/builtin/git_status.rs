@@ -47,6 +47,9 @@ impl Primitive for GitStatus {
     fn params(&self) -> &[Param] {
         &[]
     }
+    fn read_only(&self) -> bool {
+        true
+    }
     fn effect(&self, _args: &NoArgs, ctx: &Context) -> Result<nodwyn_guard::Effect, Error> {
         let mut effect = nodwyn_guard::Effect::named("git-status");
         effect.reads.push(ctx.root.clone());

@@ -29,6 +29,9 @@ impl Primitive for Worktree {
     fn params(&self) -> &[Param] {
         &[]
     }
+    fn read_only(&self) -> bool {
+        true
+    }
     fn effect(&self, _args: &NoArgs, _ctx: &Context) -> Result<Effect, Error> {
         Ok(Effect::named("worktree"))
     }
