@@ -97,3 +97,13 @@ fn reviewing_and_landing_as_a_person_reads_them() {
     let refused = env.nodwyn(&repo, &["land", &id, "-m", "again"]);
     insta::assert_snapshot!("land_nothing", shown(&env, &refused));
 }
+
+#[test]
+fn the_default_system_prompt_of_a_worktree_session() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let prompt = env.nodwyn(&repo, &["prompt", "--session", id]).success();
+    insta::assert_snapshot!("prompt", shown(&env, &prompt));
+}

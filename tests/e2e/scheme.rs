@@ -47,13 +47,33 @@ fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
 fn a_users_override_applies_everywhere() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
+    // Kept among the person's dotfiles and linked into place, as dotfiles often are.
+    let dotfile = env.home().join("dotfiles/prompts.scm");
     write(
-        &user_prompts(&env),
+        &dotfile,
         "(define (working-rules)\n  (lines (default-working-rules) \"- Answer in French.\"))\n",
     );
+    std::fs::create_dir_all(user_prompts(&env).parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&dotfile, user_prompts(&env)).unwrap();
     let prompt = env.nodwyn(&repo, &["prompt"]).success().stdout;
     assert!(prompt.contains("- Never write credentials"), "{prompt}");
     assert!(prompt.contains("- Answer in French.\n"), "{prompt}");
+}
+
+#[test]
+fn a_repositorys_scheme_file_is_never_read_through_a_link() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let secret = env.home().join(".ssh/id_ed25519");
+    write(&secret, "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+    std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
+    std::os::unix::fs::symlink(&secret, repo.join(".nodwyn/prompts.scm")).unwrap();
+    let refused = env.nodwyn(&repo, &["prompt"]).refused();
+    assert!(
+        refused.contains("prompts.scm is a link, so it was not read"),
+        "{refused}"
+    );
+    assert!(!refused.contains("PRIVATE KEY"), "{refused}");
 }
 
 #[test]

@@ -252,7 +252,7 @@ fn with_scripts<T>(
     let mut loaded = Vec::new();
     let mut notes = Vec::new();
     let user_prompts = match &options.user_prompts {
-        Some(path) => strategy::read_plain(path)
+        Some(path) => strategy::read_own(path)
             .map_err(Error::Refused)?
             .map(|text| (path.clone(), text)),
         None => None,

@@ -76,8 +76,19 @@ pub fn read_prompts(root: &Path) -> Result<Option<SchemeFile>, String> {
     }))
 }
 
-/// The text of a Scheme file nodwyn loads, if it is there: only a plain UTF-8 file of at most
-/// [`MAX_SIZE`]; a sentence when it is there but cannot be used.
+/// The text of the person's own Scheme file, if it is there: links are followed (dotfiles are
+/// often links), and it must be UTF-8 of at most [`MAX_SIZE`].
+pub fn read_own(path: &Path) -> Result<Option<String>, String> {
+    let file = match std::fs::File::open(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("could not read {}: {e}", path.display())),
+        Ok(file) => file,
+    };
+    read_capped(path, &file).map(Some)
+}
+
+/// The text of a repository's Scheme file, if it is there: only a plain UTF-8 file of at most
+/// [`MAX_SIZE`], never through a link; a sentence when it is there but cannot be used.
 pub fn read_plain(path: &Path) -> Result<Option<String>, String> {
     use rustix::fs::{Mode, OFlags};
     // Opened without following a link, then checked on the open file: no swap in between.
@@ -96,7 +107,12 @@ pub fn read_plain(path: &Path) -> Result<Option<String>, String> {
         Err(e) => return Err(format!("could not read {}: {e}", path.display())),
         Ok(fd) => fd,
     };
-    let file = std::fs::File::from(fd);
+    read_capped(path, &std::fs::File::from(fd)).map(Some)
+}
+
+/// The text of an open `file` (`path` for the messages): a plain file of at most [`MAX_SIZE`],
+/// UTF-8.
+fn read_capped(path: &Path, file: &std::fs::File) -> Result<String, String> {
     let meta = file
         .metadata()
         .map_err(|e| format!("could not read {}: {e}", path.display()))?;
@@ -114,10 +130,9 @@ pub fn read_plain(path: &Path) -> Result<Option<String>, String> {
         ));
     }
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut std::io::Read::take(&file, MAX_SIZE + 1), &mut bytes)
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_SIZE + 1), &mut bytes)
         .map_err(|e| format!("could not read {}: {e}", path.display()))?;
     String::from_utf8(bytes)
-        .map(Some)
         .map_err(|_| format!("{} is not UTF-8 text, so it was not read", path.display()))
 }
 
