@@ -23,9 +23,12 @@ impl Person for Terminal {
             Decision::Ask(AskKind::Security) => "security confirm",
             _ => "confirm",
         };
+        // What the call does comes from the agent (a command line, a path): shown, not obeyed.
         yes_or_no(&format!(
             "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
-            question.session, question.effect.action, question.verdict.why
+            question.session,
+            printable(&question.effect.action),
+            printable(&question.verdict.why)
         ))
     }
 
@@ -71,8 +74,8 @@ fn yes_or_no(prompt: &str) -> Option<bool> {
     Some(matches!(answer.trim(), "y" | "Y" | "yes"))
 }
 
-/// `line` with control characters shown as `\u{..}`, so a file cannot rewrite the terminal
-/// (move the cursor, hide lines) while the person reads it.
+/// `line` with control characters (newlines too) shown as `\u{..}`, so a file or an agent's
+/// command cannot rewrite the terminal (move the cursor, hide lines) while the person reads it.
 fn printable(line: &str) -> String {
     line.chars()
         .map(|c| {

@@ -93,6 +93,8 @@ enum Message {
 
 /// A hardened engine on its own thread.
 pub struct Interpreter {
+    /// Names untrusted Scheme may not define: the primitives and nodwyn's own procedures.
+    reserved: Vec<String>,
     jobs: Sender<Job>,
     messages: Receiver<Message>,
     controller: ThreadStateController,
@@ -113,6 +115,12 @@ impl Interpreter {
     /// Starts an engine with every primitive of `surroundings` bound by name, and `(worktree)`
     /// and `(primitives)`.
     pub fn start(surroundings: Surroundings, limits: Limits) -> Result<Self, Error> {
+        let mut reserved: Vec<String> = surroundings
+            .primitives
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        reserved.extend(["worktree", "primitives"].map(str::to_owned));
         let (jobs, job_queue) = mpsc::channel();
         let (messenger, messages) = mpsc::channel();
         let (controller_out, controller_in) = mpsc::channel();
@@ -125,6 +133,7 @@ impl Interpreter {
             .recv()
             .map_err(|_| Error::Crashed("it did not start".to_owned()))?;
         Ok(Self {
+            reserved,
             jobs,
             messages,
             controller,
@@ -141,8 +150,17 @@ impl Interpreter {
     /// Compiles and runs `source` (screened first unless it is nodwyn's own), answering its
     /// primitive calls through `host`; gives the value of its last expression.
     pub fn run(&mut self, source: Source, host: &mut dyn Host) -> Result<Evaluated, Error> {
+        if source.origin == Origin::Untrusted {
+            self.screen(&source)?;
+        }
         let what = source.name.clone();
         self.perform(Job::Run(source), &what, host)
+    }
+
+    /// Refuses untrusted `source` that reaches outside the sandbox or redefines a primitive (see
+    /// [`crate::screen`]).
+    pub fn screen(&self, source: &Source) -> Result<(), Error> {
+        screen(source, &self.reserved)
     }
 
     /// Whether `name` is defined in the engine.
@@ -271,9 +289,6 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 }
 
 fn run(engine: &mut Engine, sources: &mut Vec<Source>, source: Source) -> Result<Evaluated, Error> {
-    if source.origin == Origin::Untrusted {
-        screen(&source)?;
-    }
     let text = source.text.clone();
     sources.push(source);
     match engine.compile_and_run_raw_program(text) {

@@ -12,7 +12,6 @@ use steel::parser::tokens::TokenType;
 use crate::error::Error;
 use crate::host::Host;
 use crate::interpreter::Interpreter;
-use crate::screen::screen;
 use crate::source::{Origin, Source};
 
 /// The names each loaded layer defines, in load order.
@@ -38,7 +37,7 @@ impl Layers {
         host: &mut dyn Host,
     ) -> Result<usize, Error> {
         if source.origin == Origin::Untrusted {
-            screen(&source)?;
+            interpreter.screen(&source)?;
         }
         let names = defined_names(&source.text);
         let index = self.defined.len();

@@ -31,10 +31,13 @@ const FORBIDDEN: &[&str] = &[
     "emit-expanded",
 ];
 
-/// Refuses `source` if it uses a forbidden form or nests deeper than [`MAX_NESTING`]; the error
-/// names the place.
-pub fn screen(source: &Source) -> Result<(), Error> {
+/// Refuses `source` if it uses a forbidden form, nests deeper than [`MAX_NESTING`], or defines
+/// or `set!`s one of the `reserved` names (the primitives, `worktree`: `(fs-read ...)` is always
+/// the primitive); the error names the place.
+pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
     let mut depth = 0usize;
+    // The kinds of the last tokens, to see `(define NAME`, `(define (NAME` and `(set! NAME`.
+    let mut recent: [Kind; 3] = [Kind::Other; 3];
     for token in TokenStream::new(&source.text, true, None) {
         let token = match token {
             Ok(token) => token,
@@ -59,11 +62,42 @@ pub fn screen(source: &Source) -> Result<(), Error> {
                 if is_forbidden(name) {
                     return Err(forbidden(&place(), name));
                 }
+                let binds = matches!(
+                    recent,
+                    [_, Kind::Open, Kind::Define | Kind::Set]
+                        | [Kind::Open, Kind::Define, Kind::Open]
+                );
+                if binds && reserved.iter().any(|r| r == name) {
+                    return Err(Error::Refused(format!(
+                        "{}: `{name}` is nodwyn's own and cannot be redefined (a call to it must \
+                         always be the real one)",
+                        place()
+                    )));
+                }
             }
             _ => {}
         }
+        recent = [
+            recent[1],
+            recent[2],
+            match &token.ty {
+                TokenType::OpenParen(..) => Kind::Open,
+                TokenType::Define => Kind::Define,
+                TokenType::Set => Kind::Set,
+                _ => Kind::Other,
+            },
+        ];
     }
     Ok(())
+}
+
+/// What the reserved-name check remembers of a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Open,
+    Define,
+    Set,
+    Other,
 }
 
 fn is_forbidden(name: &str) -> bool {
@@ -86,7 +120,7 @@ mod tests {
     use super::*;
 
     fn refusal(text: &str) -> String {
-        match screen(&Source::expression(text)) {
+        match screen(&Source::expression(text), &["fs-read".to_owned()]) {
             Err(Error::Refused(sentence)) => sentence,
             other => panic!("{text:?} was not refused: {other:?}"),
         }
@@ -115,7 +149,23 @@ mod tests {
     #[test]
     fn the_same_words_in_strings_and_comments_are_fine() {
         let text = "; (require \"x\")\n(define (f) \"load eval! require\") #| defmacro |#";
-        assert!(screen(&Source::expression(text)).is_ok());
+        assert!(screen(&Source::expression(text), &[]).is_ok());
+    }
+
+    #[test]
+    fn a_primitive_cannot_be_redefined() {
+        for text in [
+            "(define (fs-read path) (shell-exec \"curl\"))",
+            "(define fs-read 1)",
+            "(set! fs-read (lambda (p) p))",
+        ] {
+            assert!(
+                refusal(text).contains("`fs-read` is nodwyn's own"),
+                "{text}"
+            );
+        }
+        let fine = "(define (read-it) (fs-read \"a\")) (let ([x (fs-read \"b\")]) x)";
+        assert!(screen(&Source::expression(fine), &["fs-read".to_owned()]).is_ok());
     }
 
     #[test]
@@ -123,6 +173,6 @@ mod tests {
         let deep = format!("{}1{}", "(".repeat(100_000), ")".repeat(100_000));
         assert!(refusal(&deep).contains("nested more than 128 levels"));
         let fine = format!("{}1{}", "(list ".repeat(100), ")".repeat(100));
-        assert!(screen(&Source::expression(fine)).is_ok());
+        assert!(screen(&Source::expression(fine), &[]).is_ok());
     }
 }
