@@ -586,3 +586,16 @@ fn arguments_too_long_for_a_command_line_come_on_standard_input() {
         "the log keeps the length, not the content"
     );
 }
+
+#[test]
+fn the_question_shows_an_agents_control_characters_instead_of_obeying_them() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _) = session(&env, &repo);
+    // An escape sequence that would erase the line and return the cursor, hiding `rm`.
+    let args = json!({"argv": ["rm", "-rf", "x\u{1b}[2K\rtrue"]}).to_string();
+    let shown =
+        env.nodwyn_on_terminal(&repo, &["call", "--session", &id, "shell-exec", &args], "n");
+    assert!(shown.contains("rm -rf x\\u{1b}[2K\\u{d}true"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown:?}");
+}

@@ -50,5 +50,6 @@ fn sentence(error: &anyhow::Error) -> String {
             text.push_str(&cause);
         }
     }
-    text.replace('\n', " ")
+    // One line, and nothing in it (an agent's command, a file's name) drives the terminal.
+    crate::output::printable(&text.replace('\n', " "))
 }

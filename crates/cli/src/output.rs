@@ -81,3 +81,27 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 pub fn short_commit(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
 }
+
+/// `text` with control characters (newlines too) shown as `\u{..}`, so a file or an agent's
+/// command cannot rewrite the terminal (move the cursor, hide a line) while a person reads it.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_are_shown_not_obeyed() {
+        assert_eq!(printable("(a)\u{1b}[2K\r(b)"), "(a)\\u{1b}[2K\\u{d}(b)");
+    }
+}

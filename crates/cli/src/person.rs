@@ -6,7 +6,7 @@ use std::io::{BufRead, Write};
 use nodwyn_core::call::{Person, Question, StrategyQuestion};
 use nodwyn_core::guard::{AskKind, Decision};
 
-use crate::output;
+use crate::output::{self, printable};
 
 /// How many lines of a strategy file the question shows.
 const SHOWN_LINES: usize = 60;
@@ -72,28 +72,4 @@ fn yes_or_no(prompt: &str) -> Option<bool> {
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer).ok()?;
     Some(matches!(answer.trim(), "y" | "Y" | "yes"))
-}
-
-/// `line` with control characters (newlines too) shown as `\u{..}`, so a file or an agent's
-/// command cannot rewrite the terminal (move the cursor, hide lines) while the person reads it.
-fn printable(line: &str) -> String {
-    line.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                format!("\\u{{{:x}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escape_sequences_are_shown_not_obeyed() {
-        assert_eq!(printable("(a)\u{1b}[2K\r(b)"), "(a)\\u{1b}[2K\\u{d}(b)");
-    }
 }
