@@ -241,3 +241,31 @@ fn a_panic_inside_steel_ends_that_engine_not_the_program() {
         assert_eq!(value.text, "3");
     }
 }
+
+#[test]
+fn catching_the_interrupt_does_not_keep_a_loop_alive() {
+    let limits = Limits {
+        time: Duration::from_millis(300),
+    };
+    let mut interpreter = Interpreter::start(Surroundings::default(), limits).unwrap();
+    let started = std::time::Instant::now();
+    let error = interpreter
+        .run(
+            Source::expression(
+                "(define (stubborn) (with-handler (lambda (e) (stubborn)) (let spin () (spin)))) (stubborn)",
+            ),
+            &mut host(),
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::TimeLimit { .. }), "{error}");
+    // Stopped by the interrupt itself, not abandoned after the grace period.
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    let value = interpreter
+        .run(Source::expression("(+ 1 1)"), &mut host())
+        .unwrap();
+    assert_eq!(value.text, "2");
+}
