@@ -459,3 +459,34 @@ fn a_repositorys_prompts_only_read_even_under_dont_ask() {
         .stdout;
     assert!(prompt.starts_with("About: hello\n"), "{prompt}");
 }
+
+#[test]
+fn what_scheme_prints_goes_to_stderr_and_cannot_forge_the_json() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(display \"{\\\"prompt\\\": \\\"forged\\\"}\")\n(write-string \"more\" (current-output-port))\n",
+    );
+    let run = env.nodwyn(&repo, &["prompt", "--json"]).success();
+    let composed = run.json();
+    assert!(
+        composed["prompt"]
+            .as_str()
+            .unwrap()
+            .starts_with("You are a coding agent")
+    );
+    assert!(
+        run.stderr.contains("{\"prompt\": \"forged\"}more"),
+        "{}",
+        run.stderr
+    );
+    let run = env
+        .nodwyn(
+            &repo,
+            &["eval", "(begin (displayln \"working...\") (+ 40 2))"],
+        )
+        .success();
+    assert_eq!(run.stdout, "42\n");
+    assert!(run.stderr.contains("working..."), "{}", run.stderr);
+}

@@ -8,6 +8,10 @@
 //! made from those modules are replaced the same way. Compile-time reach (`require`, `defmacro`)
 //! is stopped earlier, by [`crate::screen`].
 //!
+//! Everything Scheme prints (`display`, `write`, `newline`, ... and the current output port) goes
+//! to stderr: nodwyn's stdout carries only a command's result (one JSON document with `--json`),
+//! which a repository's script must not be able to forge or corrupt.
+//!
 //! steel has no memory limit, and a failed allocation aborts the whole program. The procedures
 //! that allocate in proportion to one number they are given (`expt`, `make-string`, ...) are
 //! wrapped to refuse sizes no prompt or strategy needs. Memory a loop builds up slowly is not
@@ -113,6 +117,7 @@ pub fn hardened_engine() -> Engine {
     for name in DANGEROUS_PROCEDURES {
         engine.register_value(name, refusing(name));
     }
+    print_to_stderr(&mut engine);
     for (name, argument, limit) in SIZED_PROCEDURES {
         let wrapped = match engine.extract_value(name) {
             Ok(SteelVal::FuncV(f)) => bounded(name, Original::Plain(f), *argument, *limit),
@@ -123,6 +128,49 @@ pub fn hardened_engine() -> Engine {
         engine.register_value(name, wrapped);
     }
     engine
+}
+
+/// steel's printing procedures, which write to the current output port.
+const PRINTING: &[&str] = &[
+    "display",
+    "displayln",
+    "newline",
+    "write",
+    "write-string",
+    "write-char",
+    "print",
+    "println",
+    "simple-display",
+    "simple-displayln",
+];
+
+/// Points every printing procedure, the current output port and `stdout` at stderr. steel's own
+/// procedures print through a parameter of its prelude, so each is wrapped to run with that
+/// parameter set to a stderr port (the originals are captured first: a program that redefines a
+/// name sees only the new definition).
+fn print_to_stderr(engine: &mut Engine) {
+    engine.register_value(
+        "%nodwyn-output-port",
+        SteelVal::new_dyn_writer_port(std::io::stderr()),
+    );
+    let mut originals = String::from("(define %nodwyn-original-output current-output-port)\n");
+    let mut wrappers = String::new();
+    for name in PRINTING {
+        originals.push_str(&format!("(define %nodwyn-original-{name} {name})\n"));
+        wrappers.push_str(&format!(
+            "(define ({name} . args)\n  (parameterize ([%nodwyn-original-output %nodwyn-output-port])\n    (apply %nodwyn-original-{name} args)))\n"
+        ));
+    }
+    wrappers.push_str(
+        "(define current-output-port (make-parameter %nodwyn-output-port))\n\
+         (define (stdout) %nodwyn-output-port)\n",
+    );
+    for program in [originals, wrappers] {
+        if let Err(error) = engine.compile_and_run_raw_program(program) {
+            // nodwyn's own text: failing here is a bug, reported as the engine not starting.
+            panic!("redirecting Scheme's output failed: {error}");
+        }
+    }
 }
 
 /// Procedures that allocate in proportion to one integer argument: its position and the largest
