@@ -13,7 +13,7 @@ use nodwyn_core::guard::Effect;
 use nodwyn_core::host::HostSettings;
 use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::{ScriptOptions, Target, compose, eval};
+use nodwyn_core::scripts::{ScriptOptions, Scripting, Target, compose, eval};
 use nodwyn_core::worktree::{NewWorktree, WorktreeLocation, create};
 use serde::{Deserialize, Serialize};
 
@@ -148,41 +148,32 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
     assert!(log.contains(r#""type":"guard.decision""#), "{log}");
 
     // The same registry binds it in Scheme under its name, through the same call path.
-    let options = ScriptOptions::default();
+    let scripting = Scripting {
+        store: &store,
+        registry: &registry,
+        settings: &settings,
+        options: &ScriptOptions::default(),
+    };
     let ran = eval(
-        &store,
+        &scripting,
         Target::Session(id),
-        &registry,
         &mut NoTerminal,
-        &settings,
-        &options,
         Source::expression(r#"(field (count-lines "notes.txt") "lines")"#),
     )
     .unwrap();
     assert_eq!(ran.value.json, Some(serde_json::json!(3)));
     let refused = eval(
-        &store,
+        &scripting,
         Target::Session(id),
-        &registry,
         &mut NoTerminal,
-        &settings,
-        &options,
         Source::expression(r#"(count-lines ".env")"#),
     )
     .unwrap_err()
     .to_string();
     assert!(refused.contains("credential file"), "{refused}");
-    let prompt = compose(
-        &store,
-        Target::Session(id),
-        &registry,
-        &mut NoTerminal,
-        &settings,
-        &options,
-        None,
-    )
-    .unwrap()
-    .prompt;
+    let prompt = compose(&scripting, Target::Session(id), &mut NoTerminal, None)
+        .unwrap()
+        .prompt;
     assert!(
         prompt.contains("- count-lines path: Counts the lines of a file."),
         "{prompt}"

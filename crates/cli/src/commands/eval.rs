@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 use nodwyn_core::prim::Registry;
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::eval;
+use nodwyn_core::scripts::{Scripting, eval};
 
 use crate::commands::Invocation;
 use crate::commands::scheme_options::SchemeArgs;
@@ -42,17 +42,15 @@ pub fn run(args: EvalArgs, invocation: &Invocation) -> anyhow::Result<()> {
     };
     let store = invocation.store()?;
     let options = args.scheme.options()?;
-    let ran = args.scheme.with_target(|target| {
-        Ok(eval(
-            &store,
-            target,
-            &Registry::builtin(),
-            &mut Terminal,
-            &environment::host_settings(),
-            &options,
-            source,
-        )?)
-    })?;
+    let scripting = Scripting {
+        store: &store,
+        registry: &Registry::builtin(),
+        settings: &environment::host_settings(),
+        options: &options,
+    };
+    let ran = args
+        .scheme
+        .with_target(|target| Ok(eval(&scripting, target, &mut Terminal, source)?))?;
     for note in &ran.notes {
         output::note(format!("note: {note}"));
     }

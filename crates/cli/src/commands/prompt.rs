@@ -2,7 +2,7 @@
 
 use clap::Args;
 use nodwyn_core::prim::Registry;
-use nodwyn_core::scripts::compose;
+use nodwyn_core::scripts::{Scripting, compose};
 
 use crate::commands::Invocation;
 use crate::commands::scheme_options::SchemeArgs;
@@ -25,14 +25,17 @@ pub struct PromptArgs {
 pub fn run(args: PromptArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     let options = args.scheme.options()?;
+    let scripting = Scripting {
+        store: &store,
+        registry: &Registry::builtin(),
+        settings: &environment::host_settings(),
+        options: &options,
+    };
     let composed = args.scheme.with_target(|target| {
         Ok(compose(
-            &store,
+            &scripting,
             target,
-            &Registry::builtin(),
             &mut Terminal,
-            &environment::host_settings(),
-            &options,
             args.agent.as_deref(),
         )?)
     })?;

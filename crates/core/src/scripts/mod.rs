@@ -82,23 +82,30 @@ pub struct Ran {
     pub notes: Vec<String>,
 }
 
+/// What running Scheme needs besides where it runs and who is asked.
+#[derive(Clone, Copy)]
+pub struct Scripting<'a> {
+    /// Where the sessions are.
+    pub store: &'a Store,
+    /// The primitives, each bound in Scheme by its name.
+    pub registry: &'a Registry,
+    /// What primitives take from the person's environment.
+    pub settings: &'a HostSettings,
+    /// The person's prompts file and the time limit.
+    pub options: &'a ScriptOptions,
+}
+
 /// The system prompt for `target` (or sub-agent `agent`'s), with every override applied.
 pub fn compose(
-    store: &Store,
+    scripting: &Scripting<'_>,
     target: Target<'_>,
-    registry: &Registry,
     person: &mut dyn Person,
-    settings: &HostSettings,
-    options: &ScriptOptions,
     agent: Option<&str>,
 ) -> Result<Composed, Error> {
     with_scripts(
-        store,
+        scripting,
         target,
-        registry,
         person,
-        settings,
-        options,
         Reach::ReadOnly,
         |scripts, host, loaded| {
             let prompt = match agent {
@@ -123,27 +130,21 @@ pub fn compose(
 
 /// Runs `source` in `target` after the layers, and records it in the session's log.
 pub fn eval(
-    store: &Store,
+    scripting: &Scripting<'_>,
     target: Target<'_>,
-    registry: &Registry,
     person: &mut dyn Person,
-    settings: &HostSettings,
-    options: &ScriptOptions,
     source: Source,
 ) -> Result<Ran, Error> {
     let name = source.name.clone();
     let (value, loaded, notes) = with_scripts(
-        store,
+        scripting,
         target,
-        registry,
         person,
-        settings,
-        options,
         Reach::Full,
         |scripts, host, loaded| {
             let outcome = scripts.eval(source, host);
             if let Some(session) = loaded.session {
-                let stored = store.find(&session.id.to_string())?;
+                let stored = scripting.store.find(&session.id.to_string())?;
                 append(
                     &stored.log,
                     Event::SchemeEval {
@@ -166,24 +167,18 @@ pub fn eval(
 /// Calls the strategy's `(on-session-start)` in a session that just started, if the repository
 /// has an approved `.nodwyn/init.scm` that defines it. `None` when nothing ran.
 pub fn session_started(
-    store: &Store,
+    scripting: &Scripting<'_>,
     id: &str,
-    registry: &Registry,
     person: &mut dyn Person,
-    settings: &HostSettings,
-    options: &ScriptOptions,
 ) -> Result<(Option<Evaluated>, Vec<String>), Error> {
-    let session = Session::load(&store.find(id)?)?;
+    let session = Session::load(&scripting.store.find(id)?)?;
     if !session.root.join(".nodwyn").join("init.scm").exists() {
         return Ok((None, Vec::new()));
     }
     with_scripts(
-        store,
+        scripting,
         Target::Session(id),
-        registry,
         person,
-        settings,
-        options,
         Reach::Full,
         |scripts, host, loaded| {
             // Only an approved strategy's own hook runs: unapproved, init.scm was not loaded, and
@@ -223,17 +218,19 @@ enum Reach {
 /// Starts an engine for `target`, loads the layers, and runs `work` in it with a host of
 /// `reach`. The person's own prompts.scm and an approved strategy load with every primitive;
 /// the repository's prompts.scm with only those that read.
-#[allow(clippy::too_many_arguments)]
 fn with_scripts<T>(
-    store: &Store,
+    scripting: &Scripting<'_>,
     target: Target<'_>,
-    registry: &Registry,
     person: &mut dyn Person,
-    settings: &HostSettings,
-    options: &ScriptOptions,
     reach: Reach,
     work: impl FnOnce(&mut Scripts, &mut dyn Host, &Loaded<'_>) -> Result<T, Error>,
 ) -> Result<Prepared<T>, Error> {
+    let Scripting {
+        store,
+        registry,
+        settings,
+        options,
+    } = *scripting;
     let (session, root) = match target {
         Target::Session(id) => {
             let session = Session::load(&store.find(id)?)?;

@@ -2,7 +2,7 @@
 
 use clap::Args;
 use nodwyn_core::prim::Registry;
-use nodwyn_core::scripts::{ScriptOptions, session_started};
+use nodwyn_core::scripts::{ScriptOptions, Scripting, session_started};
 use nodwyn_core::worktree::{Created, NewWorktree, create};
 
 use crate::commands::{Invocation, RepoArg};
@@ -60,14 +60,13 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
         user_prompts: environment::user_prompts_file(),
         limits: Default::default(),
     };
-    match session_started(
+    let scripting = Scripting {
         store,
-        id,
-        &Registry::builtin(),
-        &mut Terminal,
-        &environment::host_settings(),
-        &options,
-    ) {
+        registry: &Registry::builtin(),
+        settings: &environment::host_settings(),
+        options: &options,
+    };
+    match session_started(&scripting, id, &mut Terminal) {
         Ok((ran, notes)) => {
             for note in notes {
                 output::note(format!("note: {note}"));
