@@ -549,33 +549,15 @@ fn a_command_an_agent_runs_may_itself_call_nodwyn_in_the_same_session() {
 
 #[test]
 fn arguments_too_long_for_a_command_line_come_on_standard_input() {
-    use std::io::Write;
     let env = TestEnv::new();
     let repo = env.repo("repo");
     let (id, wt) = session(&env, &repo);
     dont_ask(&env, &repo, &id);
     // One argument of a command line may not exceed 128 KiB on Linux.
     let content = "x".repeat(300 * 1024);
-    let mut child = env
-        .nodwyn_command(&repo, &["call", "--session", &id, "fs-write", "-"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let args = json!({"path": "big.txt", "content": content}).to_string();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(args.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    env.nodwyn_with_stdin(&repo, &["call", "--session", &id, "fs-write", "-"], &args)
+        .success();
     assert_eq!(
         std::fs::read_to_string(wt.join("big.txt")).unwrap().len(),
         300 * 1024

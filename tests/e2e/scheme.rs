@@ -420,6 +420,10 @@ fn bad_input_gets_one_sentence() {
         .refused();
     assert!(refused.contains("no sub-agent `nobody`"), "{refused}");
     let refused = env
+        .nodwyn_with_stdin(&repo, &["eval", "--file", "-"], "(define x 1)\n(car x)\n")
+        .refused();
+    assert!(refused.starts_with("nodwyn: <stdin>:2:2: "), "{refused}");
+    let refused = env
         .nodwyn(&repo, &["eval", "--file", "/nonexistent.scm"])
         .refused();
     assert!(

@@ -172,6 +172,25 @@ impl TestEnv {
         Run::from_output(self.nodwyn_command(dir, args).output().unwrap())
     }
 
+    /// Runs `nodwyn ARGS` in `dir` with `input` on its standard input.
+    pub fn nodwyn_with_stdin(&self, dir: &Path, args: &[&str], input: &str) -> Run {
+        use std::io::Write;
+        let mut child = self
+            .nodwyn_command(dir, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        Run::from_output(child.wait_with_output().unwrap())
+    }
+
     /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
     /// newline; returns what the terminal showed.
     pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {

@@ -3,7 +3,7 @@
 //! To JSON: booleans, numbers, strings and symbols as themselves; a list whose every element is
 //! an entry with a string or symbol `car`, at least one of them a dotted pair (an association
 //! list; an entry whose value is a list is itself a list, `("k" . ("a"))` being `("k" "a")`)
-//! as an object; other lists and
+//! as an object; a pair elsewhere as a two-element array; other lists and
 //! vectors as arrays; a hash table with string or symbol keys as an object; `void` as `null`.
 //! From JSON: objects become association lists of `(key . value)` pairs, keys sorted, arrays
 //! lists, `null` `#f`.
@@ -52,6 +52,11 @@ fn to_json_at(value: &SteelVal, depth: usize) -> Result<Value, String> {
                 )
             }
         }
+        // A pair outside an association list.
+        SteelVal::Pair(pair) => Value::Array(vec![
+            to_json_at(pair.car_ref(), depth + 1)?,
+            to_json_at(pair.cdr_ref(), depth + 1)?,
+        ]),
         SteelVal::VectorV(vector) => Value::Array(
             vector
                 .iter()
@@ -152,6 +157,19 @@ mod tests {
         assert_eq!(
             back,
             json!({"path": "a.rs", "lines": 3, "ok": true, "tags": ["x", "y"], "none": false})
+        );
+    }
+
+    #[test]
+    fn a_pair_outside_an_association_list_is_a_two_element_array() {
+        let pair = alist([("k", SteelVal::IntV(2))]);
+        let SteelVal::ListV(entries) = pair else {
+            unreachable!()
+        };
+        let mixed: Vec<SteelVal> = vec![SteelVal::IntV(1), entries.iter().next().unwrap().clone()];
+        assert_eq!(
+            to_json(&SteelVal::ListV(mixed.into_iter().collect())).unwrap(),
+            json!([1, ["k", 2]])
         );
     }
 

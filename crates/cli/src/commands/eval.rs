@@ -25,7 +25,8 @@ pub struct EvalArgs {
     /// The expression, such as '(fs-read "README.md")'.
     #[arg(required_unless_present = "file", conflicts_with = "file")]
     expression: Option<String>,
-    /// Run this file instead.
+    /// Run this file instead; `-` reads the script from standard input (no question can then be
+    /// asked on the terminal).
     #[arg(long, value_name = "FILE.scm")]
     file: Option<PathBuf>,
 }
@@ -33,6 +34,12 @@ pub struct EvalArgs {
 pub fn run(args: EvalArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let source = match (&args.expression, &args.file) {
         (Some(expression), None) => Source::expression(expression.clone()),
+        (None, Some(file)) if file.as_os_str() == "-" => {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+                .context("could not read the script from standard input")?;
+            Source::file(std::path::Path::new("<stdin>"), text)
+        }
         (None, Some(file)) => {
             let text = std::fs::read_to_string(file)
                 .with_context(|| format!("could not read {}", file.display()))?;
