@@ -69,8 +69,13 @@
 (define (signature-text primitive)
   (string-join (cons (field primitive "name") (field primitive "params")) " "))
 
+;; The primitives this session can call: those that need a worktree only in a worktree session.
+(define (callable-primitives)
+  (filter (lambda (primitive) (or (worktree) (not (field primitive "worktree-only"))))
+          (primitives)))
+
 (define (default-tool-section)
-  (let ([available (primitives)])
+  (let ([available (callable-primitives)])
     (if (null? available)
         ""
         (string-join

@@ -40,6 +40,7 @@ fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
     );
     let outside = env.nodwyn(&repo, &["prompt"]).success().stdout;
     assert!(!outside.contains("Your worktree"), "{outside}");
+    assert!(!outside.contains("git-land"), "{outside}");
     assert!(outside.contains("How to work:"), "{outside}");
 }
 

@@ -42,6 +42,8 @@ pub struct PrimitiveSignature {
     /// "test")` means argv `["cargo", "test"]`. A call whose first argument is a list passes its
     /// arguments in parameter order as usual.
     pub gathers_strings: bool,
+    /// It runs only in a worktree session (`git-land`).
+    pub worktree_only: bool,
 }
 
 /// The worktree a session works in, for `(worktree)` and the prompt's worktree section.

@@ -386,6 +386,7 @@ fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Mess
                                 "params",
                                 SteelVal::ListV(p.params.iter().map(|s| string(s)).collect()),
                             ),
+                            ("worktree-only", SteelVal::BoolV(p.worktree_only)),
                         ])
                     })
                     .collect(),

@@ -67,12 +67,14 @@ fn surroundings(in_worktree: bool) -> Surroundings {
         description: description.to_owned(),
         params: params.iter().map(|p| (*p).to_owned()).collect(),
         gathers_strings: name == "shell-exec",
+        worktree_only: name == "git-land",
     };
     Surroundings {
         primitives: vec![
             signature("fs-read", "Reads a file.", &["path"]),
             signature("fs-write", "Writes a file.", &["path", "content"]),
             signature("shell-exec", "Runs a command.", &["[argv]", "[script]"]),
+            signature("git-land", "Lands the work.", &["message"]),
         ],
         worktree: in_worktree.then(|| WorktreeFacts {
             repository: "/repo".to_owned(),

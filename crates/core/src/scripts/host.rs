@@ -86,6 +86,7 @@ pub fn signatures(registry: &Registry) -> Vec<PrimitiveSignature> {
                     }
                 })
                 .collect(),
+            worktree_only: primitive.worktree_only(),
             gathers_strings: primitive
                 .params()
                 .first()

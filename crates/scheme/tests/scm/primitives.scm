@@ -13,7 +13,9 @@
        (contains? refusal "was refused: it needs a person's approval"))
 
 (define listed (map (lambda (p) (field p "name")) (primitives)))
-(check-equal? "(primitives) lists every bound primitive" listed '("fs-read" "fs-write" "shell-exec"))
+(check-equal? "(primitives) lists every bound primitive" listed
+              '("fs-read" "fs-write" "shell-exec" "git-land"))
+(check "in a worktree session git-land is offered" (contains? (tool-section) "- git-land message"))
 
 ;; String arguments of shell-exec are gathered into its argv; a list is passed as it is.
 (check-equal? "strings are gathered" (field (shell-exec "echo" "a" "b") "argv") '("echo" "a" "b"))
