@@ -158,6 +158,22 @@ fn a_primitive_the_guard_refuses_is_a_scheme_error_with_its_sentence() {
         "{refused}"
     );
     assert!(!wt.join("a.txt").exists());
+    // On a terminal the person is asked, and the answer decides.
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &[
+            "eval",
+            "--session",
+            &id,
+            "(field (fs-write \"a.txt\" \"x\") \"path\")",
+        ],
+        "y",
+    );
+    assert!(
+        shown.contains("nodwyn confirm") && shown.contains("allow it?"),
+        "{shown}"
+    );
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "x");
     // The script can catch it.
     let caught = env
         .nodwyn(

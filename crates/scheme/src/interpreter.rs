@@ -239,8 +239,10 @@ fn serve(
     controller_out: &Sender<ThreadStateController>,
 ) {
     let started = catch_unwind(AssertUnwindSafe(|| {
+        let clock = Instant::now();
         let mut engine = hardened_engine();
         bind(&mut engine, surroundings, messages);
+        tracing::debug!(elapsed = ?clock.elapsed(), "the Scheme engine started");
         engine
     }));
     let Ok(mut engine) = started else {
@@ -290,8 +292,12 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 
 fn run(engine: &mut Engine, sources: &mut Vec<Source>, source: Source) -> Result<Evaluated, Error> {
     let text = source.text.clone();
+    let clock = Instant::now();
+    tracing::debug!(source = %source.name, "running Scheme");
     sources.push(source);
-    match engine.compile_and_run_raw_program(text) {
+    let outcome = engine.compile_and_run_raw_program(text);
+    tracing::debug!(elapsed = ?clock.elapsed(), ok = outcome.is_ok(), "ran Scheme");
+    match outcome {
         Ok(values) => Ok(evaluated(values.last().unwrap_or(&SteelVal::Void))),
         Err(error) => Err(scheme_error(engine, sources, &error)),
     }
