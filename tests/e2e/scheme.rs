@@ -410,6 +410,21 @@ fn a_strategy_cannot_write_standing_answers_or_turn_dont_ask_on() {
 }
 
 #[test]
+fn a_panic_inside_steel_is_one_sentence() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // steel negates without checking; with overflow checks on (as in this test build) it panics.
+    let run = env.nodwyn(&repo, &["eval", "(abs -9223372036854775808)"]);
+    if cfg!(debug_assertions) {
+        let refused = run.refused();
+        assert_eq!(
+            refused.trim_end(),
+            "nodwyn: the Scheme engine failed (steel panicked: attempt to negate with overflow); nothing more runs in it"
+        );
+    }
+}
+
+#[test]
 fn bad_input_gets_one_sentence() {
     let env = TestEnv::new();
     let repo = env.repo("repo");

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
         Err(e) => return error::usage(e),
     };
     init_tracing(cli.global.verbose);
+    quiet_scheme_panics();
     match commands::run(cli) {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::Found) => ExitCode::from(1),
@@ -41,6 +42,20 @@ fn point_steel_home() {
     // SAFETY: called first thing in `main`, before any thread exists, so nothing reads the
     // environment while it changes.
     unsafe { std::env::set_var("STEEL_HOME", folder) };
+}
+
+/// A panic inside steel is caught and reported as one sentence (the engine failed); the default
+/// hook would first print it with a backtrace. Panics on the Scheme thread go to the trace
+/// instead; every other panic is printed as usual.
+fn quiet_scheme_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some(nodwyn_core::scheme::THREAD_NAME) {
+            tracing::debug!(panic = %info, "steel panicked; the engine is given up");
+        } else {
+            default(info);
+        }
+    }));
 }
 
 /// `NODWYN_LOG` (a `tracing` filter such as `debug` or `nodwyn_git=trace`) or `-v` turn logging

@@ -27,6 +27,10 @@ use crate::screen::screen;
 use crate::source::{Origin, Source};
 use crate::value::{alist, from_json, string, to_json};
 
+/// The name of the engine's thread, so a program can tell its panics (which the interpreter
+/// catches and reports) from its own.
+pub const THREAD_NAME: &str = "nodwyn-scheme";
+
 /// The engine thread's stack: steel's compiler recurses once per level of nesting.
 const STACK_SIZE: usize = 256 * 1024 * 1024;
 
@@ -125,7 +129,7 @@ impl Interpreter {
         let (messenger, messages) = mpsc::channel();
         let (controller_out, controller_in) = mpsc::channel();
         std::thread::Builder::new()
-            .name("nodwyn-scheme".to_owned())
+            .name(THREAD_NAME.to_owned())
             .stack_size(STACK_SIZE)
             .spawn(move || serve(&surroundings, &job_queue, &messenger, &controller_out))
             .map_err(|e| Error::Crashed(format!("could not start its thread: {e}")))?;
@@ -194,8 +198,14 @@ impl Interpreter {
             match self.messages.recv_timeout(wait) {
                 Ok(Message::Call { name, args, reply }) => {
                     remaining = remaining.saturating_sub(waiting.elapsed());
+                    // Past the limit nothing more runs, whatever the script does meanwhile.
+                    let answer = if timed_out {
+                        Err(format!("{name} did not run: the script ran out of time"))
+                    } else {
+                        host.call(&name, args)
+                    };
                     // The script may have been interrupted meanwhile; it then never reads this.
-                    let _ = reply.send(host.call(&name, args));
+                    let _ = reply.send(answer);
                 }
                 Ok(Message::Done(outcome)) => {
                     return match outcome {

@@ -18,6 +18,6 @@ pub mod value;
 
 pub use error::Error;
 pub use host::{Host, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
-pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits};
+pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
 pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
 pub use source::{Origin, Source};
