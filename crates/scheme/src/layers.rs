@@ -12,7 +12,7 @@ use steel::parser::tokens::TokenType;
 use crate::error::Error;
 use crate::host::Host;
 use crate::interpreter::Interpreter;
-use crate::source::{Origin, Source};
+use crate::source::{Origin, Source, string_literal};
 
 /// The names each loaded layer defines, in load order.
 #[derive(Debug, Default)]
@@ -90,10 +90,6 @@ fn rebinding_tail(layer: usize, names: &[String]) -> String {
     }
     tail.push_str("    [else #f]))\n");
     tail
-}
-
-fn string_literal(text: &str) -> String {
-    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// The names a source defines at top level: `(define name ...)` and `(define (name ...) ...)`.

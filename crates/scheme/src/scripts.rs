@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::host::{Host, Surroundings};
 use crate::interpreter::{Evaluated, Interpreter, Interrupter, Limits};
 use crate::layers::Layers;
-use crate::source::{Origin, Source};
+use crate::source::{Origin, Source, string_literal};
 
 /// nodwyn's default prompts (`prompts/prompts.scm`), built into the binary.
 pub const DEFAULT_PROMPTS: &str = include_str!("../../../prompts/prompts.scm");
@@ -97,10 +97,7 @@ impl Scripts {
             }));
         }
         self.text_of(
-            &format!(
-                "(agent-system-prompt {})",
-                serde_json::to_string(name).unwrap_or_default()
-            ),
+            &format!("(agent-system-prompt {})", string_literal(name)),
             host,
         )
     }
@@ -137,7 +134,7 @@ impl Scripts {
         let mut call = format!("({name}");
         for arg in args {
             call.push(' ');
-            call.push_str(&serde_json::to_string(arg).unwrap_or_default());
+            call.push_str(&string_literal(arg));
         }
         call.push(')');
         self.builtin(&call, host).map(Some)

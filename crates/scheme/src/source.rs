@@ -54,6 +54,11 @@ impl Source {
     }
 }
 
+/// `text` as a Scheme string literal, for source nodwyn writes itself.
+pub fn string_literal(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -64,6 +69,11 @@ fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_string_literal_escapes_quotes_and_backslashes() {
+        assert_eq!(string_literal(r#"a "b" \c"#), r#""a \"b\" \\c""#);
+    }
 
     #[test]
     fn place_counts_lines_and_characters_from_one() {
