@@ -254,7 +254,8 @@ fn init_scm_runs_only_once_a_person_approved_its_content() {
         "(define (strategy-version) \"v1\")\n\
          (define-agent 'reviewer \"Review; change nothing.\")\n\
          ;; A procedure of the strategy's own, composed from a primitive.\n\
-         (define (readme-shout) (string-upcase (field (fs-read \"README.md\") \"content\")))\n",
+         (define (readme-shout) (string-upcase (field (fs-read \"README.md\") \"content\")))\n\
+         (define (strategy-write) (fs-write \"s.txt\" \"x\"))\n",
     );
     env.commit_all(&repo, "strategy");
     let (id, wt) = session(&env, &repo);
@@ -295,6 +296,12 @@ fn init_scm_runs_only_once_a_person_approved_its_content() {
         .nodwyn(&repo, &["eval", "--session", &id, "(readme-shout)"])
         .success();
     assert_eq!(shout.stdout, "HELLO\n\n");
+    // Approving the strategy approves none of its calls: a write still needs a person.
+    let refused = env
+        .nodwyn(&repo, &["eval", "--session", &id, "(strategy-write)"])
+        .refused();
+    assert!(refused.contains("fs-write s.txt was refused"), "{refused}");
+    assert!(!wt.join("s.txt").exists());
     let agent = env
         .nodwyn(&repo, &["prompt", "--session", &id, "--agent", "reviewer"])
         .success()
