@@ -1,8 +1,9 @@
 //! Screening untrusted Scheme before steel compiles it.
 //!
 //! Some of steel's reach happens at compile time, before any procedure can be replaced:
-//! `(require "/abs/file.scm")` reads files, and `defmacro` and `begin-for-syntax` run code in
-//! steel's kernel, which is not sandboxed. Steel's parser also recurses once per level of
+//! `(require "/abs/file.scm")` reads files, and `defmacro`, `begin-for-syntax` and the
+//! `syntax-case` form of `define-syntax` run code in steel's kernel, which is not sandboxed. Only
+//! `(define-syntax NAME (syntax-rules ...))` macros, which rewrite without running anything, pass. Steel's parser also recurses once per level of
 //! nesting, so a deeply nested file overflows the stack. This pass reads the source with steel's
 //! own lexer (which does not recurse) and refuses both before the parser sees them.
 
@@ -20,6 +21,12 @@ const FORBIDDEN: &[&str] = &[
     "require-builtin",
     "defmacro",
     "begin-for-syntax",
+    "syntax-case",
+    "with-syntax",
+    "quasisyntax",
+    "let-syntax",
+    "letrec-syntax",
+    "define-syntax-rule",
     "load",
     "load-expanded",
     "eval",
@@ -38,6 +45,8 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
     let mut depth = 0usize;
     // The kinds of the last tokens, to see `(define NAME`, `(define (NAME` and `(set! NAME`.
     let mut recent: [Kind; 3] = [Kind::Other; 3];
+    // How many tokens after `define-syntax` have matched `NAME (syntax-rules`.
+    let mut macro_form: Option<usize> = None;
     for token in TokenStream::new(&source.text, true, None) {
         let token = match token {
             Ok(token) => token,
@@ -45,6 +54,19 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
             Err(_) => return Ok(()),
         };
         let place = || source.place(token.span.start as usize);
+        macro_form = match (macro_form, &token.ty) {
+            (None, TokenType::DefineSyntax) => Some(0),
+            (Some(0), TokenType::Identifier(_)) => Some(1),
+            (Some(1), TokenType::OpenParen(..)) => Some(2),
+            (Some(2), TokenType::SyntaxRules) | (None, _) => None,
+            (Some(_), _) => {
+                return Err(Error::Refused(format!(
+                    "{}: only `(define-syntax NAME (syntax-rules ...))` macros are available in \
+                     nodwyn's Scheme (other forms run code while compiling, outside the sandbox)",
+                    place()
+                )));
+            }
+        };
         match &token.ty {
             TokenType::OpenParen(..) => {
                 depth += 1;
@@ -141,9 +163,14 @@ mod tests {
             "(#%private-cycle-collector)",
             "(Engine::new)",
             "(load \"/tmp/x.scm\")",
+            "(define-syntax (m stx) (syntax-case stx () [(_) 1]))",
+            "(define-syntax m (lambda (stx) 1))",
+            "(let-syntax ([m (syntax-rules () [(_) 1])]) (m))",
         ] {
             refusal(text);
         }
+        let rules = "(define-syntax swap (syntax-rules () [(_ a b) (list b a)]))";
+        assert!(screen(&Source::expression(rules), &[]).is_ok());
     }
 
     #[test]
