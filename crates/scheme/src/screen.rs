@@ -55,6 +55,14 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
         };
         let place = || source.place(token.span.start as usize);
         macro_form = match (macro_form, &token.ty) {
+            // Only at top level: one inside a macro's template could be completed at the use
+            // site with a list where the name goes, which steel reads as the syntax-case form.
+            (None, TokenType::DefineSyntax) if depth != 1 => {
+                return Err(Error::Refused(format!(
+                    "{}: `define-syntax` is available in nodwyn's Scheme only as a top-level form",
+                    place()
+                )));
+            }
             (None, TokenType::DefineSyntax) => Some(0),
             (Some(0), TokenType::Identifier(_)) => Some(1),
             (Some(1), TokenType::OpenParen(..)) => Some(2),
@@ -166,6 +174,8 @@ mod tests {
             "(define-syntax (m stx) (syntax-case stx () [(_) 1]))",
             "(define-syntax m (lambda (stx) 1))",
             "(let-syntax ([m (syntax-rules () [(_) 1])]) (m))",
+            "(define-syntax mk (syntax-rules () [(_ head) (define-syntax head (syntax-rules () [(_) 1]))]))",
+            "(begin (define-syntax m (syntax-rules () [(_) 1])))",
         ] {
             refusal(text);
         }

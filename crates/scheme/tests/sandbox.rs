@@ -44,6 +44,10 @@ fn processes_cannot_be_spawned_by_any_route() {
         format!(
             "(define-syntax (evil stx) (spawn-process {touch}) (syntax-case stx () [(_) (quote 1)])) (evil)"
         ),
+        // ... also when a macro's use site completes a define-syntax into that form.
+        format!(
+            "(define-syntax mk (syntax-rules () [(_ head) (define-syntax head (syntax-rules () () [(_ x) (spawn-process {touch})]))]))\n(mk (evil stx))\n(evil 1)"
+        ),
         "(Engine::new)".to_owned(),
     ] {
         let sentence = refused(&mut interpreter, &attack);
