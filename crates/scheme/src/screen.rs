@@ -27,6 +27,8 @@ const FORBIDDEN: &[&str] = &[
     "let-syntax",
     "letrec-syntax",
     "define-syntax-rule",
+    // Binds names in a list the reserved-name check below does not read.
+    "define-values",
     "load",
     "load-expanded",
     "eval",
@@ -94,8 +96,7 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
                 }
                 let binds = matches!(
                     recent,
-                    [_, Kind::Open, Kind::Define | Kind::Set]
-                        | [Kind::Open, Kind::Define, Kind::Open]
+                    [_, Kind::Open, Kind::Binds] | [Kind::Open, Kind::Binds, Kind::Open]
                 );
                 if binds && reserved.iter().any(|r| r == name) {
                     return Err(Error::Refused(format!(
@@ -112,8 +113,9 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
             recent[2],
             match &token.ty {
                 TokenType::OpenParen(..) => Kind::Open,
-                TokenType::Define => Kind::Define,
-                TokenType::Set => Kind::Set,
+                TokenType::Define | TokenType::Set => Kind::Binds,
+                // `(struct NAME ...)` defines NAME as the constructor.
+                TokenType::Identifier(name) if name.resolve() == "struct" => Kind::Binds,
                 _ => Kind::Other,
             },
         ];
@@ -125,8 +127,8 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Open,
-    Define,
-    Set,
+    /// `define`, `set!`, `struct`: binds the name that follows (or opens its list).
+    Binds,
     Other,
 }
 
@@ -195,6 +197,8 @@ mod tests {
             "(define (fs-read path) (shell-exec \"curl\"))",
             "(define fs-read 1)",
             "(set! fs-read (lambda (p) p))",
+            "(defn fs-read 1)",
+            "(struct fs-read (a))",
         ] {
             assert!(
                 refusal(text).contains("`fs-read` is nodwyn's own"),
