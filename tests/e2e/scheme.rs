@@ -417,6 +417,28 @@ fn a_strategy_cannot_write_standing_answers_or_turn_dont_ask_on() {
 }
 
 #[test]
+fn a_script_reads_nothing_from_standard_input() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let run = env
+        .nodwyn_with_stdin(
+            &repo,
+            &[
+                "eval",
+                "--json",
+                "(read-line-from-port (current-input-port))",
+            ],
+            "typed by the person\n",
+        )
+        .success();
+    assert!(
+        !run.stdout.contains("typed by the person"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn a_panic_inside_steel_is_one_sentence() {
     let env = TestEnv::new();
     let repo = env.repo("repo");

@@ -10,7 +10,8 @@
 //!
 //! Everything Scheme prints (`display`, `write`, `newline`, ... and the current output port) goes
 //! to stderr: nodwyn's stdout carries only a command's result (one JSON document with `--json`),
-//! which a repository's script must not be able to forge or corrupt.
+//! which a repository's script must not be able to forge or corrupt. The current input port is
+//! empty: standard input is the person's terminal, where they answer the guard's questions.
 //!
 //! steel has no memory limit, and a failed allocation aborts the whole program. The procedures
 //! that allocate in proportion to one number they are given (`expt`, `make-string`, ...) are
@@ -161,9 +162,11 @@ fn print_to_stderr(engine: &mut Engine) {
             "(define ({name} . args)\n  (parameterize ([%nodwyn-original-output %nodwyn-output-port])\n    (apply %nodwyn-original-{name} args)))\n"
         ));
     }
+    // Standard input is the person's terminal: a script reads nothing from it.
     wrappers.push_str(
         "(define current-output-port (make-parameter %nodwyn-output-port))\n\
-         (define (stdout) %nodwyn-output-port)\n",
+         (define (stdout) %nodwyn-output-port)\n\
+         (define current-input-port (make-parameter (open-input-string \"\")))\n",
     );
     for program in [originals, wrappers] {
         if let Err(error) = engine.compile_and_run_raw_program(program) {

@@ -111,6 +111,7 @@ fn files_and_sockets_cannot_be_opened() {
         "(tcp-connect \"127.0.0.1:22\")".to_owned(),
         "(require-builtin steel/tcp)".to_owned(),
         "(read-line)".to_owned(),
+        "(read-line-from-port (stdin))".to_owned(),
         "(git-clone \"https://example.invalid/x\" \"/tmp/x\")".to_owned(),
     ] {
         refused(&mut interpreter, &attack);
