@@ -1,4 +1,4 @@
-//! What the host gives a primitive: the session's [`Context`](nodwyn_prim::Context), built from
+//! What the host gives a primitive: the session's [`Context`], built from
 //! its log and the settings the command line read, and the person's standing answers from the one
 //! `allow.toml` nodwyn trusts.
 

@@ -1,6 +1,6 @@
 //! The life of a session's worktree: made by `new`, listed, closed, resumed, removed, kept, or
 //! pruned. One file per step; [`verdict`] holds the one judgement of what removing would lose,
-//! and [`removal`] the one way a worktree and its branch are taken away.
+//! and `removal` the one way a worktree and its branch are taken away.
 
 mod close;
 mod create;
