@@ -6,6 +6,7 @@
 //! hardened ([`sandbox`]), untrusted text is screened before it compiles ([`screen`]), and every
 //! run has a time limit ([`Limits`]).
 
+mod bounds;
 mod error;
 mod host;
 mod interpreter;

@@ -13,15 +13,13 @@
 //! which a repository's script must not be able to forge or corrupt. The current input port is
 //! empty: standard input is the person's terminal, where they answer the guard's questions.
 //!
-//! steel has no memory limit, and a failed allocation aborts the whole program. The procedures
-//! that allocate in proportion to one number they are given (`expt`, `make-string`, ...) are
-//! wrapped to refuse sizes no prompt or strategy needs. Memory a loop builds up slowly is not
-//! bounded (the time limit ends the loop first in practice, but nothing guarantees it).
+//! steel has no memory limit, and a failed allocation aborts the whole program: the procedures
+//! that could ask for gigabytes in one call are bounded ([`crate::bounds`]).
 
 use std::sync::Arc;
 
 use steel::rerrs::{ErrorKind, SteelErr};
-use steel::rvals::{FunctionSignature, MutFunctionSignature, SteelVal};
+use steel::rvals::SteelVal;
 use steel::steel_vm::builtin::BuiltInModule;
 use steel::steel_vm::engine::Engine;
 
@@ -119,15 +117,7 @@ pub fn hardened_engine() -> Engine {
         engine.register_value(name, refusing(name));
     }
     print_to_stderr(&mut engine);
-    for (name, argument, limit) in SIZED_PROCEDURES {
-        let wrapped = match engine.extract_value(name) {
-            Ok(SteelVal::FuncV(f)) => bounded(name, Original::Plain(f), *argument, *limit),
-            Ok(SteelVal::MutFunc(f)) => bounded(name, Original::Mutating(f), *argument, *limit),
-            // Not a builtin function (a prelude procedure): refused rather than unbounded.
-            _ => refusing_because(name, "it allocates without a bound"),
-        };
-        engine.register_value(name, wrapped);
-    }
+    crate::bounds::bound_sizes(&mut engine);
     engine
 }
 
@@ -176,44 +166,6 @@ fn print_to_stderr(engine: &mut Engine) {
     }
 }
 
-/// Procedures that allocate in proportion to one integer argument: its position and the largest
-/// value allowed.
-const SIZED_PROCEDURES: &[(&str, usize, isize)] = &[
-    ("expt", 1, 4_096),
-    ("arithmetic-shift", 1, 65_536),
-    ("make-string", 0, 1 << 24),
-    ("make-vector", 0, 1 << 24),
-    ("make-bytes", 0, 1 << 24),
-    ("make-bytevector", 0, 1 << 24),
-    ("make-list", 0, 1 << 24),
-    ("range", 1, 1 << 24),
-];
-
-/// A builtin procedure of steel's, as the function it is.
-#[derive(Clone, Copy)]
-enum Original {
-    Plain(FunctionSignature),
-    Mutating(MutFunctionSignature),
-}
-
-/// `original`, refusing when integer argument `argument` is beyond `limit`.
-fn bounded(name: &'static str, original: Original, argument: usize, limit: isize) -> SteelVal {
-    SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
-        if let Some(SteelVal::IntV(n)) = args.get(argument)
-            && n.unsigned_abs() > limit.unsigned_abs()
-        {
-            return Err(SteelErr::new(
-                ErrorKind::Generic,
-                format!("{name}: {n} is larger than nodwyn's Scheme allows ({limit})"),
-            ));
-        }
-        match original {
-            Original::Plain(f) => f(args),
-            Original::Mutating(f) => f(&mut args.to_vec()),
-        }
-    }))
-}
-
 /// A procedure that refuses, naming what was called.
 fn refusing(name: &str) -> SteelVal {
     refusing_because(
@@ -223,7 +175,8 @@ fn refusing(name: &str) -> SteelVal {
     )
 }
 
-fn refusing_because(name: &str, why: &str) -> SteelVal {
+/// A procedure that refuses with `why`, naming what was called.
+pub(crate) fn refusing_because(name: &str, why: &str) -> SteelVal {
     let sentence = format!("`{name}` is not available in nodwyn's Scheme: {why}");
     SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
         Err(SteelErr::new(ErrorKind::Generic, sentence.clone()))

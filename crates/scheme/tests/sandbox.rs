@@ -207,6 +207,18 @@ fn one_call_cannot_ask_for_all_the_memory() {
         ("(arithmetic-shift 1 100000000000)", "arithmetic-shift"),
         ("(make-string 10000000000 #\\a)", "make-string"),
         ("(make-vector 10000000000 0)", "make-vector"),
+        (
+            "(let double ([s \"ab\"]) (double (string-append s s)))",
+            "string-append",
+        ),
+        (
+            "(let double ([l (list 1 2)]) (double (append l l)))",
+            "append",
+        ),
+        (
+            "(string-replace (make-string 1000000 #\\a) \"a\" (make-string 1000 #\\b))",
+            "string-replace",
+        ),
     ] {
         let sentence = refused(&mut interpreter, attack);
         assert!(sentence.contains(name), "{attack}: {sentence}");
