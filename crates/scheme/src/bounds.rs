@@ -53,6 +53,10 @@ const BOUNDED: &[(&str, Measure, usize)] = &[
     ("immutable-vector-append", Measure::Items, ITEMS),
 ];
 
+/// Procedures that can double what they are given in one call and that nodwyn cannot measure
+/// (mutable vectors, byte vectors): refused.
+const UNMEASURED: &[&str] = &["vector-append!", "vec-append", "bytes-append"];
+
 /// A builtin procedure of steel's, as the function it is.
 #[derive(Clone, Copy)]
 enum Original {
@@ -70,6 +74,9 @@ pub fn bound_sizes(engine: &mut Engine) {
             _ => refusing_because(name, "it allocates without a bound"),
         };
         engine.register_value(name, wrapped);
+    }
+    for name in UNMEASURED {
+        engine.register_value(name, refusing_because(name, "it allocates without a bound"));
     }
 }
 

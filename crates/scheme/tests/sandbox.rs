@@ -216,6 +216,10 @@ fn one_call_cannot_ask_for_all_the_memory() {
             "append",
         ),
         (
+            "(define v (mutable-vector 1 2)) (let double () (vector-append! v v) (double))",
+            "vector-append!",
+        ),
+        (
             "(string-replace (make-string 1000000 #\\a) \"a\" (make-string 1000 #\\b))",
             "string-replace",
         ),
