@@ -4,7 +4,7 @@
 //! as `(expt 2 100000000000)`, `(make-string 10000000000)`, or a `string-append` of a string with
 //! itself thirty times over must be refused before it runs. Each such builtin is wrapped to
 //! measure what it would make and refuse beyond a size no prompt or strategy needs. Memory a loop
-//! builds up slowly, a little per step, is not bounded here; the time limit ends such a loop.
+//! builds up a little per step is watched by the interpreter instead ([`crate::Limits`]).
 
 use std::sync::Arc;
 

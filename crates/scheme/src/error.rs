@@ -23,6 +23,17 @@ pub enum Error {
         /// The limit it reached.
         limit: Duration,
     },
+    /// The script made the program's memory grow past its limit and was interrupted.
+    #[error(
+        "{what} was stopped after it took more than {} MiB of memory (the limit)",
+        limit / (1024 * 1024)
+    )]
+    MemoryLimit {
+        /// What was running.
+        what: String,
+        /// The limit it passed, in bytes.
+        limit: u64,
+    },
     /// The host interrupted the script.
     #[error("the script was interrupted")]
     Interrupted,

@@ -1,12 +1,13 @@
 //! The engine on its own thread, and the one loop through which the host answers its primitive
-//! calls and watches its time.
+//! calls and watches its time and memory.
 //!
 //! A steel engine is neither `Send` nor safe on a small stack, so it lives on a thread of its
 //! own with a large stack and is driven over channels. The caller's thread runs each primitive
 //! the script calls (so the [`Host`] needs no `Send`), and keeps the Scheme clock: the time spent
 //! inside primitives is not counted against the limit, so a script may run a long test suite
-//! but may not spin. When the limit passes, the engine is interrupted; the script ends with
-//! [`Error::TimeLimit`] and the engine stays usable. A panic inside steel ends that engine (and
+//! but may not spin. It also looks at the program's memory every 20 ms. When a limit passes, the
+//! engine is interrupted; the script ends with [`Error::TimeLimit`] or [`Error::MemoryLimit`]
+//! and the engine stays usable. A panic inside steel ends that engine (and
 //! only it) with [`Error::Crashed`].
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -40,19 +41,34 @@ const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
 /// The text steel's virtual machine stops with when interrupted.
 const INTERRUPTED: &str = "Interrupted by user";
 
-/// How long a script may run.
+/// How long a script may run, and how much memory it may take.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Scheme time per run: the time spent in the engine, not inside primitives.
     pub time: Duration,
+    /// How far the program's resident memory may grow during a run, in bytes. steel has no
+    /// memory limit of its own: the host watches (on Linux) and interrupts the script.
+    pub memory: u64,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
             time: Duration::from_secs(10),
+            memory: 1 << 30,
         }
     }
+}
+
+/// How often the host looks at the memory while a script runs.
+const MEMORY_WATCH: Duration = Duration::from_millis(20);
+
+/// The program's resident memory in bytes, where the system tells (Linux).
+fn resident_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// What a script gave back.
@@ -187,20 +203,24 @@ impl Interpreter {
             return Err(self.break_down("its thread ended"));
         }
         let mut remaining = self.limits.time;
-        let mut timed_out = false;
+        let mut interrupted = false;
+        // Why the script was interrupted, when the host did it: the time or the memory.
+        let mut stopped_for: Option<Error> = None;
+        let baseline = resident_memory();
+        let mut grace_left = INTERRUPT_GRACE;
         loop {
             let waiting = Instant::now();
-            let wait = if timed_out {
-                INTERRUPT_GRACE
+            let wait = if interrupted {
+                grace_left.min(MEMORY_WATCH)
             } else {
-                remaining
+                remaining.min(MEMORY_WATCH)
             };
             match self.messages.recv_timeout(wait) {
                 Ok(Message::Call { name, args, reply }) => {
                     remaining = remaining.saturating_sub(waiting.elapsed());
                     // Past the limit nothing more runs, whatever the script does meanwhile.
-                    let answer = if timed_out {
-                        Err(format!("{name} did not run: the script ran out of time"))
+                    let answer = if interrupted {
+                        Err(format!("{name} did not run: the script was stopped"))
                     } else {
                         host.call(&name, args)
                     };
@@ -208,25 +228,40 @@ impl Interpreter {
                     let _ = reply.send(answer);
                 }
                 Ok(Message::Done(outcome)) => {
-                    return match outcome {
-                        Err(Error::Crashed(why)) => Err(self.break_down(&why)),
-                        Err(Error::Interrupted) if timed_out => Err(Error::TimeLimit {
-                            what: what.to_owned(),
-                            limit: self.limits.time,
-                        }),
-                        other => other,
+                    return match (outcome, stopped_for) {
+                        (Err(Error::Crashed(why)), _) => Err(self.break_down(&why)),
+                        (Err(Error::Interrupted), Some(why)) => Err(why),
+                        (other, _) => other,
                     };
                 }
-                Err(RecvTimeoutError::Timeout) if !timed_out => {
-                    timed_out = true;
-                    self.controller.interrupt();
+                Err(RecvTimeoutError::Timeout) if !interrupted => {
+                    remaining = remaining.saturating_sub(waiting.elapsed());
+                    let grown = match (baseline, resident_memory()) {
+                        (Some(before), Some(now)) => now.saturating_sub(before),
+                        _ => 0,
+                    };
+                    if grown > self.limits.memory {
+                        stopped_for = Some(Error::MemoryLimit {
+                            what: what.to_owned(),
+                            limit: self.limits.memory,
+                        });
+                    } else if remaining.is_zero() {
+                        stopped_for = Some(Error::TimeLimit {
+                            what: what.to_owned(),
+                            limit: self.limits.time,
+                        });
+                    }
+                    if stopped_for.is_some() {
+                        interrupted = true;
+                        self.controller.interrupt();
+                    }
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    self.break_down("it did not stop when interrupted");
-                    return Err(Error::TimeLimit {
-                        what: what.to_owned(),
-                        limit: self.limits.time,
-                    });
+                    grace_left = grace_left.saturating_sub(waiting.elapsed());
+                    if grace_left.is_zero() {
+                        self.break_down("it did not stop when interrupted");
+                        return Err(stopped_for.unwrap_or(Error::Interrupted));
+                    }
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(self.break_down("its thread ended"));

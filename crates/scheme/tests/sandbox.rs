@@ -145,6 +145,7 @@ fn deep_nesting_is_refused_not_a_crash() {
 fn a_loop_that_never_ends_is_stopped_and_the_engine_survives() {
     let limits = Limits {
         time: Duration::from_millis(300),
+        ..Limits::default()
     };
     let mut interpreter = Interpreter::start(Surroundings::default(), limits).unwrap();
     let error = interpreter
@@ -271,6 +272,7 @@ fn a_panic_inside_steel_ends_that_engine_not_the_program() {
 fn catching_the_interrupt_does_not_keep_a_loop_alive() {
     let limits = Limits {
         time: Duration::from_millis(300),
+        ..Limits::default()
     };
     let mut interpreter = Interpreter::start(Surroundings::default(), limits).unwrap();
     let started = std::time::Instant::now();
@@ -293,4 +295,27 @@ fn catching_the_interrupt_does_not_keep_a_loop_alive() {
         .run(Source::expression("(+ 1 1)"), &mut host())
         .unwrap();
     assert_eq!(value.text, "2");
+}
+
+#[test]
+fn memory_a_loop_builds_up_is_bounded_too() {
+    let limits = Limits {
+        time: Duration::from_secs(60),
+        memory: 64 << 20,
+    };
+    let mut interpreter = Interpreter::start(Surroundings::default(), limits).unwrap();
+    let started = std::time::Instant::now();
+    let error = interpreter
+        .run(
+            Source::expression("(let grow ([l (list)]) (grow (cons (make-string 64 #\\x) l)))"),
+            &mut host(),
+        )
+        .unwrap_err();
+    assert!(matches!(error, Error::MemoryLimit { .. }), "{error}");
+    assert!(error.to_string().contains("more than 64 MiB"), "{error}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }

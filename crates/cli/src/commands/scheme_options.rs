@@ -35,6 +35,7 @@ impl SchemeArgs {
             user_prompts: environment::user_prompts_file(),
             limits: Limits {
                 time: Duration::from_secs_f64(self.time_limit),
+                ..Limits::default()
             },
         })
     }
