@@ -246,15 +246,14 @@ fn with_scripts<T>(
             .and_then(Session::active_worktree)
             .map(host::worktree_facts),
     };
-    let mut loaded = Vec::new();
     let mut notes = Vec::new();
-    let user_prompts = match &options.user_prompts {
+    let user = match &options.user_prompts {
         Some(path) => strategy::read_own(path)
             .map_err(Error::Refused)?
             .map(|text| (path.clone(), text)),
         None => None,
     };
-    let repository_prompts = match &root {
+    let repository = match &root {
         Some(root) => strategy::read_prompts(root).map_err(Error::Refused)?,
         None => None,
     };
@@ -264,7 +263,7 @@ fn with_scripts<T>(
             store,
             session,
             root,
-            repository_prompts.as_ref(),
+            repository.as_ref(),
             person,
             &mut notes,
         )?,
@@ -293,31 +292,12 @@ fn with_scripts<T>(
             registry,
         },
     )?;
-    if let Some((path, text)) = user_prompts {
-        scripts.load(Source::file(&path, text), full)?;
-        loaded.push(LoadedFile { kind: "user", path });
-    }
-    if let Some(file) = repository_prompts {
-        let mut read_only = ReadOnlyHost {
-            inner: full,
-            registry,
-        };
-        scripts.load(Source::file(&file.path, file.text), &mut read_only)?;
-        loaded.push(LoadedFile {
-            kind: "repository",
-            path: file.path,
-        });
-    }
-    let mut strategy_layer = None;
-    if let Some(strategy) = strategy
-        && let Some(init) = strategy.files.into_iter().next()
-    {
-        strategy_layer = Some(scripts.load(Source::file(&init.path, init.text), full)?);
-        loaded.push(LoadedFile {
-            kind: "strategy",
-            path: init.path,
-        });
-    }
+    let files = Files {
+        user,
+        repository,
+        strategy,
+    };
+    let (loaded, strategy_layer) = load_files(&mut scripts, files, full, registry)?;
     let facts = Loaded {
         session: session.as_ref(),
         strategy: strategy_layer,
@@ -334,6 +314,54 @@ fn with_scripts<T>(
         )?,
     };
     Ok((value, loaded, notes))
+}
+
+/// The files that load after nodwyn's prompts, read before anything runs.
+struct Files {
+    /// The person's own prompts.scm.
+    user: Option<(PathBuf, String)>,
+    /// The repository's prompts.scm.
+    repository: Option<strategy::SchemeFile>,
+    /// The repository's strategy, approved.
+    strategy: Option<strategy::Strategy>,
+}
+
+/// Loads `files` in order as layers: the person's with every primitive, the repository's
+/// prompts.scm with only those that read, the approved strategy with every primitive. Gives what
+/// was loaded and the strategy's layer.
+fn load_files(
+    scripts: &mut Scripts,
+    files: Files,
+    full: &mut dyn Host,
+    registry: &Registry,
+) -> Result<(Vec<LoadedFile>, Option<LayerId>), Error> {
+    let mut loaded = Vec::new();
+    if let Some((path, text)) = files.user {
+        scripts.load(Source::file(&path, text), full)?;
+        loaded.push(LoadedFile { kind: "user", path });
+    }
+    if let Some(file) = files.repository {
+        let mut read_only = ReadOnlyHost {
+            inner: full,
+            registry,
+        };
+        scripts.load(Source::file(&file.path, file.text), &mut read_only)?;
+        loaded.push(LoadedFile {
+            kind: "repository",
+            path: file.path,
+        });
+    }
+    let mut strategy_layer = None;
+    if let Some(strategy) = files.strategy
+        && let Some(init) = strategy.files.into_iter().next()
+    {
+        strategy_layer = Some(scripts.load(Source::file(&init.path, init.text), full)?);
+        loaded.push(LoadedFile {
+            kind: "strategy",
+            path: init.path,
+        });
+    }
+    Ok((loaded, strategy_layer))
 }
 
 /// The repository's strategy if a person approved its content (asking now when it is new);
