@@ -63,6 +63,15 @@ impl Param {
             doc,
         }
     }
+
+    /// The name as a signature shows it: `name`, or `[name]` when it may be left out.
+    pub fn shown(&self) -> String {
+        if self.required {
+            self.name.to_owned()
+        } else {
+            format!("[{}]", self.name)
+        }
+    }
 }
 
 /// An action an agent can take in a session. Implement it for a type of your own and

@@ -3,7 +3,7 @@
 use anyhow::{Context, bail};
 use clap::Args;
 use nodwyn_core::call::call;
-use nodwyn_core::prim::Registry;
+use nodwyn_core::prim::{Param, Registry};
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -99,17 +99,7 @@ fn list(registry: &Registry, invocation: &Invocation) -> anyhow::Result<()> {
     }
     let mut lines = Vec::new();
     for p in registry.iter() {
-        let params: Vec<String> = p
-            .params()
-            .iter()
-            .map(|param| {
-                if param.required {
-                    param.name.to_owned()
-                } else {
-                    format!("[{}]", param.name)
-                }
-            })
-            .collect();
+        let params: Vec<String> = p.params().iter().map(Param::shown).collect();
         lines.push(
             format!("{} {}", p.name(), params.join(" "))
                 .trim_end()

@@ -2,7 +2,7 @@
 //! [`crate::call::call`], the one call path, so the guard judges it, the person is asked when
 //! the guard asks, and the call, decision and result are logged like any agent's.
 
-use nodwyn_prim::{ParamKind, Registry};
+use nodwyn_prim::{Param, ParamKind, Registry};
 use nodwyn_scheme::{Host, PrimitiveSignature, WorktreeFacts};
 use serde_json::Value;
 
@@ -75,17 +75,7 @@ pub fn signatures(registry: &Registry) -> Vec<PrimitiveSignature> {
         .map(|primitive| PrimitiveSignature {
             name: primitive.name().to_owned(),
             description: primitive.description().to_owned(),
-            params: primitive
-                .params()
-                .iter()
-                .map(|param| {
-                    if param.required {
-                        param.name.to_owned()
-                    } else {
-                        format!("[{}]", param.name)
-                    }
-                })
-                .collect(),
+            params: primitive.params().iter().map(Param::shown).collect(),
             worktree_only: primitive.worktree_only(),
             gathers_strings: primitive
                 .params()
