@@ -24,6 +24,13 @@ pub fn note(text: impl AsRef<str>) {
     let _ = writeln!(std::io::stderr(), "{}", text.as_ref());
 }
 
+/// Each of `notes` on stderr, as `note: ...`.
+pub fn notes(notes: &[String]) {
+    for text in notes {
+        note(format!("note: {text}"));
+    }
+}
+
 /// Names, on stderr, each session log that could not be read and was left out.
 pub fn note_unreadable(unreadable: &[nodwyn_core::Unreadable]) {
     for bad in unreadable {

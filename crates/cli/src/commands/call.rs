@@ -61,9 +61,7 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         &mut person,
         &environment::host_settings(),
     )?;
-    if let Some(note) = &called.note {
-        output::note(format!("note: {note}"));
-    }
+    output::notes(called.note.as_slice());
     if invocation.json {
         output::json(&called)
     } else {

@@ -4,13 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use nodwyn_core::prim::Registry;
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::{Scripting, eval};
+use nodwyn_core::scripts::eval;
 
 use crate::commands::Invocation;
 use crate::commands::scheme_options::SchemeArgs;
-use crate::environment;
 use crate::output;
 use crate::person::Terminal;
 
@@ -47,20 +45,10 @@ pub fn run(args: EvalArgs, invocation: &Invocation) -> anyhow::Result<()> {
         }
         _ => anyhow::bail!("give an expression or --file FILE.scm"),
     };
-    let store = invocation.store()?;
-    let options = args.scheme.options()?;
-    let scripting = Scripting {
-        store: &store,
-        registry: &Registry::builtin(),
-        settings: &environment::host_settings(),
-        options: &options,
-    };
-    let ran = args
-        .scheme
-        .with_target(|target| Ok(eval(&scripting, target, &mut Terminal, source)?))?;
-    for note in &ran.notes {
-        output::note(format!("note: {note}"));
-    }
+    let ran = args.scheme.run(invocation, |scripting, target| {
+        Ok(eval(scripting, target, &mut Terminal, source)?)
+    })?;
+    output::notes(&ran.notes);
     if invocation.json {
         output::json(&serde_json::json!({
             "value": ran.value.json,

@@ -1,12 +1,10 @@
 //! `nodwyn prompt`.
 
 use clap::Args;
-use nodwyn_core::prim::Registry;
-use nodwyn_core::scripts::{Scripting, compose};
+use nodwyn_core::scripts::compose;
 
 use crate::commands::Invocation;
 use crate::commands::scheme_options::SchemeArgs;
-use crate::environment;
 use crate::output;
 use crate::person::Terminal;
 
@@ -23,25 +21,15 @@ pub struct PromptArgs {
 }
 
 pub fn run(args: PromptArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let store = invocation.store()?;
-    let options = args.scheme.options()?;
-    let scripting = Scripting {
-        store: &store,
-        registry: &Registry::builtin(),
-        settings: &environment::host_settings(),
-        options: &options,
-    };
-    let composed = args.scheme.with_target(|target| {
+    let composed = args.scheme.run(invocation, |scripting, target| {
         Ok(compose(
-            &scripting,
+            scripting,
             target,
             &mut Terminal,
             args.agent.as_deref(),
         )?)
     })?;
-    for note in &composed.notes {
-        output::note(format!("note: {note}"));
-    }
+    output::notes(&composed.notes);
     if invocation.json {
         output::json(&composed)
     } else {

@@ -1,12 +1,16 @@
-//! What `nodwyn prompt` and `nodwyn eval` share: where they run and the Scheme options.
+//! What the commands that run Scheme share: where they run, the Scheme options, and the one way
+//! their surroundings (`Scripting`) are put together.
 
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use nodwyn_core::Store;
+use nodwyn_core::prim::Registry;
 use nodwyn_core::scheme::Limits;
-use nodwyn_core::scripts::{ScriptOptions, Target};
+use nodwyn_core::scripts::{ScriptOptions, Scripting, Target};
 
+use crate::commands::Invocation;
 use crate::environment;
 
 /// `--session` and `--time-limit`.
@@ -40,17 +44,35 @@ impl SchemeArgs {
         })
     }
 
-    /// Runs `work` with the target: the session, or the current folder.
-    pub fn with_target<T>(
+    /// Runs `work` with what Scheme needs and the target: the session, or the current folder.
+    pub fn run<T>(
         &self,
-        work: impl FnOnce(Target<'_>) -> anyhow::Result<T>,
+        invocation: &Invocation,
+        work: impl FnOnce(&Scripting<'_>, Target<'_>) -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
-        match &self.session {
-            Some(id) => work(Target::Session(id)),
+        let store = invocation.store()?;
+        let options = self.options()?;
+        with_scripting(&store, &options, |scripting| match &self.session {
+            Some(id) => work(scripting, Target::Session(id)),
             None => {
                 let here = std::env::current_dir().context("could not read the current folder")?;
-                work(Target::Folder(&here))
+                work(scripting, Target::Folder(&here))
             }
-        }
+        })
     }
+}
+
+/// Runs `work` with Scheme's surroundings: `store`, `options`, the built-in primitives and what
+/// they take from the person's environment.
+pub fn with_scripting<T>(
+    store: &Store,
+    options: &ScriptOptions,
+    work: impl FnOnce(&Scripting<'_>) -> T,
+) -> T {
+    work(&Scripting {
+        store,
+        registry: &Registry::builtin(),
+        settings: &environment::host_settings(),
+        options,
+    })
 }

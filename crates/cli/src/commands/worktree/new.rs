@@ -1,10 +1,10 @@
 //! `nodwyn worktree new`.
 
 use clap::Args;
-use nodwyn_core::prim::Registry;
-use nodwyn_core::scripts::{ScriptOptions, Scripting, session_started};
+use nodwyn_core::scripts::{ScriptOptions, session_started};
 use nodwyn_core::worktree::{Created, NewWorktree, create};
 
+use crate::commands::scheme_options::with_scripting;
 use crate::commands::{Invocation, RepoArg};
 use crate::config::Settings;
 use crate::environment::{self, user_config_file};
@@ -60,17 +60,11 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
         user_prompts: environment::user_prompts_file(),
         limits: Default::default(),
     };
-    let scripting = Scripting {
-        store,
-        registry: &Registry::builtin(),
-        settings: &environment::host_settings(),
-        options: &options,
-    };
-    match session_started(&scripting, id, &mut Terminal) {
+    match with_scripting(store, &options, |scripting| {
+        session_started(scripting, id, &mut Terminal)
+    }) {
         Ok((ran, notes)) => {
-            for note in notes {
-                output::note(format!("note: {note}"));
-            }
+            output::notes(&notes);
             if ran.is_some() {
                 output::note("ran (on-session-start) from .nodwyn/init.scm");
             }
