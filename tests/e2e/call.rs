@@ -1,18 +1,10 @@
 //! `nodwyn call`: primitives run through the guard and the log, as an outside agent calls them;
 //! `nodwyn versions`; `nodwyn worktree diff`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nodwyn_tests::{TestEnv, write};
 use serde_json::{Value, json};
-
-fn session(env: &TestEnv, repo: &Path) -> (String, PathBuf) {
-    let made = env.new_worktree(repo);
-    (
-        made["id"].as_str().unwrap().to_owned(),
-        PathBuf::from(made["path"].as_str().unwrap()),
-    )
-}
 
 fn call(env: &TestEnv, dir: &Path, id: &str, primitive: &str, args: Value) -> nodwyn_tests::Run {
     env.nodwyn(
@@ -21,17 +13,11 @@ fn call(env: &TestEnv, dir: &Path, id: &str, primitive: &str, args: Value) -> no
     )
 }
 
-/// Turns Don't ask on, as a person does: on a terminal.
-fn dont_ask(env: &TestEnv, repo: &Path, id: &str) {
-    let shown = env.nodwyn_on_terminal(repo, &["session", "dont-ask", id], "");
-    assert!(shown.contains("Don't ask is on"), "{shown}");
-}
-
 #[test]
 fn without_a_terminal_a_question_is_refused_with_how_to_approve_it() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     let refused = call(
         &env,
         &repo,
@@ -84,7 +70,7 @@ fn a_committed_allow_file_is_not_trusted() {
     write(&repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n");
     env.git(&repo, &["add", "-f", ".nodwyn/allow.toml"]);
     env.commit_all(&repo, "an attacker's standing answers");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     let run = call(
         &env,
         &repo,
@@ -105,8 +91,8 @@ fn a_committed_allow_file_is_not_trusted() {
 fn dont_ask_answers_ordinary_questions_but_not_security_confirms() {
     let env = TestEnv::new();
     let (repo, _remote) = env.repo_with_remote("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let written = call(
         &env,
         &repo,
@@ -143,7 +129,7 @@ fn dont_ask_answers_ordinary_questions_but_not_security_confirms() {
 fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_remote() {
     let env = TestEnv::new();
     let (repo, remote) = env.repo_with_remote("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     write(
         &repo.join(".nodwyn/allow.toml"),
         &format!("push = [{:?}]\n", remote.to_str().unwrap()),
@@ -153,9 +139,9 @@ fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_re
     assert!(asked.contains("cannot be undone"), "{asked}");
 
     let local = env.repo("local");
-    let (id, wt) = session(&env, &local);
+    let (id, wt) = env.session(&local);
     write(&wt.join("a.txt"), "a\n");
-    dont_ask(&env, &local, &id);
+    env.turn_dont_ask_on(&local, &id);
     let landed = call(&env, &local, &id, "git-land", json!(["m", "squash"]))
         .success()
         .json();
@@ -170,8 +156,8 @@ fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_re
 fn git_land_as_a_primitive_pushes_when_allow_toml_lists_the_remote() {
     let env = TestEnv::new();
     let (repo, remote) = env.repo_with_remote("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     write(
         &repo.join(".nodwyn/allow.toml"),
         &format!("push = [{:?}]\n", remote.to_str().unwrap()),
@@ -217,8 +203,8 @@ fn git_land_as_a_primitive_pushes_when_allow_toml_lists_the_remote() {
 fn fs_edit_needs_exactly_one_occurrence_and_keeps_versions() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     write(&wt.join("f.txt"), "one\ntwo\none\n");
     let none = call(&env, &repo, &id, "fs-edit", json!(["f.txt", "three", "3"])).refused();
     assert!(none.contains("does not occur"), "{none}");
@@ -286,8 +272,8 @@ fn fs_edit_needs_exactly_one_occurrence_and_keeps_versions() {
 fn shell_exec_reports_status_and_stops_at_its_time_limit() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let ran = call(
         &env,
         &repo,
@@ -338,7 +324,7 @@ fn shell_exec_reports_status_and_stops_at_its_time_limit() {
 fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     write(&wt.join(".env"), "SECRET=1\n");
     let refused = call(&env, &repo, &id, "fs-read", json!({"path": ".env"})).refused();
     assert!(refused.contains("credential file"), "{refused}");
@@ -411,7 +397,7 @@ fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
 fn worktree_diff_shows_every_kind_of_change_and_leaves_credentials_out() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     write(&wt.join("committed.txt"), "c\n");
     env.commit_all(&wt, "c");
     write(&wt.join("staged.txt"), "s\n");
@@ -456,8 +442,8 @@ fn worktree_diff_shows_every_kind_of_change_and_leaves_credentials_out() {
 fn the_log_keeps_no_credential_an_agent_passes_and_a_closed_session_takes_no_call() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let secret = format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8");
     call(&env, &repo, &id, "fs-write", json!(["token.txt", secret])).success();
     assert_eq!(
@@ -481,7 +467,7 @@ fn the_log_keeps_no_credential_an_agent_passes_and_a_closed_session_takes_no_cal
 fn on_a_terminal_the_person_is_asked_and_answers() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     let args = ["call", "--session", &id, "fs-write", r#"["a.txt", "a"]"#];
     let declined = env.nodwyn_on_terminal(&repo, &args, "n");
     assert!(declined.contains("allow it? [y/N]"), "{declined}");
@@ -506,16 +492,12 @@ fn on_a_terminal_the_person_is_asked_and_answers() {
 fn dont_ask_is_turned_on_only_on_a_terminal() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, _wt) = session(&env, &repo);
+    let (id, _wt) = env.session(&repo);
     // An agent's command (stdin closed, no terminal) cannot turn it on for itself.
     let refused = env.nodwyn(&repo, &["session", "dont-ask", &id]).refused();
     assert!(refused.contains("person's decision"), "{refused}");
-    assert!(
-        !env.record_types(&id)
-            .iter()
-            .any(|t| t == "session.dont_ask")
-    );
-    dont_ask(&env, &repo, &id);
+    assert!(!env.has_record(&id, "session.dont_ask"));
+    env.turn_dont_ask_on(&repo, &id);
     let off = env.nodwyn_json(&repo, &["session", "dont-ask", &id, "--off"]);
     assert_eq!(off["dont_ask"], false);
 }
@@ -524,8 +506,8 @@ fn dont_ask_is_turned_on_only_on_a_terminal() {
 fn a_command_an_agent_runs_may_itself_call_nodwyn_in_the_same_session() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let nodwyn = nodwyn_tests::nodwyn_binary().to_str().unwrap();
     let ran = call(
         &env,
@@ -551,8 +533,8 @@ fn a_command_an_agent_runs_may_itself_call_nodwyn_in_the_same_session() {
 fn arguments_too_long_for_a_command_line_come_on_standard_input() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
-    dont_ask(&env, &repo, &id);
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     // One argument of a command line may not exceed 128 KiB on Linux.
     let content = "x".repeat(300 * 1024);
     let args = json!({"path": "big.txt", "content": content}).to_string();
@@ -573,7 +555,7 @@ fn arguments_too_long_for_a_command_line_come_on_standard_input() {
 fn the_question_shows_an_agents_control_characters_instead_of_obeying_them() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, _) = session(&env, &repo);
+    let (id, _) = env.session(&repo);
     // An escape sequence that would erase the line and return the cursor, hiding `rm`.
     let args = json!({"argv": ["rm", "-rf", "x\u{1b}[2K\rtrue"]}).to_string();
     let shown =

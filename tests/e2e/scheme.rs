@@ -2,17 +2,9 @@
 //! prompts, a person's and a repository's overrides, a repository's init.scm approved by hash,
 //! and every primitive through the guard.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use nodwyn_tests::{TestEnv, write};
-
-fn session(env: &TestEnv, repo: &Path) -> (String, PathBuf) {
-    let made = env.new_worktree(repo);
-    (
-        made["id"].as_str().unwrap().to_owned(),
-        PathBuf::from(made["path"].as_str().unwrap()),
-    )
-}
 
 fn user_prompts(env: &TestEnv) -> PathBuf {
     env.home().join(".config/nodwyn/prompts.scm")
@@ -22,7 +14,7 @@ fn user_prompts(env: &TestEnv) -> PathBuf {
 fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     let prompt = env
         .nodwyn(&repo, &["prompt", "--session", &id])
         .success()
@@ -86,7 +78,7 @@ fn a_repositorys_override_comes_from_the_sessions_worktree() {
         "(define (identity) \"You maintain the parser of this compiler.\")\n",
     );
     env.commit_all(&repo, "prompts");
-    let (id, _) = session(&env, &repo);
+    let (id, _) = env.session(&repo);
     let composed = env.nodwyn_json(&repo, &["prompt", "--session", &id]);
     let prompt = composed["prompt"].as_str().unwrap();
     assert!(prompt.starts_with("You maintain the parser of this compiler.\n\nHow to work:"));
@@ -146,7 +138,7 @@ fn an_override_with_a_syntax_error_names_its_file_and_line() {
 fn a_primitive_the_guard_refuses_is_a_scheme_error_with_its_sentence() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     let refused = env
         .nodwyn(
             &repo,
@@ -213,7 +205,7 @@ fn a_primitive_the_guard_refuses_is_a_scheme_error_with_its_sentence() {
 fn a_runaway_loop_is_stopped_and_the_session_goes_on() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, _) = session(&env, &repo);
+    let (id, _) = env.session(&repo);
     let refused = env
         .nodwyn(
             &repo,
@@ -258,7 +250,7 @@ fn init_scm_runs_only_once_a_person_approved_its_content() {
          (define (strategy-write) (fs-write \"s.txt\" \"x\"))\n",
     );
     env.commit_all(&repo, "strategy");
-    let (id, wt) = session(&env, &repo);
+    let (id, wt) = env.session(&repo);
     // No terminal: it does not run, and the note says how to approve it.
     let run = env
         .nodwyn(&repo, &["eval", "--session", &id, "(agents)"])
@@ -282,11 +274,7 @@ fn init_scm_runs_only_once_a_person_approved_its_content() {
         "y",
     );
     assert!(shown.contains("v1"), "{shown}");
-    assert!(
-        env.record_types(&id)
-            .iter()
-            .any(|t| t == "strategy.approve")
-    );
+    assert!(env.has_record(&id, "strategy.approve"));
     let again = env
         .nodwyn(&repo, &["eval", "--session", &id, "(strategy-version)"])
         .success();
@@ -333,15 +321,11 @@ fn on_session_start_runs_when_a_worktree_session_starts() {
         "(define (on-session-start) (fs-read \"README.md\"))\n",
     );
     env.commit_all(&repo, "strategy");
-    let (first, _) = session(&env, &repo);
-    assert!(
-        !env.record_types(&first)
-            .iter()
-            .any(|t| t == "primitive.call")
-    );
+    let (first, _) = env.session(&repo);
+    assert!(!env.has_record(&first, "primitive.call"));
     // Approving it once (by its content) lets the next session's start run it.
     env.nodwyn_on_terminal(&repo, &["prompt", "--session", &first], "y");
-    let (second, _) = session(&env, &repo);
+    let (second, _) = env.session(&repo);
     let records = env.records(&second);
     let call = records
         .iter()
@@ -349,7 +333,7 @@ fn on_session_start_runs_when_a_worktree_session_starts() {
         .expect("on-session-start called a primitive");
     assert_eq!(call["primitive"], "fs-read");
     // A hook that only a prompts file defines does not run, even with the strategy approved.
-    let (third, wt) = session(&env, &repo);
+    let (third, wt) = env.session(&repo);
     write(
         &wt.join(".nodwyn/init.scm"),
         "(define (strategy-version) 1)\n",
@@ -361,11 +345,9 @@ fn on_session_start_runs_when_a_worktree_session_starts() {
     env.commit_all(&wt, "a hook in the prompts file");
     env.nodwyn_on_terminal(&repo, &["prompt", "--session", &third], "y");
     // A sibling of that worktree starts from its commit, with the same (approved) files.
-    let (fourth, _) = session(&env, &wt);
+    let (fourth, _) = env.session(&wt);
     assert!(
-        !env.record_types(&fourth)
-            .iter()
-            .any(|t| t == "primitive.call"),
+        !env.has_record(&fourth, "primitive.call"),
         "a prompts file's hook ran"
     );
 }
@@ -374,10 +356,9 @@ fn on_session_start_runs_when_a_worktree_session_starts() {
 fn a_strategy_cannot_write_standing_answers_or_turn_dont_ask_on() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
-    let (id, _) = session(&env, &repo);
-    let (other, _) = session(&env, &repo);
-    let shown = env.nodwyn_on_terminal(&repo, &["session", "dont-ask", &id], "");
-    assert!(shown.contains("Don't ask is on"), "{shown}");
+    let (id, _) = env.session(&repo);
+    let (other, _) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let allow = repo.join(".nodwyn/allow.toml");
     let refused = env
         .nodwyn(
@@ -409,9 +390,7 @@ fn a_strategy_cannot_write_standing_answers_or_turn_dont_ask_on() {
     let said = ran["value"]["stderr"].as_str().unwrap();
     assert!(said.contains("only taken on a terminal"), "{said}");
     assert!(
-        !env.record_types(&other)
-            .iter()
-            .any(|t| t == "session.dont_ask"),
+        !env.has_record(&other, "session.dont_ask"),
         "the other session's Don't ask was turned on"
     );
 }
@@ -503,9 +482,8 @@ fn a_repositorys_prompts_only_read_even_under_dont_ask() {
          (define (tool-section) (begin (fs-write \"pwned.txt\" \"x\") \"\"))\n",
     );
     env.commit_all(&repo, "prompts");
-    let (id, wt) = session(&env, &repo);
-    let shown = env.nodwyn_on_terminal(&repo, &["session", "dont-ask", &id], "");
-    assert!(shown.contains("Don't ask is on"), "{shown}");
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
     let refused = env.nodwyn(&repo, &["prompt", "--session", &id]).refused();
     assert!(
         refused.contains("fs-write cannot run here")

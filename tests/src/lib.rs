@@ -294,6 +294,23 @@ impl TestEnv {
         self.nodwyn_json(dir, &["worktree", "new"])
     }
 
+    /// `nodwyn worktree new` in `dir`: the new session's short id and its worktree's folder.
+    #[track_caller]
+    pub fn session(&self, dir: &Path) -> (String, PathBuf) {
+        let made = self.new_worktree(dir);
+        (
+            made["id"].as_str().unwrap().to_owned(),
+            PathBuf::from(made["path"].as_str().unwrap()),
+        )
+    }
+
+    /// Turns Don't ask on for session `id`, as a person does: on a terminal.
+    #[track_caller]
+    pub fn turn_dont_ask_on(&self, dir: &Path, id: &str) {
+        let shown = self.nodwyn_on_terminal(dir, &["session", "dont-ask", id], "");
+        assert!(shown.contains("Don't ask is on"), "{shown}");
+    }
+
     /// A worktree a person made by hand (`git worktree add -b BRANCH`), at `folder` under the
     /// environment's root.
     #[track_caller]
@@ -385,6 +402,11 @@ impl TestEnv {
             .iter()
             .map(|r| r["type"].as_str().unwrap().to_owned())
             .collect()
+    }
+
+    /// Whether the log of session `short_id` holds a record of type `kind`.
+    pub fn has_record(&self, short_id: &str, kind: &str) -> bool {
+        self.record_types(short_id).iter().any(|t| t == kind)
     }
 }
 
