@@ -59,3 +59,17 @@ fn non_empty(name: &str) -> Option<std::ffi::OsString> {
 pub fn host_settings() -> nodwyn_core::host::HostSettings {
     nodwyn_core::host::HostSettings::from_environment(std::env::vars_os())
 }
+
+/// The host settings, with Ctrl-C, SIGTERM and SIGHUP caught for the rest of the command: the
+/// first raises the settings' interrupt flag, which a landing looks at between its steps so it
+/// stops where it can say what state it left; a second one ends nodwyn at once.
+pub fn host_settings_interruptible() -> anyhow::Result<nodwyn_core::host::HostSettings> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let settings = host_settings();
+    let flag = settings.interrupt.flag();
+    for signal in [SIGINT, SIGTERM, SIGHUP] {
+        signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(&flag))?;
+        signal_hook::flag::register(signal, std::sync::Arc::clone(&flag))?;
+    }
+    Ok(settings)
+}

@@ -110,7 +110,8 @@ pub fn call(
             session.id.short()
         )));
     }
-    let ctx = context_of(session, settings);
+    let mut ctx = context_of(session, settings);
+    record_as_it_happens(&mut ctx, log, "agent");
     if primitive.worktree_only() {
         ctx.require_worktree(name)?;
     }
@@ -207,6 +208,16 @@ fn no_terminal_sentence(
     }
 }
 
+/// Has every fact the primitive reports written to `log` at once (`by` says who called it), so a
+/// landing's journal is on record before its next step runs.
+pub(crate) fn record_as_it_happens(ctx: &mut nodwyn_prim::Context, log: &EventLog, by: &str) {
+    let log = log.clone();
+    let by = by.to_owned();
+    ctx.record_with(Box::new(move |fact| {
+        append(&log, fact_event(fact, &by)).map_err(|e| e.to_string())
+    }));
+}
+
 pub(crate) fn append(log: &EventLog, event: Event) -> Result<(), Error> {
     log.append(&Record::new(Timestamp::now(), event))
 }
@@ -236,6 +247,11 @@ pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
             by: by.to_owned(),
         },
         Fact::VersionKept { path, version } => Event::VersionKeep { path, version },
+        Fact::LandBegin { head, strategy } => Event::LandBegin { head, strategy },
+        Fact::LandBackup { reference, commit } => Event::LandBackup { reference, commit },
+        Fact::LandRebase { onto, upstream } => Event::LandRebase { onto, upstream },
+        Fact::LandMove { from, to } => Event::LandMove { from, to },
+        Fact::LandEnd { outcome, why } => Event::LandEnd { outcome, why },
     }
 }
 

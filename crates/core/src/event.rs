@@ -186,6 +186,48 @@ pub enum Event {
         /// Who landed it: `person` (`nodwyn land`) or `agent` (the `git-land` primitive).
         by: String,
     },
+    /// A landing began (before it committed anything).
+    #[serde(rename = "land.begin")]
+    LandBegin {
+        /// The branch's tip before the landing.
+        head: String,
+        /// The strategy.
+        strategy: String,
+    },
+    /// Before anything rewrote the branch, a commit was kept under a backup ref.
+    #[serde(rename = "land.backup")]
+    LandBackup {
+        /// The ref (`refs/nodwyn/backup/<short id>/<n>`).
+        #[serde(rename = "ref")]
+        reference: String,
+        /// The commit it keeps.
+        commit: String,
+    },
+    /// A `git rebase` began in the worktree (the session's commits conflict with the base).
+    #[serde(rename = "land.rebase")]
+    LandRebase {
+        /// The base commit it rebases onto.
+        onto: String,
+        /// The commit the session's own commits start after.
+        upstream: String,
+    },
+    /// The worktree's files and branch were about to move from one commit to another.
+    #[serde(rename = "land.move")]
+    LandMove {
+        /// Where they were.
+        from: String,
+        /// Where they go.
+        to: String,
+    },
+    /// A landing ended.
+    #[serde(rename = "land.end")]
+    LandEnd {
+        /// `landed`, `refused`, `failed`, `interrupted` or `aborted`.
+        outcome: nodwyn_prim::LandOutcome,
+        /// Why, when it did not land.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
     /// A file's previous content was kept before a primitive replaced it.
     #[serde(rename = "version.keep")]
     VersionKeep {

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use nodwyn_guard::StandingAnswers;
-use nodwyn_prim::{Context, Limits, WorktreeInfo};
+use nodwyn_prim::{Context, Interrupt, Limits, WorktreeInfo};
 
 use crate::Error;
 use crate::event::WorktreeFacts;
@@ -23,6 +23,8 @@ pub struct HostSettings {
     pub limits: Limits,
     /// Who the person is, for records (`$USER`).
     pub person: String,
+    /// Raised by the command line's signal handler (Ctrl-C, SIGTERM) while a landing runs.
+    pub interrupt: Interrupt,
 }
 
 /// The variables a `shell-exec` command inherits from the person's environment: what programs
@@ -91,6 +93,8 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.shell_environment = settings.shell_environment.clone();
     context.ssh_command_inherited = settings.ssh_command_inherited;
     context.limits = settings.limits;
+    context.interrupt = settings.interrupt.clone();
+    context.pending_landing = session.landing.clone();
     context
 }
 

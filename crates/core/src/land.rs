@@ -1,31 +1,41 @@
-//! `nodwyn land`: a person lands a worktree session's work. It is the person's own decision, so
-//! no guard question is asked; every refusal built into the step (credential files left out, an
-//! L1 hit, a hooks path inside the worktree, a non-fast-forward) still holds. Records `git.push`
-//! and `git.land`.
+//! `nodwyn land`: a person lands a worktree session's work, or undoes a landing that stopped
+//! (`--abort`). It is the person's own decision, so no guard question is asked; every refusal
+//! built into the step (credential files left out, an L1 hit, a hooks path inside the worktree, a
+//! non-fast-forward) still holds. The landing's journal (`land.*`), `git.push` and `git.land` are
+//! written to the session's log as they happen.
 
-use nodwyn_prim::land::{Landed, Strategy, land as land_worktree};
+use nodwyn_prim::land::{
+    Aborted, Landed, Strategy, abort as abort_worktree, land as land_worktree,
+};
 
 use crate::Error;
-use crate::call::{append, fact_event};
+use crate::call::record_as_it_happens;
 use crate::host::{HostSettings, context_of};
 use crate::store::Store;
 use crate::worktree::{active_worktree, locked_session};
 
-/// Lands session `id` with `message` and `strategy`.
+/// Lands session `id` with `message` (needed when there is something to commit, or for a squash
+/// or merge commit) and `strategy`.
 pub fn land(
     store: &Store,
     id: &str,
-    message: &str,
+    message: Option<&str>,
     strategy: Strategy,
     settings: &HostSettings,
 ) -> Result<Landed, Error> {
     let locked = locked_session(store, id)?;
     active_worktree(&locked.session)?;
-    let ctx = context_of(&locked.session, settings);
-    let log = &locked.stored.log;
-    let outcome = land_worktree(&ctx, message, strategy);
-    for fact in ctx.take_facts() {
-        append(log, fact_event(fact, "person"))?;
-    }
-    Ok(outcome?)
+    let mut ctx = context_of(&locked.session, settings);
+    record_as_it_happens(&mut ctx, &locked.stored.log, "person");
+    Ok(land_worktree(&ctx, message, strategy)?)
+}
+
+/// Undoes session `id`'s landing in progress: the branch and the worktree's files go back to how
+/// they were before it began. With no landing in progress it changes nothing.
+pub fn abort(store: &Store, id: &str, settings: &HostSettings) -> Result<Aborted, Error> {
+    let locked = locked_session(store, id)?;
+    active_worktree(&locked.session)?;
+    let mut ctx = context_of(&locked.session, settings);
+    record_as_it_happens(&mut ctx, &locked.stored.log, "person");
+    Ok(abort_worktree(&ctx)?)
 }

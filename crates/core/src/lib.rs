@@ -25,7 +25,7 @@ pub mod worktree;
 pub use dont_ask::set_dont_ask;
 pub use error::Error;
 pub use id::SessionId;
-pub use land::land;
+pub use land::{abort as abort_landing, land};
 /// The guard, for the command line's `guard` and `scan` commands.
 pub use nodwyn_guard as guard;
 /// The primitives, for the command line's `call` and `land`.

@@ -9,6 +9,7 @@ use crate::Error;
 use crate::event::{Event, WorktreeFacts};
 use crate::id::SessionId;
 use crate::store::{Store, StoredSession};
+use nodwyn_prim::PendingLanding;
 
 /// What became of a session's worktree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,6 +44,8 @@ pub struct Session {
     pub kept: Vec<String>,
     /// Who turned "Don't ask" on, while it is on.
     pub dont_ask: Option<String>,
+    /// A landing that began and has not ended (stopped at a conflict, interrupted, or killed).
+    pub landing: Option<PendingLanding>,
 }
 
 impl Session {
@@ -71,6 +74,7 @@ impl Session {
             open: true,
             kept: Vec::new(),
             dont_ask: None,
+            landing: None,
         };
         for (_, event) in events {
             session.apply(event);
@@ -100,6 +104,28 @@ impl Session {
                 self.root = root;
             }
             Event::SessionDontAsk { on, by } => self.dont_ask = on.then_some(by),
+            Event::LandBegin { head, .. } => {
+                self.landing = Some(PendingLanding {
+                    head,
+                    ..PendingLanding::default()
+                });
+            }
+            Event::LandBackup { reference, commit } => {
+                if let Some(landing) = &mut self.landing {
+                    landing.backup.get_or_insert((reference, commit));
+                }
+            }
+            Event::LandRebase { onto, upstream } => {
+                if let Some(landing) = &mut self.landing {
+                    landing.rebase = Some((onto, upstream));
+                }
+            }
+            Event::LandMove { from, to } => {
+                if let Some(landing) = &mut self.landing {
+                    landing.moving = Some((from, to));
+                }
+            }
+            Event::LandEnd { .. } => self.landing = None,
             Event::SessionStart { .. }
             | Event::PrimitiveCall { .. }
             | Event::GuardDecision { .. }

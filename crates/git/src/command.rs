@@ -47,6 +47,7 @@ pub struct GitCommand {
     dir: PathBuf,
     args: Vec<OsString>,
     command: Command,
+    input: Option<Vec<u8>>,
 }
 
 impl GitCommand {
@@ -66,6 +67,7 @@ impl GitCommand {
             dir: dir.to_path_buf(),
             args: Vec::new(),
             command,
+            input: None,
         }
     }
 
@@ -83,6 +85,19 @@ impl GitCommand {
         self.command
             .env("SSH_ASKPASS_REQUIRE", "never")
             .env_remove("GPG_TTY");
+        self
+    }
+
+    /// Starts git in a process group of its own, so the Ctrl-C a person types at the terminal
+    /// (which goes to the whole foreground group) does not stop it half way. For the short steps
+    /// that must run to their end once begun (moving a worktree's files and index); the caller
+    /// decides what an interrupt means before and after.
+    pub fn shielded(mut self) -> Self {
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            self.command.process_group(0);
+        }
         self
     }
 
@@ -118,15 +133,38 @@ impl GitCommand {
         self
     }
 
+    /// Gives git `bytes` on its standard input (a list of paths for `--stdin`), instead of none.
+    pub fn input(mut self, bytes: Vec<u8>) -> Self {
+        self.command.stdin(Stdio::piped());
+        self.input = Some(bytes);
+        self
+    }
+
     /// Runs git and returns its output whatever the exit status; only a failure to start git at
     /// all is an error.
     pub fn output(mut self) -> Result<Output, Error> {
         self.command.args(&self.args);
         let started = Instant::now();
-        let output = self.command.output().map_err(|source| Error::Spawn {
+        let spawn_error = |source| Error::Spawn {
             dir: self.dir.clone(),
             source,
-        })?;
+        };
+        let output = match self.input.take() {
+            None => self.command.output().map_err(spawn_error)?,
+            Some(bytes) => {
+                let mut child = self.command.spawn().map_err(spawn_error)?;
+                let stdin = child.stdin.take();
+                // Written from a thread of its own, so git filling its stdout never deadlocks.
+                let writer = std::thread::spawn(move || {
+                    if let Some(mut stdin) = stdin {
+                        let _ = std::io::Write::write_all(&mut stdin, &bytes);
+                    }
+                });
+                let output = child.wait_with_output().map_err(spawn_error)?;
+                let _ = writer.join();
+                output
+            }
+        };
         tracing::debug!(
             dir = %self.dir.display(),
             args = %self.display_args(),

@@ -87,3 +87,92 @@ pub fn commit_tree(
     }
     command.args(["-m", message]).run_text()
 }
+
+/// Who wrote a commit and when, as git records it (`Name <email> 1700000000 +0100`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Author {
+    /// The name.
+    pub name: String,
+    /// The e-mail address.
+    pub email: String,
+    /// The date in git's internal form: seconds since the epoch and the offset.
+    pub date: String,
+}
+
+/// A commit as `git cat-file commit` has it: its author, its first parent, and its message,
+/// byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitParts {
+    /// Its author.
+    pub author: Author,
+    /// Its first parent, if it has one.
+    pub parent: Option<String>,
+    /// Its tree.
+    pub tree: String,
+    /// Its message, exactly as stored.
+    pub message: Vec<u8>,
+}
+
+/// Reads `commit`'s author, first parent, tree and message (`git cat-file commit`).
+pub fn parts(dir: &Path, commit: &str) -> Result<CommitParts, Error> {
+    let raw = GitCommand::new(dir)
+        .read_only()
+        .args(["cat-file", "commit", commit])
+        .run()?;
+    let bad = || Error::BadRevision(commit.to_owned());
+    let split = raw.windows(2).position(|w| w == b"\n\n").ok_or_else(bad)?;
+    let headers = String::from_utf8_lossy(&raw[..split]);
+    let message = raw[split + 2..].to_vec();
+    let (mut author, mut parent, mut tree) = (None, None, None);
+    for line in headers.lines() {
+        if let Some(rest) = line.strip_prefix("author ") {
+            let (name, rest) = rest.split_once(" <").ok_or_else(bad)?;
+            let (email, date) = rest.split_once("> ").ok_or_else(bad)?;
+            author = Some(Author {
+                name: name.to_owned(),
+                email: email.to_owned(),
+                date: date.to_owned(),
+            });
+        } else if let Some(id) = line.strip_prefix("parent ") {
+            parent.get_or_insert_with(|| id.to_owned());
+        } else if let Some(id) = line.strip_prefix("tree ") {
+            tree = Some(id.to_owned());
+        }
+    }
+    Ok(CommitParts {
+        author: author.ok_or_else(bad)?,
+        parent,
+        tree: tree.ok_or_else(bad)?,
+        message,
+    })
+}
+
+/// A commit of `tree` on `parent` with another commit's author and message (byte for byte),
+/// made by `git commit-tree`: the committer is the person, as git configures them, and the
+/// commit is signed when `sign` is set. Returns it.
+pub fn remake(
+    dir: &Path,
+    tree: &str,
+    parent: &str,
+    original: &CommitParts,
+    sign: bool,
+) -> Result<String, Error> {
+    let mut file = tempfile::NamedTempFile::new().map_err(|source| Error::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    std::io::Write::write_all(&mut file, &original.message).map_err(|source| Error::Io {
+        path: file.path().to_path_buf(),
+        source,
+    })?;
+    let mut command = GitCommand::new(dir)
+        .without_prompts()
+        .env("GIT_AUTHOR_NAME", &original.author.name)
+        .env("GIT_AUTHOR_EMAIL", &original.author.email)
+        .env("GIT_AUTHOR_DATE", &original.author.date)
+        .args(["commit-tree", tree, "-p", parent]);
+    if sign {
+        command = command.arg("-S");
+    }
+    command.arg("-F").arg(file.path()).run_text()
+}

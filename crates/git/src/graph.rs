@@ -62,7 +62,14 @@ pub fn update_ref(
 pub fn merge_fast_forward(dir: &Path, commit: &str) -> Result<(), Error> {
     GitCommand::new(dir)
         .without_prompts()
-        .args(["merge", "--ff-only", "--quiet", "--no-edit", commit])
+        .args([
+            "merge",
+            "--ff-only",
+            "--no-overwrite-ignore",
+            "--quiet",
+            "--no-edit",
+            commit,
+        ])
         .run()
         .map(drop)
 }

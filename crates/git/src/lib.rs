@@ -16,8 +16,10 @@ pub mod landed;
 pub mod push;
 pub mod rebase;
 pub mod refs;
+pub mod replay;
 pub mod repo;
 pub mod status;
+pub mod switch;
 pub mod untracked;
 pub mod worktree;
 

@@ -18,8 +18,9 @@ pub enum Rebased {
 /// `git rebase --onto ONTO UPSTREAM` of the checked-out branch in `dir`: the commits after
 /// `upstream` are applied on `onto`. With `force`, every commit is made again even where it could
 /// be kept as it is (so each one is signed when signing is configured). A stop that is not a
-/// conflict (a signing failure, a hook) is aborted, leaving the branch as it was, and returned as
-/// the error.
+/// conflict (a signing failure, a hook, an interrupt) is returned as the error with the rebase
+/// left as it stopped: `git rebase --abort` would reset the worktree, so undoing it is the
+/// caller's, by means that overwrite nothing it did not write.
 pub fn rebase_onto(dir: &Path, onto: &str, upstream: &str, force: bool) -> Result<Rebased, Error> {
     let mut command = GitCommand::new(dir)
         .without_prompts()
@@ -49,9 +50,6 @@ fn finish(dir: &Path, command: GitCommand) -> Result<Rebased, Error> {
     let unmerged = unmerged_paths(dir)?;
     if !unmerged.is_empty() {
         return Ok(Rebased::Conflict(unmerged));
-    }
-    if rebasing_branch(&crate::repo::discover(dir)?.git_dir).is_some() {
-        GitCommand::new(dir).args(["rebase", "--abort"]).run()?;
     }
     Err(failure)
 }

@@ -3,7 +3,8 @@
 //! facts it reports back for the host to log.
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -69,9 +70,104 @@ pub struct Push {
     pub new: String,
 }
 
+/// Whether the person or the system asked the work to stop (Ctrl-C, SIGTERM). The host sets it
+/// from its signal handler; a long primitive (`git-land`) looks at it between its steps and stops
+/// at the next point where it can say what state it left.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    /// A flag nobody has raised yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The flag itself, for a signal handler to set.
+    pub fn flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.0)
+    }
+
+    /// Raises the flag.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether the flag is raised.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// A landing that began and has not ended, as the session's log tells it: the next landing
+/// finishes or refuses it, and `nodwyn land --abort` undoes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PendingLanding {
+    /// The branch's tip before the landing began (before it committed anything).
+    pub head: String,
+    /// The backup ref and the commit it keeps (the branch's tip before anything rewrote it).
+    pub backup: Option<(String, String)>,
+    /// The base commit a `git rebase` in the worktree was started onto, with the commit its
+    /// replayed commits start after (it stopped at a conflict, or was interrupted).
+    pub rebase: Option<(String, String)>,
+    /// The commits the worktree's files and branch were being moved between.
+    pub moving: Option<(String, String)>,
+}
+
+/// How a landing ended, for the `land.end` record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LandOutcome {
+    /// The work is on the base.
+    Landed,
+    /// A built-in refusal stopped it (a credential, a rejected push, a file in the way).
+    Refused,
+    /// A step failed.
+    Failed,
+    /// Ctrl-C or a signal stopped it, or it was found unfinished by the next landing.
+    Interrupted,
+    /// `nodwyn land --abort` undid it.
+    Aborted,
+}
+
 /// Something a primitive did that the host keeps in the session's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fact {
+    /// A landing began; `head` is the branch's tip before it.
+    LandBegin {
+        /// The branch's tip.
+        head: String,
+        /// The strategy.
+        strategy: String,
+    },
+    /// Before anything rewrote the branch, its tip was kept under `reference`.
+    LandBackup {
+        /// The backup ref (`refs/nodwyn/backup/<short id>/<n>`).
+        reference: String,
+        /// The commit it keeps.
+        commit: String,
+    },
+    /// A `git rebase` was started in the worktree (the commits conflict with the base, so it
+    /// runs where the conflict can be resolved).
+    LandRebase {
+        /// The base commit it rebases onto.
+        onto: String,
+        /// The commit the branch's own commits start after.
+        upstream: String,
+    },
+    /// The worktree's files and branch are about to move from one commit to another.
+    LandMove {
+        /// Where they are.
+        from: String,
+        /// Where they go.
+        to: String,
+    },
+    /// A landing ended.
+    LandEnd {
+        /// How.
+        outcome: LandOutcome,
+        /// Why, when it did not land.
+        why: Option<String>,
+    },
     /// A push.
     Pushed(Push),
     /// A session's work landed on its base branch.
@@ -114,7 +210,27 @@ pub struct Context {
     pub ssh_command_inherited: bool,
     /// The limits.
     pub limits: Limits,
+    /// Raised when the person or the system asks the work to stop.
+    pub interrupt: Interrupt,
+    /// A landing of this session that began and did not end.
+    pub pending_landing: Option<PendingLanding>,
     facts: Mutex<Vec<Fact>>,
+    recorder: RecorderSlot,
+}
+
+/// Writes a fact to the session's log as it happens.
+pub type Recorder = Box<dyn Fn(Fact) -> Result<(), String> + Send + Sync>;
+
+struct RecorderSlot(Option<Recorder>);
+
+impl std::fmt::Debug for RecorderSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(recorder)"
+        } else {
+            "None"
+        })
+    }
 }
 
 impl Context {
@@ -129,16 +245,33 @@ impl Context {
             shell_environment: Vec::new(),
             ssh_command_inherited: false,
             limits: Limits::default(),
+            interrupt: Interrupt::new(),
+            pending_landing: None,
             facts: Mutex::new(Vec::new()),
+            recorder: RecorderSlot(None),
         }
     }
 
-    /// Reports a fact for the host to log.
-    pub fn report(&self, fact: Fact) {
+    /// Has every fact written by `recorder` as it is reported, instead of kept for
+    /// [`Context::take_facts`]: a step that must be on record before the next one runs (a
+    /// landing's journal) is then on record even if the process is killed.
+    pub fn record_with(&mut self, recorder: Recorder) {
+        self.recorder = RecorderSlot(Some(recorder));
+    }
+
+    /// Reports a fact for the host to log: written at once when the host gave a recorder, else
+    /// kept for [`Context::take_facts`].
+    pub fn report(&self, fact: Fact) -> Result<(), crate::Error> {
+        if let Some(recorder) = &self.recorder.0 {
+            return recorder(fact).map_err(|why| {
+                crate::Error::refused(format!("the session's log could not be written: {why}"))
+            });
+        }
         self.facts
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .push(fact);
+        Ok(())
     }
 
     /// Takes the facts reported so far.

@@ -23,6 +23,10 @@ pub enum Error {
     /// The primitive refused, or could not do what was asked; the sentence says which and why.
     #[error("{0}")]
     Refused(String),
+    /// A person or the system stopped the work (Ctrl-C, SIGTERM); the sentence says what state it
+    /// left and what to do next.
+    #[error("{0}")]
+    Interrupted(String),
     /// A git call failed.
     #[error(transparent)]
     Git(#[from] nodwyn_git::Error),

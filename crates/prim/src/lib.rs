@@ -16,6 +16,8 @@ mod primitive;
 pub mod review;
 pub mod versions;
 
-pub use context::{Context, Fact, Limits, Push, WorktreeInfo};
+pub use context::{
+    Context, Fact, Interrupt, LandOutcome, Limits, PendingLanding, Push, Recorder, WorktreeInfo,
+};
 pub use error::Error;
 pub use primitive::{DynPrimitive, Param, ParamKind, Primitive, Registry};

@@ -52,6 +52,11 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("the arguments are not JSON ({e}): {}", preview(&text)))?;
     let store = invocation.store()?;
     let mut person = Terminal;
+    let settings = if primitive == "git-land" {
+        environment::host_settings_interruptible()?
+    } else {
+        environment::host_settings()
+    };
     let called = call(
         &store,
         &session,
@@ -59,7 +64,7 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         &primitive,
         &json,
         &mut person,
-        &environment::host_settings(),
+        &settings,
     )?;
     output::notes(called.note.as_slice());
     if invocation.json {

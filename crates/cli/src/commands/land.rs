@@ -1,7 +1,7 @@
 //! `nodwyn land`.
 
 use clap::Args;
-use nodwyn_core::prim::land::{Landed, LocalBase, Strategy};
+use nodwyn_core::prim::land::{Aborted, Landed, LocalBase, Strategy};
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -10,18 +10,28 @@ use crate::output::{self, short_commit};
 /// Land a worktree session's work on its base branch: commit every change with the message
 /// (credential files left out), rebase the session's commits onto the newest base (its upstream,
 /// fetched first), scan what would leave for credentials, push by fast-forward only, and move the
-/// local base branch where that is safe. A conflict stops with the files named and the rebase in
-/// progress: resolve them, then run `land` again to continue.
+/// local base branch where that is safe. The branch and files move only once all of that went
+/// through; before the branch is rewritten, its tip is kept under `refs/nodwyn/backup/`.
+///
+/// A conflict stops with the files named and the rebase in progress: resolve them, then run
+/// `land` again to continue. Ctrl-C stops at the next safe point and says what state it left;
+/// `land` again goes on from there, and `land --abort` puts the branch and files back as they
+/// were before the landing began.
 #[derive(Debug, Args)]
 pub struct LandArgs {
     /// The session: its full id or its 8 hex digits.
     id: String,
-    /// The commit message (for the uncommitted changes, and for a squash or merge commit).
-    #[arg(short, long)]
-    message: String,
+    /// The commit message (for the uncommitted changes, and for a squash or merge commit);
+    /// needed only when there is something to commit.
+    #[arg(short, long, conflicts_with = "abort")]
+    message: Option<String>,
     /// ff-only: the commits as they are; squash: one commit; no-ff: under a merge commit.
-    #[arg(long, default_value = "ff-only", value_parser = parse_strategy)]
+    #[arg(long, default_value = "ff-only", value_parser = parse_strategy, conflicts_with = "abort")]
     strategy: Strategy,
+    /// Undo the landing in progress (stopped at a conflict, by Ctrl-C, or killed): the branch
+    /// and the worktree's files go back to how they were before it began. Safe to run twice.
+    #[arg(long)]
+    abort: bool,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -31,12 +41,20 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
 
 pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
+    let settings = environment::host_settings_interruptible()?;
+    if args.abort {
+        let aborted = nodwyn_core::abort_landing(&store, &args.id, &settings)?;
+        if invocation.json {
+            return output::json(&aborted);
+        }
+        return output::text(describe_abort(&aborted));
+    }
     let landed = nodwyn_core::land(
         &store,
         &args.id,
-        &args.message,
+        args.message.as_deref(),
         args.strategy,
-        &environment::host_settings(),
+        &settings,
     )?;
     if invocation.json {
         return output::json(&landed);
@@ -44,22 +62,60 @@ pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
     output::text(describe(&landed))
 }
 
-fn describe(landed: &Landed) -> String {
+fn describe_abort(aborted: &Aborted) -> String {
+    if !aborted.undone {
+        return format!(
+            "no landing of {} is in progress; nothing to undo",
+            aborted.branch
+        );
+    }
     let mut lines = vec![format!(
-        "landed {} commit(s) of {} on {} ({}): {} is now {}",
-        landed.commits,
-        landed.branch,
-        landed.base,
-        landed.strategy,
-        landed.base,
-        short_commit(&landed.landed)
+        "undid the landing: {} is at {} again, with the files as they were before it",
+        aborted.branch,
+        aborted.head.as_deref().map_or("?", short_commit)
     )];
+    if let Some(backup) = &aborted.backup {
+        lines.push(format!("its tip during the landing is kept in {backup}"));
+    }
+    if let Some(kept) = &aborted.kept {
+        lines.push(format!(
+            "what the files held when the landing was undone is kept in {kept}"
+        ));
+    }
+    lines.join("\n")
+}
+
+fn describe(landed: &Landed) -> String {
+    let mut lines = vec![if landed.commits == 0 {
+        format!(
+            "{} was already on {}: {} is {}",
+            landed.branch,
+            landed.base,
+            landed.base,
+            short_commit(&landed.landed)
+        )
+    } else {
+        format!(
+            "landed {} commit(s) of {} on {} ({}): {} is now {}",
+            landed.commits,
+            landed.branch,
+            landed.base,
+            landed.strategy,
+            landed.base,
+            short_commit(&landed.landed)
+        )
+    }];
     if let Some(commit) = &landed.committed {
         lines.push(format!("committed the changes as {}", short_commit(commit)));
-    }
-    if !landed.left_out.is_empty() {
+        if !landed.left_out.is_empty() {
+            lines.push(format!(
+                "left out of the commit (credential files): {}",
+                landed.left_out.join(", ")
+            ));
+        }
+    } else if !landed.left_out.is_empty() {
         lines.push(format!(
-            "left out of the commit (credential files): {}",
+            "not committed (credential files): {}",
             landed.left_out.join(", ")
         ));
     }
@@ -82,5 +138,14 @@ fn describe(landed: &Landed) -> String {
         LocalBase::Unchanged => format!("local {} already there", landed.base),
         LocalBase::Left { why } => format!("local {} left alone: {why}", landed.base),
     });
+    if let Some(backup) = &landed.backup {
+        lines.push(format!(
+            "{}'s tip before the landing is kept in {backup}",
+            landed.branch
+        ));
+    }
+    if let Some(why) = &landed.branch_left {
+        lines.push(why.clone());
+    }
     lines.join("\n")
 }

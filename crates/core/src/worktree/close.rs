@@ -41,7 +41,7 @@ pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
     };
     match (&session.worktree, session.worktree_state) {
         (Some(facts), WorktreeState::Active) => {
-            closed.kept = keep_reasons(store, facts)?;
+            closed.kept = keep_reasons(store, facts, session.landing.as_ref())?;
             if closed.kept.is_empty() {
                 closed.branch = Some(remove_worktree(
                     &stored.log,

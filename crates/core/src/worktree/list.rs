@@ -36,6 +36,9 @@ pub struct Listed {
     pub dirty: bool,
     /// Whether its session is open.
     pub open: bool,
+    /// Whether a landing is in progress: one that stopped at a conflict, was interrupted, or
+    /// left a rebase in the worktree.
+    pub landing: bool,
     /// Whether its folder is missing from disk.
     pub missing: bool,
     /// The pull request it was made on.
@@ -69,11 +72,12 @@ fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
         ahead: None,
         dirty: false,
         open: session.open,
+        landing: session.landing.is_some(),
         missing,
         pull_request: facts.pull_request,
         error: None,
     };
-    let read = || -> Result<(Option<usize>, bool), Error> {
+    let read = || -> Result<(Option<usize>, bool, bool), Error> {
         let ahead = match branch_tip(&facts.repository, &facts.branch)? {
             Some(tip) => Some(commits_ahead(
                 &facts.repository,
@@ -83,12 +87,16 @@ fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
             None => None,
         };
         let dirty = !missing && is_dirty(&facts.path)?;
-        Ok((ahead, dirty))
+        let rebasing = !missing
+            && nodwyn_git::discover(&facts.path)
+                .is_ok_and(|c| nodwyn_git::rebase::rebasing_branch(&c.git_dir).is_some());
+        Ok((ahead, dirty, rebasing))
     };
     match read() {
-        Ok((ahead, dirty)) => {
+        Ok((ahead, dirty, rebasing)) => {
             listed.ahead = ahead;
             listed.dirty = dirty;
+            listed.landing |= rebasing;
         }
         Err(e) => listed.error = Some(e.to_string()),
     }

@@ -58,7 +58,7 @@ pub fn prune(
         if session.open {
             entry.kept.push("the session is open".to_owned());
         } else {
-            entry.kept = keep_reasons(store, facts)?;
+            entry.kept = keep_reasons(store, facts, session.landing.as_ref())?;
         }
         if entry.kept.is_empty() {
             entry.removed = true;

@@ -45,6 +45,13 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
     if !is_nodwyn_path(store, &facts.repository, &facts.path) {
         return Err(Error::NotNodwyns(facts.path.clone()));
     }
+    if !force && session.landing.is_some() {
+        return Err(Error::Refused(format!(
+            "{} stays: {}; `--force` removes it all the same",
+            facts.path.display(),
+            crate::worktree::verdict::landing_in_progress(&facts.branch)
+        )));
+    }
     let mut discarded = Vec::new();
     if std::fs::symlink_metadata(&facts.path).is_ok() {
         let Some(registered) = registration(&facts.repository, &facts.path)? else {

@@ -92,9 +92,13 @@ fn comparable(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// Every reason the worktree of `facts` must stay: it is not one nodwyn made, or removing it
-/// would lose something. Empty when it may go.
-pub fn keep_reasons(store: &Store, facts: &WorktreeFacts) -> Result<Vec<String>, Error> {
+/// Every reason the worktree of `facts` must stay: it is not one nodwyn made, a landing of its
+/// session (`landing`) is in progress, or removing it would lose something. Empty when it may go.
+pub fn keep_reasons(
+    store: &Store,
+    facts: &WorktreeFacts,
+    landing: Option<&nodwyn_prim::PendingLanding>,
+) -> Result<Vec<String>, Error> {
     let path = &facts.path;
     if !is_nodwyn_path(store, &facts.repository, path) {
         return Ok(vec![format!(
@@ -115,6 +119,9 @@ pub fn keep_reasons(store: &Store, facts: &WorktreeFacts) -> Result<Vec<String>,
         )]);
     };
     let mut reasons = Vec::new();
+    if landing.is_some() {
+        reasons.push(landing_in_progress(&facts.branch));
+    }
     if registered.locked {
         reasons.push("it is locked with `git worktree lock`".to_owned());
     }
@@ -157,6 +164,13 @@ pub fn keep_reasons(store: &Store, facts: &WorktreeFacts) -> Result<Vec<String>,
         ));
     }
     Ok(reasons)
+}
+
+/// The reason a worktree stays while its landing is unfinished.
+pub(crate) fn landing_in_progress(branch: &str) -> String {
+    format!(
+        "a landing of {branch} is in progress (`nodwyn land` goes on with it, `nodwyn land --abort` undoes it)"
+    )
 }
 
 /// The first 12 hex digits of a commit id.

@@ -93,7 +93,7 @@ pub(crate) fn replace(
         ctx.report(Fact::VersionKept {
             path: target.path.clone(),
             version,
-        });
+        })?;
     }
     Ok(Written {
         path: shown,

@@ -71,7 +71,7 @@ impl Primitive for GitLand {
         Ok(effect)
     }
     fn run(&self, args: GitLandArgs, ctx: &Context) -> Result<Landed, Error> {
-        land(ctx, &args.message, strategy(&args)?)
+        land(ctx, Some(&args.message), strategy(&args)?)
     }
 }
 

@@ -47,7 +47,9 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
 }
 
 /// The commit step (see the module documentation); `sign` says whether signing is configured.
-pub fn commit_all(dir: &Path, message: &str, sign: bool) -> Result<Committed, Error> {
+/// With changes to commit and no message, it refuses (the changes stay staged, the files as
+/// they are).
+pub fn commit_all(dir: &Path, message: Option<&str>, sign: bool) -> Result<Committed, Error> {
     let (staged, left_out) = stage(dir)?;
     if staged.is_empty() {
         return Ok(Committed {
@@ -55,6 +57,12 @@ pub fn commit_all(dir: &Path, message: &str, sign: bool) -> Result<Committed, Er
             left_out,
         });
     }
+    let Some(message) = message else {
+        return Err(Error::refused(format!(
+            "there are changes to commit ({}), so the landing needs a commit message (-m MESSAGE)",
+            super::named(&staged)
+        )));
+    };
     let commit = commit::commit(dir, message).map_err(|e| signing_failure(sign, e))?;
     Ok(Committed {
         commit: Some(commit),

@@ -1,32 +1,44 @@
 //! git-land: the one step that brings a worktree session's work to its base branch.
 //!
 //! In order: commit every change with the message (credential files left out, signing as the
-//! person configured it); rebase only the session's own commits onto the newest base (its
-//! upstream, fetched first, when it has one); apply the strategy (as they are, squashed, or under
-//! a merge commit); scan what would leave with L1; push by fast-forward only; move the local base
-//! branch only where that is safe. A conflict stops the rebase with the files named and leaves it
-//! in progress; landing again continues it once they are resolved.
+//! person configured it); make the session's own commits again on the newest base (its upstream,
+//! fetched first, when it has one) in the object database, touching no file; apply the strategy
+//! (as they are, squashed, or under a merge commit); scan what would leave with L1; check that
+//! moving the worktree would overwrite nothing git does not track; push by fast-forward only (or,
+//! with no upstream, move the local base); and only then move the session's branch and files to
+//! the landed commit, after keeping the branch's old tip under a backup ref. Every refusal comes
+//! before the branch is rewritten, so a refused landing leaves it exactly as it was.
+//!
+//! A commit that conflicts with the base is rebased by the real `git rebase` in the worktree, so
+//! the conflict can be resolved there; landing again continues it. Each step is journaled in the
+//! session's log before it runs, so a landing stopped anywhere is finished by the next landing or
+//! undone by [`abort`] (see `recover`). Nothing here runs `rebase --abort`, `reset --hard`,
+//! `checkout -f` or `clean`.
 //!
 //! `nodwyn land` (a person's own command) and the `git-land` primitive (an agent's call, judged by
 //! the guard first) both run [`land`].
 
 mod commit;
+mod journal;
 mod local_base;
 mod publish;
+mod recover;
 mod target;
 
 use std::fmt;
 use std::str::FromStr;
 
-use nodwyn_git::{graph, rebase, refs, repo};
+use nodwyn_git::{graph, landed, rebase, refs, replay, repo, switch};
 use serde::{Deserialize, Serialize};
 
 pub use local_base::LocalBase;
 pub use publish::DEFAULT_SSH_COMMAND;
+pub use recover::{Aborted, abort};
 pub use target::{RemoteBranch, Target, target};
 
 use crate::Error;
-use crate::context::{Context, Fact, Push, WorktreeInfo};
+use crate::context::{Context, Fact, LandOutcome, Push, WorktreeInfo};
+use journal::Journal;
 
 /// How the session's commits land.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,30 +96,46 @@ pub struct Landed {
     pub onto: String,
     /// The commit the base branch now points at.
     pub landed: String,
-    /// How many of the session's commits landed.
+    /// How many of the session's commits landed (0 when the base had them already).
     pub commits: usize,
     /// The push, when the base has an upstream.
     pub pushed: Option<Push>,
     /// What happened to the local base branch.
     pub local_base: LocalBase,
+    /// The ref keeping the branch's tip from before the landing rewrote it, when it did.
+    pub backup: Option<String>,
+    /// Why the session's branch and files were not moved to the landed commit, when they were
+    /// not (the work is landed all the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_left: Option<String>,
 }
 
 /// Lands the session's worktree on its base branch (see the module documentation). The message
-/// is the commit message for uncommitted changes, and for the squash or merge commit.
-pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, Error> {
+/// is the commit message for uncommitted changes, and for the squash or merge commit; it may be
+/// left out when there is nothing to commit and the strategy makes no commit of its own.
+pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<Landed, Error> {
     let worktree = ctx.require_worktree("git-land")?;
-    if message.trim().is_empty() {
+    if message.is_some_and(|m| m.trim().is_empty()) {
         return Err(Error::refused(
-            "the landing needs a commit message (-m MESSAGE)",
+            "the commit message is empty: give one with -m MESSAGE, or leave -m out when there is nothing to commit",
         ));
+    }
+    if strategy != Strategy::FfOnly && message.is_none() {
+        return Err(Error::refused(format!(
+            "a {strategy} landing makes a commit of its own, so it needs a message (-m MESSAGE)"
+        )));
     }
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
     let checkout = &target.checkout;
+    recover::refuse_stale_lock(checkout)?;
     let sign = target.config.get_bool("commit.gpgsign");
-    let (continued, committed) = if let Some(rebasing) = rebase::rebasing_branch(&checkout.git_dir)
+    let pending = ctx.pending_landing.clone();
+    let (mut journal, committed, continued) = if let Some(rebasing) =
+        rebase::rebasing_branch(&checkout.git_dir)
     {
-        if rebasing.as_deref() != Some(format!("refs/heads/{}", worktree.branch).as_str()) {
+        let own = format!("refs/heads/{}", worktree.branch);
+        if rebasing.as_deref() != Some(own.as_str()) {
             return Err(Error::refused(format!(
                 "a rebase of {} is in progress in {}, not one of the session's branch {}; finish or abort it first",
                 rebasing.as_deref().unwrap_or("a detached HEAD"),
@@ -115,37 +143,66 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
                 worktree.branch
             )));
         }
-        let left_out = continue_stopped_rebase(dir, worktree, sign)?;
-        (
-            true,
-            commit::Committed {
-                commit: None,
-                left_out,
-            },
-        )
-    } else {
-        refuse_other_head(checkout, worktree)?;
-        (false, commit::commit_all(dir, message, sign)?)
-    };
-    let published = publish_committed(ctx, worktree, &target, message, strategy, sign);
-    // A later step that stops leaves the commit in place: say so, so nobody wonders where the
-    // changes went.
-    let published = match (published, &committed.commit) {
-        (Err(error), Some(commit)) => {
+        let Some(pending) = pending.filter(|p| p.rebase.is_some()) else {
             return Err(Error::refused(format!(
-                "{error} (the changes were committed on {} as {}; landing again goes on from there)",
+                "a rebase of {} that no landing started is in progress in {}; finish it with `git rebase --continue` or undo it with `git rebase --abort` first",
                 worktree.branch,
-                &commit[..commit.len().min(12)]
+                dir.display()
             )));
-        }
-        (published, _) => published?,
+        };
+        let mut journal = Journal::resume(ctx, pending);
+        let left_out =
+            continue_stopped_rebase(ctx, dir, worktree, sign).map_err(|e| journal.leave_open(e))?;
+        let committed = commit::Committed {
+            commit: None,
+            left_out,
+        };
+        (journal, committed, true)
+    } else {
+        let mut journal = match pending {
+            Some(pending) if pending.moving.is_some() => {
+                let mut journal = Journal::resume(ctx, pending);
+                recover::finish_move(ctx, &mut journal, worktree)?;
+                journal
+            }
+            Some(pending) => Journal::resume(ctx, pending),
+            None => {
+                refuse_other_head(checkout, worktree)?;
+                Journal::begin(ctx, &head_of(dir)?, &strategy.to_string())?
+            }
+        };
+        refuse_other_head(checkout, worktree).map_err(|e| journal.fail(e))?;
+        let committed = commit::commit_all(dir, message, sign).map_err(|e| journal.fail(e))?;
+        (journal, committed, false)
     };
+    let published = publish_committed(ctx, &mut journal, worktree, &target, message, strategy, sign)
+        .map_err(|error| {
+            let error = interrupted_or(ctx, worktree, error, &committed);
+            let error = if journal.is_settled() {
+                error
+            } else if matches!(error, Error::Interrupted(_)) {
+                journal.leave_open(error)
+            } else {
+                journal.fail(error)
+            };
+            // A later step that stops leaves the commit in place: say so, so nobody wonders where
+            // the changes went.
+            match (&error, &committed.commit) {
+                (Error::Interrupted(_), _) | (_, None) => error,
+                (_, Some(commit)) => Error::refused(format!(
+                    "{error} (the changes were committed on {} as {}; landing again goes on from there)",
+                    worktree.branch,
+                    short(commit)
+                )),
+            }
+        })?;
+    journal.end(LandOutcome::Landed, None)?;
     ctx.report(Fact::Landed {
         base: target.base.clone(),
         strategy: strategy.to_string(),
         landed: published.landed.clone(),
         left_out: committed.left_out.clone(),
-    });
+    })?;
     Ok(Landed {
         branch: worktree.branch.clone(),
         base: target.base,
@@ -158,7 +215,68 @@ pub fn land(ctx: &Context, message: &str, strategy: Strategy) -> Result<Landed, 
         commits: published.commits,
         pushed: published.pushed,
         local_base: published.local_base,
+        backup: journal.state.backup.map(|(reference, _)| reference),
+        branch_left: published.branch_left,
     })
+}
+
+/// An error that happened while the person or the system asked the landing to stop, worded as
+/// the interruption it is, with the state it left and what to do next.
+fn interrupted_or(
+    ctx: &Context,
+    worktree: &WorktreeInfo,
+    error: Error,
+    committed: &commit::Committed,
+) -> Error {
+    if !ctx.interrupt.is_raised() {
+        return error;
+    }
+    let what = match error {
+        Error::Interrupted(what) => what,
+        other => format!("while a step ran ({other})"),
+    };
+    let commit = committed
+        .commit
+        .as_deref()
+        .map(|c| {
+            format!(
+                "the changes are committed on {} as {}; ",
+                worktree.branch,
+                short(c)
+            )
+        })
+        .unwrap_or_default();
+    let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+    Error::Interrupted(format!(
+        "the landing of {} was interrupted {what}; {commit}nothing was pushed that the base's remote did not accept, and the branch and files are as they were. Land again to go on, or run `nodwyn land --abort {short_id}` to undo the landing",
+        worktree.branch
+    ))
+}
+
+/// Stops with [`Error::Interrupted`] when an interrupt was asked for; `when` says where.
+fn checkpoint(ctx: &Context, when: &str) -> Result<(), Error> {
+    if ctx.interrupt.is_raised() {
+        return Err(Error::Interrupted(when.to_owned()));
+    }
+    Ok(())
+}
+
+/// Paths for a sentence: the first ten, and how many more.
+fn named(paths: &[String]) -> String {
+    let mut text = paths
+        .iter()
+        .take(10)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > 10 {
+        text.push_str(&format!(" and {} more", paths.len() - 10));
+    }
+    text
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(12)]
 }
 
 /// What the steps after the commit did.
@@ -168,74 +286,207 @@ struct Published {
     commits: usize,
     pushed: Option<Push>,
     local_base: LocalBase,
+    branch_left: Option<String>,
 }
 
-/// The steps after the commit: rebase onto the newest base, the strategy, the scan, the push, and
-/// the local base.
+/// The steps after the commit (see the module documentation). If a `git rebase` in the worktree
+/// rewrote the branch and a later step refuses, the branch and files are put back first.
 fn publish_committed(
     ctx: &Context,
+    journal: &mut Journal<'_>,
     worktree: &WorktreeInfo,
     target: &Target,
-    message: &str,
+    message: Option<&str>,
     strategy: Strategy,
     sign: bool,
 ) -> Result<Published, Error> {
     let dir = worktree.path.as_path();
+    checkpoint(ctx, "before it fetched the base")?;
     let onto = newest_base(ctx, worktree, target)?;
+    checkpoint(ctx, "after it fetched the base")?;
     let head = head_of(dir)?;
     let fork = fork_point(dir, worktree, &head, &onto)?;
     let own = graph::commits_between(dir, &fork, &head)?;
-    if own.is_empty() {
+    let resumed = journal.state.backup.is_some() || journal.state.moving.is_some();
+    if own.is_empty() && !resumed {
         return Err(Error::refused(format!(
             "nothing to land: {} has no commit and no change that {} lacks",
             worktree.branch, target.base
         )));
     }
-    if fork != onto || sign {
-        match rebase::rebase_onto(dir, &onto, &fork, sign)
+    let (tip, commits) = if own.is_empty() || landed::is_landed(dir, &head, &onto)? {
+        (onto.clone(), 0)
+    } else {
+        match replay::replay(dir, &fork, &head, &onto, sign, sign)
             .map_err(|e| commit::signing_failure(sign, e))?
         {
-            rebase::Rebased::Done => {}
-            rebase::Rebased::Conflict(files) => return Err(conflict(&target.base, &files)),
+            replay::Replayed::Done { tip, kept } => (tip, kept),
+            replay::Replayed::Conflict { .. } => {
+                rebase_in_worktree(ctx, journal, worktree, target, &head, &fork, &onto, sign)?
+            }
+        }
+    };
+    let current = head_of(dir)?;
+    let after = publish_tip(
+        ctx, journal, worktree, target, &onto, &tip, &current, message, strategy, sign,
+    );
+    match after {
+        Ok(published) => Ok(Published {
+            commits,
+            ..published
+        }),
+        Err(error) => Err(recover::put_back_rewritten(
+            journal, worktree, &current, error,
+        )),
+    }
+}
+
+/// Runs the real `git rebase` in the worktree, for commits that conflict with the base: a
+/// conflict stops it there, left in progress for the person or agent to resolve. Returns the
+/// rebased tip and its commit count when it went through after all.
+#[allow(clippy::too_many_arguments)]
+fn rebase_in_worktree(
+    ctx: &Context,
+    journal: &mut Journal<'_>,
+    worktree: &WorktreeInfo,
+    target: &Target,
+    head: &str,
+    fork: &str,
+    onto: &str,
+    sign: bool,
+) -> Result<(String, usize), Error> {
+    let dir = worktree.path.as_path();
+    refuse_in_the_way(dir, head, onto, "rebase the branch onto the new base")?;
+    checkpoint(ctx, "before its rebase")?;
+    if journal.state.backup.is_none() {
+        journal.back_up(dir, head)?;
+    }
+    journal.rebase(onto, fork)?;
+    match rebase::rebase_onto(dir, onto, fork, sign) {
+        Ok(rebase::Rebased::Done) => {
+            let rebased = head_of(dir)?;
+            Ok((
+                rebased.clone(),
+                graph::commits_between(dir, onto, &rebased)?.len(),
+            ))
+        }
+        Ok(rebase::Rebased::Conflict(files)) => {
+            Err(journal.leave_open(conflict(&target.base, &files)))
+        }
+        Err(error) => {
+            let error = commit::signing_failure(sign, error);
+            Err(recover::undo_stopped_rebase(ctx, journal, worktree, error))
         }
     }
-    let head = head_of(dir)?;
-    let landed = apply_strategy(dir, worktree, strategy, message, &onto, &head, sign)?;
-    publish::refuse_credentials(dir, &onto, &landed)?;
+}
+
+/// After the new tip is made: the strategy, the scan, the check of the worktree, the push (or
+/// the local base), and the move of the branch and files.
+#[allow(clippy::too_many_arguments)]
+fn publish_tip(
+    ctx: &Context,
+    journal: &mut Journal<'_>,
+    worktree: &WorktreeInfo,
+    target: &Target,
+    onto: &str,
+    tip: &str,
+    current: &str,
+    message: Option<&str>,
+    strategy: Strategy,
+    sign: bool,
+) -> Result<Published, Error> {
+    let dir = worktree.path.as_path();
+    let landed = if tip == onto {
+        onto.to_owned()
+    } else {
+        apply_strategy(dir, strategy, message.unwrap_or_default(), onto, tip, sign)?
+    };
+    if landed != onto {
+        publish::refuse_credentials(dir, onto, &landed)?;
+    }
+    if landed != current {
+        refuse_in_the_way(
+            dir,
+            current,
+            &landed,
+            "move the worktree to the landed commit",
+        )?;
+    }
+    checkpoint(ctx, "before it pushed")?;
     let pushed = match &target.remote {
-        Some(remote) => {
+        Some(remote) if landed != onto => {
             let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
-            let push = publish::push_to(dir, remote, &onto, &landed, ssh)?;
-            ctx.report(Fact::Pushed(push.clone()));
+            let push = publish::push_to(dir, remote, onto, &landed, ssh)?;
+            ctx.report(Fact::Pushed(push.clone()))?;
             Some(push)
         }
-        None => None,
+        _ => None,
     };
-    // After a push, failing to move the local base must not make the landing look failed.
-    let local_base = local_base::move_local_base(&worktree.repository, &target.base, &landed)
-        .unwrap_or_else(|e| LocalBase::Left {
-            why: format!("it could not be moved: {e}"),
-        });
-    if pushed.is_none()
-        && let LocalBase::Left { why } = &local_base
-    {
-        return Err(Error::refused(format!(
-            "nothing landed: {why}; {} holds the rebased work, so land again once that is settled",
-            worktree.branch
-        )));
+    let mut local_base = None;
+    if target.remote.is_none() {
+        let moved = local_base::move_local_base(&worktree.repository, &target.base, &landed)?;
+        if let LocalBase::Left { why } = &moved {
+            return Err(Error::refused(format!(
+                "nothing landed: {why}; {} holds the work, so land again once that is settled",
+                worktree.branch
+            )));
+        }
+        local_base = Some(moved);
     }
+    let mut branch_left = None;
+    if landed != current {
+        if journal.state.backup.is_none() {
+            journal.back_up(dir, current)?;
+        }
+        journal.moving(current, &landed)?;
+        let reason = format!("nodwyn land: onto {}", target.base);
+        if let Err(error) = switch::switch(dir, &worktree.branch, current, &landed, &reason) {
+            branch_left = Some(format!(
+                "the branch and files stay at {} ({error}); its work is landed all the same",
+                short(current)
+            ));
+        }
+    }
+    // After a push, failing to move the local base must not make the landing look failed.
+    let local_base = match local_base {
+        Some(moved) => moved,
+        None => local_base::move_local_base(&worktree.repository, &target.base, &landed)
+            .unwrap_or_else(|e| LocalBase::Left {
+                why: format!("it could not be moved: {e}"),
+            }),
+    };
     Ok(Published {
-        onto,
+        onto: onto.to_owned(),
         landed,
-        commits: own.len(),
+        commits: 0,
         pushed,
         local_base,
+        branch_left,
     })
+}
+
+/// Refuses when moving the worktree from `from` to `to` (to `doing`) would overwrite or delete
+/// something git does not track, or a change not committed.
+fn refuse_in_the_way(
+    dir: &std::path::Path,
+    from: &str,
+    to: &str,
+    doing: &str,
+) -> Result<(), Error> {
+    let found = switch::in_the_way(dir, from, to)?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(Error::refused(format!(
+        "the landing would have to overwrite or delete {} in the worktree to {doing}, and git does not have their content (untracked or ignored files, or changes left out of the commit); it stopped before rewriting or pushing anything. Move them out of the way, then land again",
+        named(&found)
+    )))
 }
 
 /// Continues a rebase a conflict stopped, once no conflict marker is left in the files it
 /// stopped on or in any other changed file. Returns the credential files left out.
 fn continue_stopped_rebase(
+    ctx: &Context,
     dir: &std::path::Path,
     worktree: &WorktreeInfo,
     sign: bool,
@@ -243,9 +494,17 @@ fn continue_stopped_rebase(
     commit::refuse_conflict_markers(dir, &rebase::unmerged_paths(dir)?)?;
     let (staged, left_out) = commit::stage(dir)?;
     commit::refuse_conflict_markers(dir, &staged)?;
-    match rebase::continue_rebase(dir).map_err(|e| commit::signing_failure(sign, e))? {
-        rebase::Rebased::Done => Ok(left_out),
-        rebase::Rebased::Conflict(files) => Err(conflict(&worktree.base, &files)),
+    match rebase::continue_rebase(dir) {
+        Ok(rebase::Rebased::Done) => Ok(left_out),
+        Ok(rebase::Rebased::Conflict(files)) => Err(conflict(&worktree.base, &files)),
+        Err(error) => {
+            let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+            Err(Error::refused(format!(
+                "the rebase left in progress in {} could not go on ({}); nothing was undone. Resolve it with git, or run `nodwyn land --abort {short_id}` to put the branch and files back as they were before the landing",
+                dir.display(),
+                commit::signing_failure(sign, error)
+            )))
+        }
     }
 }
 
@@ -330,30 +589,21 @@ fn fork_point(
     }
 }
 
-/// Makes the commit the base will point at: HEAD as it is, one squashed commit, or a merge commit
-/// over it; the session's branch follows (compare-and-swap), so the worktree stays clean.
+/// Makes the commit the base will point at, in the object database: the tip as it is, one
+/// squashed commit, or a merge commit over it.
 fn apply_strategy(
     dir: &std::path::Path,
-    worktree: &WorktreeInfo,
     strategy: Strategy,
     message: &str,
     onto: &str,
-    head: &str,
+    tip: &str,
     sign: bool,
 ) -> Result<String, Error> {
-    let tree = graph::tree_of(dir, head)?;
-    let commit = match strategy {
-        Strategy::FfOnly => return Ok(head.to_owned()),
+    let tree = graph::tree_of(dir, tip)?;
+    match strategy {
+        Strategy::FfOnly => return Ok(tip.to_owned()),
         Strategy::Squash => nodwyn_git::commit::commit_tree(dir, &tree, &[onto], message, sign),
-        Strategy::NoFf => nodwyn_git::commit::commit_tree(dir, &tree, &[onto, head], message, sign),
+        Strategy::NoFf => nodwyn_git::commit::commit_tree(dir, &tree, &[onto, tip], message, sign),
     }
-    .map_err(|e| commit::signing_failure(sign, e))?;
-    graph::update_ref(
-        dir,
-        &format!("refs/heads/{}", worktree.branch),
-        &commit,
-        head,
-        &format!("nodwyn land: {strategy}"),
-    )?;
-    Ok(commit)
+    .map_err(|e| commit::signing_failure(sign, e))
 }

@@ -8,8 +8,9 @@ use crate::output::{self, table};
 
 /// List nodwyn's worktrees of the repository.
 ///
-/// For each: its session, branch, base, commits ahead of the base, and whether it is dirty (as
-/// `git status` says), open, or missing from disk.
+/// For each: its session, branch, base, commits ahead of the base, and whether it is open,
+/// landing (a landing stopped at a conflict or by an interrupt, or a rebase in progress), dirty
+/// (as `git status` says), or missing from disk.
 #[derive(Debug, Args)]
 pub struct ListArgs {
     #[command(flatten)]
@@ -30,6 +31,9 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
         .iter()
         .map(|w| {
             let mut state = vec![if w.open { "open" } else { "closed" }];
+            if w.landing {
+                state.push("landing");
+            }
             if w.missing {
                 state.push("missing");
             } else if w.dirty {

@@ -1,0 +1,256 @@
+//! Moving a worktree's branch, index and files from one commit to another, and putting files
+//! back, without losing anything git has no business overwriting.
+//!
+//! `git checkout`, `git rebase` and `git read-tree -u` all overwrite an *ignored* file that stands
+//! where the new commit has a file (a build output, a copied `.env`), and `reset --hard`,
+//! `rebase --abort` or `checkout -f` overwrite changes too. Nothing here does: [`in_the_way`]
+//! names every untracked or ignored file a move would touch so the caller refuses first,
+//! [`switch`] moves by a two-way `git read-tree -m -u` (which refuses to overwrite a change) and
+//! a compare-and-swap of the branch, and [`put_back`] writes a commit's version of named paths
+//! only, after [`snapshot`] has kept what they held in a commit.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::Error;
+use crate::command::{GitCommand, nul_records};
+
+/// The paths `commit` tracks.
+pub fn tracked(dir: &Path, commit: &str) -> Result<HashSet<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit])
+        .run()?;
+    Ok(nul_records(&stdout).collect())
+}
+
+/// The paths whose content differs between the commits `from` and `to` (renames as a deletion
+/// and an addition).
+pub fn changed_between(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            "--no-ext-diff",
+            from,
+            to,
+            "--",
+        ])
+        .run()?;
+    Ok(nul_records(&stdout).collect())
+}
+
+/// What in the worktree at `dir` (whose index and HEAD are at `from`) stands in the way of
+/// moving to `to`: untracked or ignored files, links or folders where `to` has a file, files
+/// where it needs a folder, and changes to tracked files the move would replace. Empty when the
+/// move overwrites nothing but `from`'s own content.
+pub fn in_the_way(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
+    let changed = changed_between(dir, from, to)?;
+    if changed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let was_tracked = tracked(dir, from)?;
+    let mut found = Vec::new();
+    for path in &changed {
+        if was_tracked.contains(path) {
+            continue;
+        }
+        if std::fs::symlink_metadata(dir.join(path)).is_ok() {
+            found.push(path.clone());
+            continue;
+        }
+        let mut ancestor = Path::new(path).parent();
+        while let Some(folder) = ancestor.filter(|a| !a.as_os_str().is_empty()) {
+            let name = folder.to_string_lossy().into_owned();
+            if !was_tracked.contains(&name)
+                && std::fs::symlink_metadata(dir.join(folder)).is_ok_and(|m| !m.is_dir())
+            {
+                found.push(name);
+                break;
+            }
+            ancestor = folder.parent();
+        }
+    }
+    let changed: HashSet<&String> = changed.iter().collect();
+    for path in uncommitted(dir, from)? {
+        if changed.contains(&path) {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+/// Tracked paths whose file or index entry differs from `commit`.
+fn uncommitted(dir: &Path, commit: &str) -> Result<Vec<String>, Error> {
+    let mut paths = Vec::new();
+    for cached in [false, true] {
+        let mut command = GitCommand::new(dir).read_only().args([
+            "diff",
+            "--name-only",
+            "--no-renames",
+            "--no-ext-diff",
+            "-z",
+        ]);
+        if cached {
+            command = command.args(["--cached", commit]);
+        }
+        paths.extend(nul_records(&command.arg("--").run()?));
+    }
+    Ok(paths)
+}
+
+/// Moves the checked-out `branch` of the worktree at `dir` from the commit `from` to `to`: its
+/// files and index by a two-way `git read-tree -m -u` (git refuses, changing nothing, when that
+/// would overwrite a change), then the branch by compare-and-swap. If the branch moved meanwhile,
+/// the files go back to `from` and the error is returned. Both steps run shielded from the
+/// terminal's Ctrl-C; call [`in_the_way`] first, since read-tree overwrites ignored files.
+pub fn switch(dir: &Path, branch: &str, from: &str, to: &str, reason: &str) -> Result<(), Error> {
+    read_tree_move(dir, from, to)?;
+    let moved = GitCommand::new(dir)
+        .shielded()
+        .args([
+            "update-ref",
+            "-m",
+            reason,
+            &format!("refs/heads/{branch}"),
+            to,
+            from,
+        ])
+        .run();
+    if let Err(error) = moved {
+        read_tree_move(dir, to, from)?;
+        return Err(error);
+    }
+    Ok(())
+}
+
+fn read_tree_move(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
+    GitCommand::new(dir)
+        .shielded()
+        .args(["read-tree", "-m", "-u", from, to])
+        .run()
+        .map(drop)
+}
+
+/// The paths where the worktree at `dir` differs from `commit`: files `commit` tracks that are
+/// changed or missing, and those of `made` (paths something may have written) that exist though
+/// `commit` does not track them.
+pub fn differing(dir: &Path, commit: &str, made: &[String]) -> Result<Vec<String>, Error> {
+    let scratch = ScratchIndex::new(dir, commit)?;
+    scratch
+        .command(dir)
+        .args(["update-index", "-q", "--refresh"])
+        .output()?;
+    let stdout = scratch
+        .command(dir)
+        .read_only()
+        .args(["diff-files", "--name-only", "-z", "--"])
+        .run()?;
+    let mut paths: Vec<String> = nul_records(&stdout).collect();
+    let tracked = tracked(dir, commit)?;
+    paths.extend(
+        made.iter()
+            .filter(|p| !tracked.contains(*p))
+            .filter(|p| std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| !m.is_dir()))
+            .cloned(),
+    );
+    paths.sort();
+    paths.dedup();
+    Ok(paths)
+}
+
+/// A commit on `parent` that holds what the worktree at `dir` has now at `paths` (a missing file
+/// as deleted), and `parent`'s content elsewhere: what [`put_back`] will overwrite, kept.
+pub fn snapshot(
+    dir: &Path,
+    parent: &str,
+    paths: &[String],
+    message: &str,
+) -> Result<String, Error> {
+    let scratch = ScratchIndex::new(dir, parent)?;
+    let mut list = Vec::new();
+    for path in paths {
+        list.extend_from_slice(path.as_bytes());
+        list.push(0);
+    }
+    scratch
+        .command(dir)
+        .args(["update-index", "--add", "--remove", "-z", "--stdin"])
+        .input(list)
+        .run()?;
+    let tree = scratch.command(dir).args(["write-tree"]).run_text()?;
+    crate::commit::commit_tree(dir, &tree, &[parent], message, false)
+}
+
+/// Writes `commit`'s version of each of `paths` into the worktree at `dir` (removing the files
+/// it does not track), then makes the index `commit`'s tree. Other files are not touched.
+pub fn put_back(dir: &Path, commit: &str, paths: &[String]) -> Result<(), Error> {
+    let tracked = tracked(dir, commit)?;
+    let (present, absent): (Vec<&String>, Vec<&String>) =
+        paths.iter().partition(|p| tracked.contains(*p));
+    for path in absent {
+        let file = dir.join(path);
+        if std::fs::symlink_metadata(&file).is_ok_and(|m| !m.is_dir()) {
+            std::fs::remove_file(&file).map_err(|source| Error::Io { path: file, source })?;
+        }
+    }
+    if !present.is_empty() {
+        let scratch = ScratchIndex::new(dir, commit)?;
+        let mut list = Vec::new();
+        for path in present {
+            list.extend_from_slice(path.as_bytes());
+            list.push(0);
+        }
+        scratch
+            .command(dir)
+            .shielded()
+            .args(["checkout-index", "--force", "-z", "--stdin"])
+            .input(list)
+            .run()?;
+    }
+    GitCommand::new(dir)
+        .shielded()
+        .args(["read-tree", commit])
+        .run()?;
+    GitCommand::new(dir)
+        .args(["update-index", "-q", "--refresh"])
+        .output()
+        .map(drop)
+}
+
+/// A temporary index in the checkout's git folder, loaded with a commit's tree; git commands
+/// run against it leave the real index alone.
+struct ScratchIndex {
+    _folder: tempfile::TempDir,
+    file: std::path::PathBuf,
+}
+
+impl ScratchIndex {
+    fn new(dir: &Path, commit: &str) -> Result<Self, Error> {
+        let git_dir = crate::repo::discover(dir)?.git_dir;
+        let folder = tempfile::Builder::new()
+            .prefix("nodwyn-index-")
+            .tempdir_in(&git_dir)
+            .map_err(|source| Error::Io {
+                path: git_dir.clone(),
+                source,
+            })?;
+        let file = folder.path().join("index");
+        let scratch = Self {
+            _folder: folder,
+            file,
+        };
+        scratch.command(dir).args(["read-tree", commit]).run()?;
+        Ok(scratch)
+    }
+
+    fn command(&self, dir: &Path) -> GitCommand {
+        GitCommand::new(dir).env("GIT_INDEX_FILE", &self.file)
+    }
+}

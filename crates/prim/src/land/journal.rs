@@ -1,0 +1,138 @@
+//! A landing's journal: what it did, written to the session's log before each step that changes
+//! something, so a landing stopped at any point (Ctrl-C, a killed process, a machine that stops)
+//! can be finished or undone by the next one, and the backup refs that keep the branch's commits
+//! before anything rewrites them.
+
+use std::path::Path;
+
+use nodwyn_git::GitCommand;
+
+use crate::Error;
+use crate::context::{Context, Fact, LandOutcome, PendingLanding};
+
+/// The journal of the landing in progress.
+pub struct Journal<'a> {
+    ctx: &'a Context,
+    /// What the journal holds so far (an earlier process's records included).
+    pub state: PendingLanding,
+    ended: bool,
+}
+
+impl<'a> Journal<'a> {
+    /// Begins a landing of a branch whose tip is `head`.
+    pub fn begin(ctx: &'a Context, head: &str, strategy: &str) -> Result<Self, Error> {
+        ctx.report(Fact::LandBegin {
+            head: head.to_owned(),
+            strategy: strategy.to_owned(),
+        })?;
+        Ok(Self {
+            ctx,
+            state: PendingLanding {
+                head: head.to_owned(),
+                ..PendingLanding::default()
+            },
+            ended: false,
+        })
+    }
+
+    /// Goes on with a landing an earlier process began (a rebase it left at a conflict).
+    pub fn resume(ctx: &'a Context, state: PendingLanding) -> Self {
+        Self {
+            ctx,
+            state,
+            ended: false,
+        }
+    }
+
+    /// Keeps `commit` under a new backup ref of the session and records it, before anything
+    /// rewrites the branch. Returns the ref.
+    pub fn back_up(&mut self, dir: &Path, commit: &str) -> Result<String, Error> {
+        let reference = next_backup_ref(dir, &self.ctx.session)?;
+        GitCommand::new(dir)
+            .args([
+                "update-ref",
+                "-m",
+                "nodwyn land: backup",
+                &reference,
+                commit,
+                "",
+            ])
+            .run()?;
+        self.ctx.report(Fact::LandBackup {
+            reference: reference.clone(),
+            commit: commit.to_owned(),
+        })?;
+        if self.state.backup.is_none() {
+            self.state.backup = Some((reference.clone(), commit.to_owned()));
+        }
+        Ok(reference)
+    }
+
+    /// Records that a `git rebase` of the commits after `upstream` onto `onto` is about to run in
+    /// the worktree.
+    pub fn rebase(&mut self, onto: &str, upstream: &str) -> Result<(), Error> {
+        self.ctx.report(Fact::LandRebase {
+            onto: onto.to_owned(),
+            upstream: upstream.to_owned(),
+        })?;
+        self.state.rebase = Some((onto.to_owned(), upstream.to_owned()));
+        Ok(())
+    }
+
+    /// Records that the worktree and branch are about to move from `from` to `to`.
+    pub fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
+        self.ctx.report(Fact::LandMove {
+            from: from.to_owned(),
+            to: to.to_owned(),
+        })?;
+        self.state.moving = Some((from.to_owned(), to.to_owned()));
+        Ok(())
+    }
+
+    /// Ends the landing.
+    pub fn end(&mut self, outcome: LandOutcome, why: Option<String>) -> Result<(), Error> {
+        self.ended = true;
+        self.ctx.report(Fact::LandEnd { outcome, why })
+    }
+
+    /// Ends the landing with the outcome `error` stands for, and returns the error.
+    pub fn fail(&mut self, error: Error) -> Error {
+        let outcome = match &error {
+            Error::Refused(_) => LandOutcome::Refused,
+            Error::Interrupted(_) => LandOutcome::Interrupted,
+            _ => LandOutcome::Failed,
+        };
+        if let Err(unrecorded) = self.end(outcome, Some(error.to_string())) {
+            tracing::warn!(%unrecorded, "the end of a landing could not be recorded");
+        }
+        error
+    }
+
+    /// Leaves the landing unfinished on purpose (a rebase stopped at a conflict, for the person or
+    /// agent to resolve), and returns `error`.
+    pub fn leave_open(&mut self, error: Error) -> Error {
+        self.ended = true;
+        error
+    }
+
+    /// Whether the landing has ended (or was left open on purpose).
+    pub fn is_settled(&self) -> bool {
+        self.ended
+    }
+}
+
+/// `refs/nodwyn/backup/<short id>/<n>`, with `n` one more than the highest the session has.
+fn next_backup_ref(dir: &Path, session: &str) -> Result<String, Error> {
+    let short = session.rsplit('-').next().unwrap_or(session);
+    let prefix = format!("refs/nodwyn/backup/{short}/");
+    let listed = GitCommand::new(dir)
+        .read_only()
+        .args(["for-each-ref", "--format=%(refname)", &prefix])
+        .run_text()?;
+    let highest = listed
+        .lines()
+        .filter_map(|r| r.strip_prefix(&prefix)?.parse::<u64>().ok())
+        .max()
+        .unwrap_or(0);
+    Ok(format!("{prefix}{}", highest + 1))
+}
