@@ -7,7 +7,7 @@ use nodwyn_tests::{TestEnv, make_executable, write};
 use serde_json::Value;
 
 /// A credential shape L1 reports (a GitHub token), built here so this file holds none.
-fn token() -> String {
+pub(crate) fn token() -> String {
     format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8")
 }
 
@@ -58,11 +58,26 @@ fn refused_untouched(
 }
 
 /// Someone else pushes a commit to `remote`'s main from a clone of their own; returns it.
-fn push_from_elsewhere(env: &TestEnv, remote: &Path) -> String {
+pub(crate) fn push_from_elsewhere(env: &TestEnv, remote: &Path) -> String {
+    push_file_from_elsewhere(env, remote, "theirs.txt", "theirs\n", false)
+}
+
+/// Someone else pushes a commit writing `content` to `file` (added with `-f` when `force`, so
+/// an ignored path can be committed) to `remote`'s main from a clone of their own; returns it.
+pub(crate) fn push_file_from_elsewhere(
+    env: &TestEnv,
+    remote: &Path,
+    file: &str,
+    content: &str,
+    force: bool,
+) -> String {
     let other = env.root().join("other");
     let (remote, other_path) = (remote.to_str().unwrap(), other.to_str().unwrap());
     env.git(&env.root(), &["clone", "-q", remote, other_path]);
-    write(&other.join("theirs.txt"), "theirs\n");
+    write(&other.join(file), content);
+    if force {
+        env.git(&other, &["add", "-f", file]);
+    }
     let theirs = env.commit_all(&other, "theirs");
     env.git(&other, &["push", "-q", "origin", "main"]);
     theirs

@@ -5,6 +5,7 @@ mod call;
 mod human_output;
 mod include;
 mod land;
+mod land_recovery;
 mod lifecycle;
 mod listing;
 mod new;

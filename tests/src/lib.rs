@@ -191,6 +191,44 @@ impl TestEnv {
         Run::from_output(child.wait_with_output().unwrap())
     }
 
+    /// Starts `nodwyn ARGS` in `dir` in a process group of its own, waits until `marker` exists
+    /// (a hook or stand-in program touches it at the moment to stop at), then sends `signal` to
+    /// the whole group, as a terminal's Ctrl-C does (`INT`) or as a machine that stops would
+    /// (`KILL`), and returns how nodwyn ended.
+    #[track_caller]
+    pub fn nodwyn_stopped_at(&self, dir: &Path, args: &[&str], marker: &Path, signal: &str) -> Run {
+        use std::os::unix::process::CommandExt;
+        let child = self
+            .nodwyn_command(dir, args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while !marker.exists() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "{} never appeared",
+                marker.display()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let group = format!("-{}", child.id());
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), "--", &group])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{signal} {group}");
+        let run = Run::from_output(child.wait_with_output().unwrap());
+        // Whatever the signal left of the group (a hook's sleep) goes too.
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        run
+    }
+
     /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
     /// newline; returns what the terminal showed.
     pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {

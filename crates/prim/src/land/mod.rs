@@ -172,30 +172,27 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
             }
         };
         refuse_other_head(checkout, worktree).map_err(|e| journal.fail(e))?;
-        let committed = commit::commit_all(dir, message, sign).map_err(|e| journal.fail(e))?;
+        let committed = commit::commit_all(dir, message, sign).map_err(|e| {
+            stopped(
+                ctx,
+                &mut journal,
+                worktree,
+                &commit::Committed::default(),
+                e,
+            )
+        })?;
         (journal, committed, false)
     };
-    let published = publish_committed(ctx, &mut journal, worktree, &target, message, strategy, sign)
-        .map_err(|error| {
-            let error = interrupted_or(ctx, worktree, error, &committed);
-            let error = if journal.is_settled() {
-                error
-            } else if matches!(error, Error::Interrupted(_)) {
-                journal.leave_open(error)
-            } else {
-                journal.fail(error)
-            };
-            // A later step that stops leaves the commit in place: say so, so nobody wonders where
-            // the changes went.
-            match (&error, &committed.commit) {
-                (Error::Interrupted(_), _) | (_, None) => error,
-                (_, Some(commit)) => Error::refused(format!(
-                    "{error} (the changes were committed on {} as {}; landing again goes on from there)",
-                    worktree.branch,
-                    short(commit)
-                )),
-            }
-        })?;
+    let published = publish_committed(
+        ctx,
+        &mut journal,
+        worktree,
+        &target,
+        message,
+        strategy,
+        sign,
+    )
+    .map_err(|error| stopped(ctx, &mut journal, worktree, &committed, error))?;
     journal.end(LandOutcome::Landed, None)?;
     ctx.report(Fact::Landed {
         base: target.base.clone(),
@@ -220,13 +217,41 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
     })
 }
 
+/// Ends the journal for a landing that stopped with `error` (an interruption leaves it open, for
+/// the next landing or `--abort`), and words the error: as the interruption it was, or with the
+/// commit the landing made, so nobody wonders where the changes went.
+fn stopped(
+    ctx: &Context,
+    journal: &mut Journal<'_>,
+    worktree: &WorktreeInfo,
+    committed: &commit::Committed,
+    error: Error,
+) -> Error {
+    let error = interrupted_or(ctx, worktree, error, journal);
+    let error = if journal.is_settled() {
+        error
+    } else if matches!(error, Error::Interrupted(_)) {
+        journal.leave_open(error)
+    } else {
+        journal.fail(error)
+    };
+    match (&error, &committed.commit) {
+        (Error::Interrupted(_), _) | (_, None) => error,
+        (_, Some(commit)) => Error::refused(format!(
+            "{error} (the changes were committed on {} as {}; landing again goes on from there)",
+            worktree.branch,
+            short(commit)
+        )),
+    }
+}
+
 /// An error that happened while the person or the system asked the landing to stop, worded as
 /// the interruption it is, with the state it left and what to do next.
 fn interrupted_or(
     ctx: &Context,
     worktree: &WorktreeInfo,
     error: Error,
-    committed: &commit::Committed,
+    journal: &Journal<'_>,
 ) -> Error {
     if !ctx.interrupt.is_raised() {
         return error;
@@ -235,20 +260,18 @@ fn interrupted_or(
         Error::Interrupted(what) => what,
         other => format!("while a step ran ({other})"),
     };
-    let commit = committed
-        .commit
-        .as_deref()
-        .map(|c| {
-            format!(
-                "the changes are committed on {} as {}; ",
-                worktree.branch,
-                short(c)
-            )
-        })
-        .unwrap_or_default();
-    let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+    let head = head_of(&worktree.path).ok();
+    let committed = match &head {
+        Some(head) if *head != journal.state.head => format!(
+            "the changes are committed on {} as {}, and ",
+            worktree.branch,
+            short(head)
+        ),
+        _ => String::new(),
+    };
+    let short_id = short_id(ctx);
     Error::Interrupted(format!(
-        "the landing of {} was interrupted {what}; {commit}nothing was pushed that the base's remote did not accept, and the branch and files are as they were. Land again to go on, or run `nodwyn land --abort {short_id}` to undo the landing",
+        "the landing of {} was interrupted {what}: {committed}nothing in the worktree was rewritten. Land again to go on from there, or run `nodwyn land --abort {short_id}` to undo the landing",
         worktree.branch
     ))
 }
@@ -371,7 +394,7 @@ fn rebase_in_worktree(
             ))
         }
         Ok(rebase::Rebased::Conflict(files)) => {
-            Err(journal.leave_open(conflict(&target.base, &files)))
+            Err(journal.leave_open(conflict(ctx, &target.base, &files)))
         }
         Err(error) => {
             let error = commit::signing_failure(sign, error);
@@ -496,9 +519,9 @@ fn continue_stopped_rebase(
     commit::refuse_conflict_markers(dir, &staged)?;
     match rebase::continue_rebase(dir) {
         Ok(rebase::Rebased::Done) => Ok(left_out),
-        Ok(rebase::Rebased::Conflict(files)) => Err(conflict(&worktree.base, &files)),
+        Ok(rebase::Rebased::Conflict(files)) => Err(conflict(ctx, &worktree.base, &files)),
         Err(error) => {
-            let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+            let short_id = short_id(ctx);
             Err(Error::refused(format!(
                 "the rebase left in progress in {} could not go on ({}); nothing was undone. Resolve it with git, or run `nodwyn land --abort {short_id}` to put the branch and files back as they were before the landing",
                 dir.display(),
@@ -508,11 +531,17 @@ fn continue_stopped_rebase(
     }
 }
 
-fn conflict(base: &str, files: &[String]) -> Error {
+fn conflict(ctx: &Context, base: &str, files: &[String]) -> Error {
     Error::refused(format!(
-        "the rebase onto {base} stopped at a conflict in {}; the rebase is left in progress: resolve the files (leaving no conflict marker), then land again to continue",
-        files.join(", ")
+        "the rebase onto {base} stopped at a conflict in {}; the rebase is left in progress: resolve the files (leaving no conflict marker), then land again to continue, or run `nodwyn land --abort {}` to undo the landing",
+        named(files),
+        short_id(ctx)
     ))
+}
+
+/// The session's 8 hex digits, as commands take them.
+fn short_id(ctx: &Context) -> &str {
+    ctx.session.rsplit('-').next().unwrap_or(&ctx.session)
 }
 
 /// Refuses unless the worktree has the session's branch checked out, and no other git operation

@@ -138,7 +138,7 @@ pub fn finish_move(
         return Ok(());
     };
     let dir = worktree.path.as_path();
-    let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+    let short_id = super::short_id(ctx);
     let tip = tip_of(dir, worktree)?;
     if tip == to {
         journal.state.moving = None;
@@ -239,11 +239,14 @@ pub fn undo_stopped_rebase(
         return journal.fail(error);
     };
     match quit_rebase(journal, worktree, &backup, onto.as_deref()) {
+        Ok(_) if ctx.interrupt.is_raised() => Error::Interrupted(
+            "while it rebased (the rebase it had begun was undone)".to_owned(),
+        ),
         Ok(_) => journal.fail(Error::refused(format!(
             "the rebase onto the base stopped ({error}); the branch and files were put back as they were"
         ))),
         Err(why) => {
-            let short_id = ctx.session.rsplit('-').next().unwrap_or(&ctx.session);
+            let short_id = super::short_id(ctx);
             journal.leave_open(Error::refused(format!(
                 "the rebase in {} stopped ({error}) and could not be undone ({why}); run `nodwyn land --abort {short_id}` once that is settled",
                 dir.display()
