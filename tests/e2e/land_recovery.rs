@@ -307,6 +307,13 @@ fn killed_mid_rebase_then_abort() {
 #[test]
 fn ctrl_c_before_the_push_then_land_again() {
     let (s, _, before, _) = stopped(Step::BeforePush, "INT");
+    // close and prune keep a worktree whose landing is unfinished, and say why.
+    let closed = s.env.nodwyn_json(&s.repo, &["worktree", "close", &s.id]);
+    assert_eq!(closed["removed"], false);
+    assert!(closed["kept"].to_string().contains("landing"), "{closed}");
+    let pruned = s.env.nodwyn_json(&s.repo, &["worktree", "prune"]);
+    assert!(pruned.to_string().contains("landing"), "{pruned}");
+    s.env.nodwyn_json(&s.repo, &["worktree", "resume", &s.id]);
     assert_eq!(
         s.env.git(&s.remote, &["log", "--format=%s", "-1", "main"]),
         "theirs",
