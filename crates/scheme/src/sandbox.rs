@@ -14,7 +14,7 @@
 //! empty: standard input is the person's terminal, where they answer the guard's questions.
 //!
 //! steel has no memory limit, and a failed allocation aborts the whole program: the procedures
-//! that could ask for gigabytes in one call are bounded ([`crate::bounds`]).
+//! that could ask for gigabytes in one call are bounded (see the `bounds` module).
 
 use std::sync::Arc;
 

@@ -11,7 +11,7 @@ use crate::environment::{self, user_config_file};
 use crate::output::{self, short_commit};
 use crate::person::Terminal;
 
-/// Open a session in a new worktree of the repository, on a new branch nodwyn/<id>.
+/// Open a session in a new worktree of the repository, on a new branch `nodwyn/ID`.
 ///
 /// The worktree starts from the checkout's HEAD (or --base, or a pull request's head with --pr),
 /// without its uncommitted changes. Run from inside a worktree, it makes a sibling based on that
