@@ -2,6 +2,7 @@
 //! temporary folders. One test binary (faster to link on two cores); one module per area.
 
 mod call;
+mod contract;
 mod human_output;
 mod include;
 mod land;

@@ -1,11 +1,13 @@
 //! How failures leave the program: usage errors exit 2, every other error exits 1 with one
-//! sentence on stderr starting `nodwyn: `.
+//! sentence on stderr starting `nodwyn: `. With `--json`, stdout also gets one JSON document
+//! `{"error": {"message": ..., "kind": ...}}`, `kind` being a stable code programs act on.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 /// Prints a clap error in nodwyn's form and returns its exit code (0 for `--help`/`--version`).
-pub fn usage(error: clap::Error) -> ExitCode {
+/// `json` says whether `--json` was among the arguments.
+pub fn usage(error: clap::Error, json: bool) -> ExitCode {
     use clap::error::ErrorKind;
     match error.kind() {
         ErrorKind::DisplayHelp
@@ -22,22 +24,59 @@ pub fn usage(error: clap::Error) -> ExitCode {
             let rendered = error.render().to_string();
             let rendered = rendered.strip_prefix("error: ").unwrap_or(&rendered);
             let _ = write!(std::io::stderr(), "nodwyn: {rendered}");
+            if json {
+                let message = rendered.split("\n\n").next().unwrap_or_default();
+                let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
+                print_json_error(&message, "usage");
+            }
             ExitCode::from(2)
         }
     }
 }
 
-/// Prints an error and returns exit code 1. A closed stdout (`nodwyn ... | head`) is not an
-/// error.
-pub fn report(error: &anyhow::Error) -> ExitCode {
-    if error
-        .downcast_ref::<std::io::Error>()
-        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    {
+/// Prints an error (and, with `json`, its JSON document on stdout) and returns `exit` (1, or 2
+/// for the checks a hook runs). A closed stdout (`nodwyn ... | head`) is not an error.
+pub fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
+    if is_broken_pipe(error) {
         return ExitCode::SUCCESS;
     }
-    let _ = writeln!(std::io::stderr(), "nodwyn: {}", sentence(error));
-    ExitCode::from(1)
+    let sentence = sentence(error);
+    let _ = writeln!(std::io::stderr(), "nodwyn: {sentence}");
+    if json {
+        print_json_error(&sentence, kind(error));
+    }
+    ExitCode::from(exit)
+}
+
+/// Whether the error is a write to a closed stdout, anywhere in its chain.
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .and_then(serde_json::Error::io_error_kind)
+                == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The stable code of an error: the library's own, else `error`.
+pub fn kind(error: &anyhow::Error) -> &'static str {
+    for cause in error.chain() {
+        if let Some(e) = cause.downcast_ref::<nodwyn_core::Error>() {
+            return e.code();
+        }
+        if let Some(e) = cause.downcast_ref::<nodwyn_core::prim::Error>() {
+            return e.code();
+        }
+    }
+    "error"
+}
+
+fn print_json_error(message: &str, kind: &str) {
+    let document = serde_json::json!({"error": {"message": message, "kind": kind}});
+    let _ = writeln!(std::io::stdout(), "{document:#}");
 }
 
 /// The error and those of its causes that it does not already say, on one line.

@@ -19,14 +19,16 @@ fn main() -> ExitCode {
     point_steel_home();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => return error::usage(e),
+        Err(e) => return error::usage(e, std::env::args_os().any(|a| a == "--json")),
     };
     init_tracing(cli.global.verbose);
     quiet_scheme_panics();
+    let json = cli.global.json;
+    let error_exit = cli.error_exit_code();
     match commands::run(cli) {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::Found) => ExitCode::from(1),
-        Err(e) => error::report(&e),
+        Err(e) => error::report(&e, json, error_exit),
     }
 }
 

@@ -159,6 +159,13 @@ pub fn call(
             },
         };
     }
+    tracing::info!(
+        action = %effect.action,
+        answer = ?verdict.decision,
+        by = ?verdict.by,
+        why = %verdict.why,
+        "guard decision"
+    );
     append(
         log,
         Event::GuardDecision {

@@ -209,3 +209,42 @@ pub(crate) fn preview(items: &[String]) -> String {
     }
     text
 }
+
+impl Error {
+    /// A stable code for programs to act on (the sentence is for people).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Git(error) => error.code(),
+            Error::Io { .. } => "io",
+            Error::Encode(_) => "encode",
+            Error::Random(_) => "random",
+            Error::NoFreeId => "no_free_id",
+            Error::BadId(_) => "bad_id",
+            Error::NoSuchSession(_) => "no_such_session",
+            Error::AmbiguousId { .. } => "ambiguous_id",
+            Error::DamagedLog(_) => "damaged_log",
+            Error::BelowTopLevel { .. } => "below_top_level",
+            Error::NoCommit(_) => "no_commit",
+            Error::UnknownBase { .. } => "unknown_base",
+            Error::LinkOnDisk { .. } => "link_in_the_way",
+            Error::NotAFolder(_) => "not_a_folder",
+            Error::LinkCommitted { .. } => "link_committed",
+            Error::NoWorktree(_) => "no_worktree",
+            Error::HandedOver { .. } => "handed_over",
+            Error::AlreadyRemoved { .. } => "already_removed",
+            Error::NotNodwyns(_) => "not_nodwyns",
+            Error::FolderInTheWay(_) => "folder_in_the_way",
+            Error::WouldDiscard { .. } => "worktree_dirty",
+            Error::Locked(_) => "worktree_locked",
+            Error::DetachedWork { .. } => "detached_work",
+            Error::OperationInProgress { .. } => "operation_in_progress",
+            Error::MadeButFailed { .. } => "made_but_failed",
+            Error::Walk(_) => "walk",
+            Error::PullRequest(_) => "pull_request",
+            Error::Prim(error) => error.code(),
+            Error::Refused(_) => "refused",
+            Error::Guard(_) => "guard",
+            Error::Scheme(_) => "scheme",
+        }
+    }
+}

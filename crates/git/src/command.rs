@@ -165,7 +165,7 @@ impl GitCommand {
                 output
             }
         };
-        tracing::debug!(
+        tracing::info!(
             dir = %self.dir.display(),
             args = %self.display_args(),
             status = ?output.status.code(),

@@ -69,3 +69,18 @@ impl Error {
         }
     }
 }
+
+impl Error {
+    /// A stable code for programs to act on (the sentence is for people).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Spawn { .. } => "git_not_started",
+            Error::Failed { .. } => "git_failed",
+            Error::Read { .. } => "git_read",
+            Error::NotARepository { .. } => "not_a_git_repo",
+            Error::Bare { .. } => "bare_repository",
+            Error::BadRevision(_) => "bad_revision",
+            Error::Io { .. } => "io",
+        }
+    }
+}

@@ -42,6 +42,19 @@ pub enum Error {
 }
 
 impl Error {
+    /// A stable code for programs to act on (the sentence is for people).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::BadArguments { .. } => "bad_arguments",
+            Error::Unknown(_) => "unknown_primitive",
+            Error::Duplicate(_) => "duplicate_primitive",
+            Error::Refused(_) => "refused",
+            Error::Interrupted(_) => "interrupted",
+            Error::Git(error) => error.code(),
+            Error::Io { .. } => "io",
+        }
+    }
+
     /// A refusal with this sentence.
     pub fn refused(sentence: impl Into<String>) -> Self {
         Error::Refused(sentence.into())

@@ -81,6 +81,28 @@ pub enum Outcome {
     Found,
 }
 
+impl Outcome {
+    /// Success when `clean`, else found.
+    fn clean_if(clean: bool) -> Self {
+        if clean {
+            Outcome::Success
+        } else {
+            Outcome::Found
+        }
+    }
+}
+
+impl Cli {
+    /// The exit code of an error: 2 for the checks a hook runs (`scan`, `guard check`), whose
+    /// exit 1 means "found", so a hook can tell a finding from a failure; 1 for the rest.
+    pub fn error_exit_code(&self) -> u8 {
+        match self.command {
+            Command::Scan(_) | Command::Guard(_) => 2,
+            _ => 1,
+        }
+    }
+}
+
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let context = Invocation {
@@ -89,14 +111,8 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::Worktree(command) => worktree::run(command, &context).map(|()| Outcome::Success),
         Command::Session(command) => session::run(command, &context).map(|()| Outcome::Success),
-        Command::Scan(args) => scan::run(args, &context).map(|clean| {
-            if clean {
-                Outcome::Success
-            } else {
-                Outcome::Found
-            }
-        }),
-        Command::Guard(command) => guard::run(command, &context).map(|()| Outcome::Success),
+        Command::Scan(args) => scan::run(args, &context).map(Outcome::clean_if),
+        Command::Guard(command) => guard::run(command, &context).map(Outcome::clean_if),
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),

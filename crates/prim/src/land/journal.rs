@@ -21,6 +21,7 @@ pub struct Journal<'a> {
 impl<'a> Journal<'a> {
     /// Begins a landing of a branch whose tip is `head`.
     pub fn begin(ctx: &'a Context, head: &str, strategy: &str) -> Result<Self, Error> {
+        tracing::info!(%head, strategy, "landing begins");
         ctx.report(Fact::LandBegin {
             head: head.to_owned(),
             strategy: strategy.to_owned(),
@@ -37,6 +38,7 @@ impl<'a> Journal<'a> {
 
     /// Goes on with a landing an earlier process began (a rebase it left at a conflict).
     pub fn resume(ctx: &'a Context, state: PendingLanding) -> Self {
+        tracing::info!(head = %state.head, "an unfinished landing goes on");
         Self {
             ctx,
             state,
@@ -58,6 +60,7 @@ impl<'a> Journal<'a> {
                 "",
             ])
             .run()?;
+        tracing::info!(%reference, commit, "the branch's tip is kept");
         self.ctx.report(Fact::LandBackup {
             reference: reference.clone(),
             commit: commit.to_owned(),
@@ -71,6 +74,11 @@ impl<'a> Journal<'a> {
     /// Records that a `git rebase` of the commits after `upstream` onto `onto` is about to run in
     /// the worktree.
     pub fn rebase(&mut self, onto: &str, upstream: &str) -> Result<(), Error> {
+        tracing::info!(
+            onto,
+            upstream,
+            "the commits conflict: git rebase runs in the worktree"
+        );
         self.ctx.report(Fact::LandRebase {
             onto: onto.to_owned(),
             upstream: upstream.to_owned(),
@@ -81,6 +89,7 @@ impl<'a> Journal<'a> {
 
     /// Records that the worktree and branch are about to move from `from` to `to`.
     pub fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
+        tracing::info!(from, to, "the branch and files move");
         self.ctx.report(Fact::LandMove {
             from: from.to_owned(),
             to: to.to_owned(),
@@ -92,6 +101,7 @@ impl<'a> Journal<'a> {
     /// Ends the landing.
     pub fn end(&mut self, outcome: LandOutcome, why: Option<String>) -> Result<(), Error> {
         self.ended = true;
+        tracing::info!(?outcome, why = why.as_deref().unwrap_or(""), "landing ends");
         self.ctx.report(Fact::LandEnd { outcome, why })
     }
 

@@ -19,15 +19,18 @@ pub struct CheckArgs {
     paths: Vec<PathBuf>,
 }
 
-pub fn run(args: CheckArgs, invocation: &Invocation) -> anyhow::Result<()> {
+/// Returns whether every path was allowed.
+pub fn run(args: CheckArgs, invocation: &Invocation) -> anyhow::Result<bool> {
     let base = std::env::current_dir().context("could not read the current folder")?;
     let judged: Vec<Judged> = args
         .paths
         .iter()
         .map(|path| Denylist::standard().judge(path, &base))
         .collect();
+    let allowed = judged.iter().all(|j| !j.is_denied());
     if invocation.json {
-        return output::json(&judged);
+        output::json(&judged)?;
+        return Ok(allowed);
     }
     let rows: Vec<Vec<String>> = judged
         .iter()
@@ -43,5 +46,6 @@ pub fn run(args: CheckArgs, invocation: &Invocation) -> anyhow::Result<()> {
             ]
         })
         .collect();
-    output::text(table(&["VERDICT", "PATH", "RULE"], &rows))
+    output::text(table(&["VERDICT", "PATH", "RULE"], &rows))?;
+    Ok(allowed)
 }

@@ -11,7 +11,8 @@ pub enum GuardCommand {
     Check(check::CheckArgs),
 }
 
-pub fn run(command: GuardCommand, invocation: &Invocation) -> anyhow::Result<()> {
+/// Returns whether the answer was clean (every path allowed).
+pub fn run(command: GuardCommand, invocation: &Invocation) -> anyhow::Result<bool> {
     match command {
         GuardCommand::Check(args) => check::run(args, invocation),
     }

@@ -1,0 +1,144 @@
+//! The command-line contract: `--json` errors as a document on stdout, the exit codes of the
+//! checks a hook runs, a closed stdout, `-v`, and the README's pre-push hook run for real.
+
+use std::io::Read;
+use std::process::Stdio;
+
+use nodwyn_tests::{TestEnv, make_executable, nodwyn_binary, write};
+use serde_json::Value;
+
+use crate::land::token;
+
+#[test]
+fn with_json_an_error_is_a_document_on_stdout_too() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let missing = env.nodwyn(&repo, &["--json", "land", "0badc0de"]);
+    assert_eq!(missing.code, 1);
+    assert!(
+        missing.stderr.starts_with("nodwyn: no session"),
+        "{}",
+        missing.stderr
+    );
+    let document: Value = serde_json::from_str(&missing.stdout).unwrap();
+    assert_eq!(document["error"]["kind"], "no_such_session");
+    assert!(
+        document["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no session has the id 0badc0de"),
+        "{document}"
+    );
+    let usage = env.nodwyn(&repo, &["land", "--json"]);
+    assert_eq!(usage.code, 2);
+    let document: Value = serde_json::from_str(&usage.stdout).unwrap();
+    assert_eq!(document["error"]["kind"], "usage");
+    let plain = env.nodwyn(&repo, &["land", "0badc0de"]);
+    assert_eq!(plain.stdout, "", "without --json stdout stays empty");
+}
+
+#[test]
+fn scan_and_guard_check_exit_0_clean_1_found_2_on_an_error() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("clean.txt"), "nothing here\n");
+    write(&repo.join("config.txt"), &format!("token = {}\n", token()));
+    let code = |args: &[&str]| env.nodwyn(&repo, args).code;
+    assert_eq!(code(&["scan", "clean.txt"]), 0);
+    assert_eq!(code(&["scan", "config.txt"]), 1);
+    assert_eq!(code(&["scan", "no-such-file.txt"]), 2);
+    assert_eq!(code(&["scan", "--diff", "nowhere..HEAD"]), 2);
+    assert_eq!(code(&["guard", "check", "notes.txt"]), 0);
+    assert_eq!(code(&["guard", "check", "notes.txt", ".env"]), 1);
+    let json = env.nodwyn(&repo, &["--json", "scan", "no-such-file.txt"]);
+    assert_eq!(json.code, 2);
+    assert!(serde_json::from_str::<Value>(&json.stdout).unwrap()["error"].is_object());
+}
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let mut many = String::new();
+    for n in 0..4000 {
+        many.push_str(&format!("line {n}: token = {}\n", token()));
+    }
+    write(&repo.join("many.txt"), &many);
+    let mut child = env
+        .nodwyn_command(&repo, &["scan", "--sarif", "many.txt"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reading end is closed here, as `| head` does.
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.to_lowercase().contains("broken pipe"), "{stderr}");
+    assert_eq!(stderr, "", "nothing on stderr");
+}
+
+#[test]
+fn verbose_logs_each_git_command() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let quiet = env.nodwyn(&repo, &["worktree", "new"]).success();
+    assert_eq!(quiet.stderr, "");
+    let verbose = env.nodwyn(&repo, &["-v", "worktree", "new"]).success();
+    assert!(verbose.stderr.contains("worktree"), "{}", verbose.stderr);
+    assert!(verbose.stderr.contains("INFO"), "{}", verbose.stderr);
+    assert!(!verbose.stderr.contains("DEBUG"), "{}", verbose.stderr);
+    let debug = env.nodwyn(&repo, &["-vv", "worktree", "new"]).success();
+    assert!(debug.stderr.contains("INFO"), "{}", debug.stderr);
+}
+
+/// The pre-push hook as the README shows it.
+fn readme_hook() -> String {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let start = readme.find("#!/bin/sh\n# .git/hooks/pre-push").unwrap();
+    let end = start + readme[start..].find("```").unwrap();
+    readme[start..end].to_owned()
+}
+
+#[test]
+fn the_readmes_pre_push_hook_refuses_a_credential_and_passes_a_first_push() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.bin()).unwrap();
+    std::os::unix::fs::symlink(nodwyn_binary(), env.bin().join("nodwyn")).unwrap();
+    let repo = env.repo("repo");
+    let hook = repo.join(".git/hooks/pre-push");
+    write(&hook, &readme_hook());
+    make_executable(&hook);
+    let remote = env.root().join("remote.git");
+    env.git(
+        &env.root(),
+        &["init", "-q", "--bare", remote.to_str().unwrap()],
+    );
+    env.git(
+        &repo,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    // The first push: the remote has no main yet.
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    write(&repo.join("config.txt"), &format!("token = {}\n", token()));
+    env.commit_all(&repo, "a token");
+    let refused = env.git_run(&repo, &["push", "-q", "origin", "main"]);
+    assert_ne!(refused.code, 0);
+    assert!(
+        refused.stderr.contains("credential found"),
+        "{}",
+        refused.stderr
+    );
+    env.git(&repo, &["reset", "-q", "--hard", "HEAD~1"]);
+    write(&repo.join("notes.txt"), "plain notes\n");
+    env.commit_all(&repo, "notes");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    // A first push of a branch holding a credential is refused too.
+    env.git(&repo, &["switch", "-q", "-c", "topic"]);
+    write(&repo.join("config.txt"), &format!("token = {}\n", token()));
+    env.commit_all(&repo, "a token on a new branch");
+    let refused = env.git_run(&repo, &["push", "-q", "origin", "topic"]);
+    assert_ne!(refused.code, 0, "{}", refused.stderr);
+}
