@@ -26,7 +26,7 @@ fn with_json_an_error_is_a_document_on_stdout_too() {
         document["error"]["message"]
             .as_str()
             .unwrap()
-            .starts_with("no session has the id 0badc0de"),
+            .starts_with("no session has the id or name 0badc0de"),
         "{document}"
     );
     let usage = env.nodwyn(&repo, &["land", "--json"]);
@@ -141,4 +141,26 @@ fn the_readmes_pre_push_hook_refuses_a_credential_and_passes_a_first_push() {
     env.commit_all(&repo, "a token on a new branch");
     let refused = env.git_run(&repo, &["push", "-q", "origin", "topic"]);
     assert_ne!(refused.code, 0, "{}", refused.stderr);
+}
+
+#[test]
+fn completions_are_printed_for_each_shell_and_bash_loads_them() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let printed = env.nodwyn(&env.root(), &["completions", shell]).success();
+        assert!(printed.stdout.contains("worktree"), "{shell}");
+        assert!(printed.stdout.contains("land"), "{shell}");
+    }
+    let script = env.root().join("nodwyn.bash");
+    let bash = env.nodwyn(&env.root(), &["completions", "bash"]).success();
+    write(&script, &bash.stdout);
+    let loaded = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("source '{}' && complete -p nodwyn", script.display()))
+        .output()
+        .unwrap();
+    assert!(loaded.status.success(), "{loaded:?}");
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("nodwyn"));
+    let usage = env.nodwyn(&env.root(), &["completions", "tcsh"]);
+    assert_eq!(usage.code, 2);
 }

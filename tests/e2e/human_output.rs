@@ -62,19 +62,18 @@ fn scan_and_guard_check_as_a_person_reads_them() {
     assert_eq!(scan.code, 1);
     insta::assert_snapshot!("scan", shown(&env, &scan));
 
-    let check = env
-        .nodwyn(
-            &repo,
-            &[
-                "guard",
-                "check",
-                ".env",
-                ".env.example",
-                "deploy/id_ed25519",
-                "deploy.py",
-            ],
-        )
-        .success();
+    let check = env.nodwyn(
+        &repo,
+        &[
+            "guard",
+            "check",
+            ".env",
+            ".env.example",
+            "deploy/id_ed25519",
+            "deploy.py",
+        ],
+    );
+    assert_eq!(check.code, 1, "a denied path exits 1");
     insta::assert_snapshot!("guard_check", shown(&env, &check));
 }
 

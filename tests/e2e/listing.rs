@@ -153,12 +153,15 @@ fn sessions_are_named_by_full_or_short_id_and_bad_ids_are_refused() {
     let sentence = env
         .nodwyn(&repo, &["worktree", "path", "nonsense"])
         .refused();
-    assert!(sentence.contains("not a session id"), "{sentence}");
+    assert!(
+        sentence.contains("no session has the id or name nonsense"),
+        "{sentence}"
+    );
     let sentence = env
         .nodwyn(&repo, &["worktree", "close", "0badc0de"])
         .refused();
     assert!(
-        sentence.contains("no session has the id 0badc0de"),
+        sentence.contains("no session has the id or name 0badc0de"),
         "{sentence}"
     );
     let sentence = env

@@ -159,26 +159,9 @@ fn refusals_say_why_and_create_nothing() {
     assert!(sentence.contains("no commit"), "{sentence}");
     assert!(!empty.join(".nodwyn").exists());
 
-    // A folder below the top.
     let repo = env.repo("repo");
     std::fs::create_dir_all(repo.join("src/deep")).unwrap();
     let before = snapshot(&env, &repo);
-    let sentence = env
-        .nodwyn(&repo.join("src/deep"), &["worktree", "new"])
-        .refused();
-    assert!(sentence.contains("not its top folder"), "{sentence}");
-    let sentence = env
-        .nodwyn(
-            &env.root(),
-            &[
-                "worktree",
-                "new",
-                "--repo",
-                repo.join("src").to_str().unwrap(),
-            ],
-        )
-        .refused();
-    assert!(sentence.contains("not its top folder"), "{sentence}");
     // A --repo that does not exist.
     let sentence = env
         .nodwyn(
@@ -189,6 +172,109 @@ fn refusals_say_why_and_create_nothing() {
     assert!(sentence.contains("no such folder"), "{sentence}");
     assert_eq!(snapshot(&env, &repo), before);
     assert!(env.logs().is_empty(), "no session was opened");
+}
+
+#[test]
+fn new_works_from_any_folder_of_a_checkout_as_git_does() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    std::fs::create_dir_all(repo.join("src/deep")).unwrap();
+    let from_below = env.new_worktree(&repo.join("src/deep"));
+    assert_eq!(
+        from_below["path"].as_str().unwrap(),
+        repo.join(".nodwyn/worktrees")
+            .join(from_below["id"].as_str().unwrap())
+            .to_str()
+            .unwrap()
+    );
+    assert_eq!(from_below["base"], "main");
+    let via_repo = env.nodwyn_json(
+        &env.root(),
+        &[
+            "worktree",
+            "new",
+            "--repo",
+            repo.join("src").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(via_repo["base"], "main");
+}
+
+#[test]
+fn a_name_goes_into_the_branch_and_any_command_takes_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let named = env.nodwyn_json(&repo, &["worktree", "new", "--name", "Fix the Auth flow!"]);
+    let id = named["id"].as_str().unwrap();
+    assert_eq!(named["name"], "fix-the-auth-flow");
+    assert_eq!(named["branch"], format!("nodwyn/fix-the-auth-flow-{id}"));
+    let path = env
+        .nodwyn(&repo, &["worktree", "path", "fix-the-auth-flow"])
+        .success();
+    assert_eq!(path.stdout.trim_end(), named["path"].as_str().unwrap());
+    let long = "a".repeat(60);
+    let long = env.nodwyn_json(&repo, &["worktree", "new", "--name", &long]);
+    assert_eq!(long["name"].as_str().unwrap().len(), 40);
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    let entry = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == id)
+        .unwrap();
+    assert_eq!(entry["name"], "fix-the-auth-flow");
+    let human = env.nodwyn(&repo, &["worktree", "list"]).success();
+    assert!(
+        human.stdout.contains("fix-the-auth-flow"),
+        "{}",
+        human.stdout
+    );
+    let sessions = env.nodwyn(&repo, &["session", "list"]).success();
+    assert!(
+        sessions.stdout.contains("fix-the-auth-flow"),
+        "{}",
+        sessions.stdout
+    );
+    let unnamed = env.new_worktree(&repo);
+    assert_eq!(
+        unnamed["branch"],
+        format!("nodwyn/{}", unnamed["id"].as_str().unwrap())
+    );
+    let refused = env
+        .nodwyn(&repo, &["worktree", "new", "--name", "!!!"])
+        .refused();
+    assert!(refused.contains("letters or digits"), "{refused}");
+}
+
+#[test]
+fn a_session_is_found_by_any_unique_start_of_its_id_in_any_case() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let path = made["path"].as_str().unwrap();
+    for given in [&id[..3], &id[..1].to_uppercase(), &id.to_uppercase()] {
+        // Unique while only one session exists.
+        let run = env.nodwyn(&repo, &["worktree", "path", given]).success();
+        assert_eq!(run.stdout.trim_end(), path, "{given}");
+    }
+    // Sessions until two share a first digit: that digit alone is ambiguous, named in full.
+    let mut others = Vec::new();
+    let clash = loop {
+        let other = env.new_worktree(&repo);
+        let other_id = other["id"].as_str().unwrap().to_owned();
+        others.push(other_id.clone());
+        if other_id[..1] == id[..1] {
+            break other_id;
+        }
+        assert!(others.len() < 64, "no two ids share a first digit");
+    };
+    let refused = env.nodwyn(&repo, &["worktree", "path", &id[..1]]).refused();
+    assert!(refused.contains("several sessions match"), "{refused}");
+    assert!(
+        refused.contains(id) && refused.contains(&clash),
+        "{refused}"
+    );
 }
 
 #[test]

@@ -120,7 +120,7 @@ fn scan_of_a_revision_range_looks_only_at_added_lines() {
     assert_eq!(clean.code, 0, "{}", clean.stderr);
     let sentence = env
         .nodwyn(&repo, &["scan", "--diff", "no-such-ref..HEAD"])
-        .refused();
+        .failed_with(2);
     assert!(sentence.contains("no-such-ref"), "{sentence}");
 }
 
@@ -147,7 +147,9 @@ fn scan_writes_sarif() {
 #[test]
 fn scan_refuses_bad_input_in_one_sentence() {
     let env = TestEnv::new();
-    let sentence = env.nodwyn(&env.root(), &["scan", "missing.txt"]).refused();
+    let sentence = env
+        .nodwyn(&env.root(), &["scan", "missing.txt"])
+        .failed_with(2);
     assert!(
         sentence.contains("missing.txt: no such file or folder"),
         "{sentence}"
@@ -161,7 +163,7 @@ fn guard_check_prints_each_paths_verdict_and_rule() {
     let env = TestEnv::new();
     let repo = env.repo("repo");
     std::os::unix::fs::symlink(env.home().join(".ssh/id_rsa"), repo.join("notes.txt")).unwrap();
-    let judged = env.nodwyn_json(
+    let checked = env.nodwyn(
         &repo,
         &[
             "guard",
@@ -172,8 +174,11 @@ fn guard_check_prints_each_paths_verdict_and_rule() {
             "notes.txt",
             "README.md",
             "id_ed25519.pub",
+            "--json",
         ],
     );
+    assert_eq!(checked.code, 1, "a denied path exits 1");
+    let judged = checked.json();
     let verdicts: Vec<(&str, &str)> = judged
         .as_array()
         .unwrap()
@@ -198,9 +203,8 @@ fn guard_check_prints_each_paths_verdict_and_rule() {
             .ends_with(".ssh/id_rsa")
     );
     assert!(judged[0]["rule"].as_str().unwrap().contains(".env"));
-    let human = env
-        .nodwyn(&repo, &["guard", "check", ".env", "README.md"])
-        .success();
+    let human = env.nodwyn(&repo, &["guard", "check", ".env", "README.md"]);
+    assert_eq!(human.code, 1);
     assert!(
         human.stdout.lines().nth(1).unwrap().starts_with("deny"),
         "{}",

@@ -444,7 +444,7 @@ fn bad_input_gets_one_sentence() {
         .nodwyn(&repo, &["eval", "--session", "deadbeef", "(+ 1 2)"])
         .refused();
     assert!(
-        refused.contains("no session has the id deadbeef"),
+        refused.contains("no session has the id or name deadbeef"),
         "{refused}"
     );
     let refused = env

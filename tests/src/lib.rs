@@ -54,9 +54,16 @@ impl Run {
     /// Asserts exit 1 with one `nodwyn: ` sentence on stderr, and returns that sentence.
     #[track_caller]
     pub fn refused(self) -> String {
+        self.failed_with(1)
+    }
+
+    /// Asserts exit `code` with one `nodwyn: ` sentence on stderr, and returns that sentence;
+    /// stdout holds nothing, or with `--json` the error as a document with the same sentence.
+    #[track_caller]
+    pub fn failed_with(self, code: i32) -> String {
         assert_eq!(
-            self.code, 1,
-            "expected exit 1\nstdout:\n{}\nstderr:\n{}",
+            self.code, code,
+            "expected exit {code}\nstdout:\n{}\nstderr:\n{}",
             self.stdout, self.stderr
         );
         assert!(
@@ -70,7 +77,17 @@ impl Run {
             "one line: {}",
             self.stderr
         );
-        assert!(self.stdout.is_empty(), "nothing on stdout: {}", self.stdout);
+        if !self.stdout.is_empty() {
+            let document: Value = serde_json::from_str(&self.stdout)
+                .unwrap_or_else(|_| panic!("nothing but a JSON error on stdout: {}", self.stdout));
+            assert_eq!(
+                document["error"]["message"]
+                    .as_str()
+                    .map(|m| format!("nodwyn: {m}")),
+                Some(self.stderr.trim_end().to_owned()),
+                "the JSON error says what stderr says"
+            );
+        }
         self.stderr.trim_end().to_owned()
     }
 
@@ -417,13 +434,15 @@ impl TestEnv {
     /// `text` with what changes from run to run replaced: this environment's folder by `[ROOT]`,
     /// session ids by `[SESSION]`, commit ids by `[COMMIT]`, short ids by `[ID]`; for snapshots.
     pub fn normalise(&self, text: &str) -> String {
-        static PATTERNS: OnceLock<[(regex::Regex, &'static str); 4]> = OnceLock::new();
+        static PATTERNS: OnceLock<[(regex::Regex, &'static str); 5]> = OnceLock::new();
         let patterns = PATTERNS.get_or_init(|| {
             [
                 (r"\b[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}\b", "[SESSION]"),
                 (r"\b[0-9a-f]{40}\b", "[COMMIT]"),
                 (r"\b[0-9a-f]{12}\b", "[COMMIT]"),
                 (r"\b[0-9a-f]{8}\b", "[ID]"),
+                // An age in a listing (`list`'s AGE): seconds in a test, whatever the run.
+                (r"  [0-9]{1,2}s  ", "  [AGE]  "),
             ]
             .map(|(pattern, with)| (regex::Regex::new(pattern).unwrap(), with))
         });

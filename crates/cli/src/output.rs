@@ -19,6 +19,14 @@ pub fn text(text: impl AsRef<str>) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints bytes as they are on stdout (generated text such as shell completions).
+pub fn bytes(bytes: &[u8]) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(bytes)?;
+    stdout.flush()?;
+    Ok(())
+}
+
 /// Prints a note for the person on stderr.
 pub fn note(text: impl AsRef<str>) {
     let _ = writeln!(std::io::stderr(), "{}", text.as_ref());
@@ -101,6 +109,16 @@ pub fn printable(text: &str) -> String {
             }
         })
         .collect()
+}
+
+/// A duration in seconds as a person reads an age: `42s`, `5m`, `3h`, `2d`.
+pub fn age(seconds: u64) -> String {
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m", seconds / 60),
+        3600..86400 => format!("{}h", seconds / 3600),
+        _ => format!("{}d", seconds / 86400),
+    }
 }
 
 #[cfg(test)]

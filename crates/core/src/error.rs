@@ -32,10 +32,12 @@ pub enum Error {
     )]
     BadId(String),
     /// No session has that id.
-    #[error("no session has the id {0}; `nodwyn session list` shows the sessions of a repository")]
+    #[error(
+        "no session has the id or name {0}; `nodwyn session list` shows the sessions of a repository"
+    )]
     NoSuchSession(String),
     /// Several sessions share the short id.
-    #[error("several sessions end in {short}: {}; give the full id", sessions.join(", "))]
+    #[error("several sessions match {short}: {}; give more of the id", sessions.join(", "))]
     AmbiguousId {
         /// The short id given.
         short: String,

@@ -18,8 +18,11 @@ pub struct WorktreeFacts {
     pub repository: PathBuf,
     /// The worktree's folder.
     pub path: PathBuf,
-    /// The session's branch, `nodwyn/<short id>`.
+    /// The session's branch, `nodwyn/<short id>` (`nodwyn/<name>-<short id>` with a name).
     pub branch: String,
+    /// The session's name (`--name`), as a slug: lowercase letters, digits and `-`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// The branch the worktree started from; `""` when that checkout's HEAD was detached.
     pub base: String,
     /// The commit the worktree's branch started from.

@@ -92,6 +92,17 @@ impl EventLog {
             .collect())
     }
 
+    /// The first record alone (`session.start`), read without reading the rest of the log.
+    pub fn first(&self) -> Result<Option<Record>, Error> {
+        use std::io::BufRead;
+        let file = File::open(&self.path).map_err(Error::io(&self.path))?;
+        let mut line = String::new();
+        std::io::BufReader::new(file)
+            .read_line(&mut line)
+            .map_err(Error::io(&self.path))?;
+        Ok(serde_json::from_str::<Record>(&line).ok())
+    }
+
     /// Waits for, then takes, the session's lock; it is released when the guard is dropped.
     pub fn lock(&self) -> Result<LogLock, Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;

@@ -46,6 +46,8 @@ pub struct Session {
     pub dont_ask: Option<String>,
     /// A landing that began and has not ended (stopped at a conflict, interrupted, or killed).
     pub landing: Option<PendingLanding>,
+    /// The log it was read from.
+    pub log_path: Option<PathBuf>,
 }
 
 impl Session {
@@ -75,6 +77,7 @@ impl Session {
             kept: Vec::new(),
             dont_ask: None,
             landing: None,
+            log_path: Some(stored.log.path().to_path_buf()),
         };
         for (_, event) in events {
             session.apply(event);

@@ -99,26 +99,43 @@ impl Store {
         Err(Error::NoFreeId)
     }
 
-    /// Finds a session by its full id or its short id.
+    /// Finds a session by its full id, its 8 hex digits or any unique prefix of them (any case),
+    /// or its name. Several matches are refused, naming them.
     pub fn find(&self, text: &str) -> Result<StoredSession, Error> {
-        let matches = if let Some(id) = SessionId::parse(text) {
-            self.all_logs()?
+        if let Some(id) = SessionId::parse(text) {
+            let matches = self
+                .all_logs()?
                 .into_iter()
                 .filter(|s| s.id == id)
-                .collect()
-        } else if is_short_id(text) {
-            self.find_by_short(text)?
-        } else {
-            return Err(Error::BadId(text.to_owned()));
-        };
-        match <[StoredSession; 1]>::try_from(matches) {
-            Ok([one]) => Ok(one),
-            Err(matches) if matches.is_empty() => Err(Error::NoSuchSession(text.to_owned())),
-            Err(matches) => Err(Error::AmbiguousId {
-                short: text.to_owned(),
-                sessions: matches.into_iter().map(|s| s.id.to_string()).collect(),
-            }),
+                .collect();
+            return one_of(text, matches);
         }
+        let wanted = text.trim().to_ascii_lowercase();
+        if wanted.is_empty() {
+            return Err(Error::BadId(text.to_owned()));
+        }
+        let all = self.all_logs()?;
+        let by_digits: Vec<StoredSession> = if is_short_id_prefix(&wanted) {
+            all.iter()
+                .filter(|s| s.id.short().starts_with(&wanted))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if by_digits.len() == 1 && is_short_id(&wanted) {
+            return one_of(text, by_digits);
+        }
+        let mut matches = by_digits;
+        for stored in all {
+            if matches.iter().any(|m| m.id == stored.id) {
+                continue;
+            }
+            if name_of(&stored).is_some_and(|name| name == wanted) {
+                matches.push(stored);
+            }
+        }
+        one_of(text, matches)
     }
 
     /// Every session of `repository`, oldest first.
@@ -150,6 +167,35 @@ impl Store {
         }
         Ok(sessions)
     }
+}
+
+/// The one session of `matches`, or the error of none or several.
+fn one_of(text: &str, matches: Vec<StoredSession>) -> Result<StoredSession, Error> {
+    match <[StoredSession; 1]>::try_from(matches) {
+        Ok([one]) => Ok(one),
+        Err(matches) if matches.is_empty() => Err(Error::NoSuchSession(text.to_owned())),
+        Err(matches) => {
+            let mut sessions: Vec<String> = matches.into_iter().map(|s| s.id.to_string()).collect();
+            sessions.sort();
+            Err(Error::AmbiguousId {
+                short: text.to_owned(),
+                sessions,
+            })
+        }
+    }
+}
+
+/// The name a session was given, from its first record.
+fn name_of(stored: &StoredSession) -> Option<String> {
+    match stored.log.first().ok()??.event {
+        crate::event::Event::SessionStart { worktree, .. } => worktree?.name,
+        _ => None,
+    }
+}
+
+/// Whether `text` could be the start of a short id: one to eight lowercase hex digits.
+fn is_short_id_prefix(text: &str) -> bool {
+    (1..=8).contains(&text.len()) && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 fn logs_in(dir: &Path) -> Result<Vec<StoredSession>, Error> {

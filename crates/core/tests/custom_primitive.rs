@@ -100,6 +100,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
             dir: repo.clone(),
             base: None,
             pull_request: None,
+            name: None,
             location: WorktreeLocation::Repository,
         },
     )

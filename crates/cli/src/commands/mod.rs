@@ -2,6 +2,7 @@
 //! struct is its `--help`.
 
 mod call;
+mod completions;
 mod eval;
 mod guard;
 mod land;
@@ -71,6 +72,8 @@ enum Command {
     Prompt(prompt::PromptArgs),
     /// Run Scheme in a session's context; primitives go through the guard.
     Eval(eval::EvalArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(completions::CompletionsArgs),
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
@@ -118,6 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
+        Command::Completions(args) => completions::run(args).map(|()| Outcome::Success),
     }
 }
 

@@ -16,8 +16,8 @@ use crate::environment;
 /// `--session` and `--time-limit`.
 #[derive(Debug, Args)]
 pub struct SchemeArgs {
-    /// The session, by its full id or its 8 hex digits (default: no session, the current folder's
-    /// repository; no primitive runs).
+    /// The session, by its full id, its 8 hex digits (or a unique start of them) or its name
+    /// (default: no session, the current folder's repository; no primitive runs).
     #[arg(long)]
     session: Option<String>,
     /// Seconds of Scheme time a script may take before it is stopped; time spent inside

@@ -21,7 +21,7 @@ pub enum VersionsCommand {
 /// repository that has any.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// The session: its full id or its 8 hex digits.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
     id: Option<String>,
     #[command(flatten)]
     repo: RepoArg,
@@ -33,7 +33,7 @@ pub struct ListArgs {
 /// undone too.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The session: its full id or its 8 hex digits.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
     id: String,
     /// The version's number, as `versions list` shows it.
     #[arg(value_name = "VERSION")]

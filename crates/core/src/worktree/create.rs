@@ -32,6 +32,8 @@ pub struct NewWorktree {
     pub base: Option<String>,
     /// `--pr N`: start from this pull request's head.
     pub pull_request: Option<String>,
+    /// `--name NAME`: a name for the session, made a slug and put in the branch's name.
+    pub name: Option<String>,
     /// Where the worktree goes.
     pub location: WorktreeLocation,
 }
@@ -63,14 +65,11 @@ struct Start {
 
 /// Opens a session in a new worktree.
 pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
-    let dir = std::fs::canonicalize(&request.dir).map_err(Error::io(&request.dir))?;
-    let checkout = nodwyn_git::discover(&dir)?;
-    if checkout.toplevel != dir {
-        return Err(Error::BelowTopLevel {
-            dir,
-            top: checkout.toplevel,
-        });
-    }
+    let given = std::fs::canonicalize(&request.dir).map_err(Error::io(&request.dir))?;
+    let checkout = nodwyn_git::discover(&given)?;
+    // From any folder of a checkout, as git works: the checkout's top is where it starts.
+    let dir = checkout.toplevel.clone();
+    let name = request.name.as_deref().map(slug).transpose()?;
     let Some(head_commit) = checkout.head.commit.clone() else {
         return Err(Error::NoCommit(checkout.toplevel));
     };
@@ -115,12 +114,14 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
     )?;
     let taken = |short: &str| {
         std::fs::symlink_metadata(root.join(short)).is_ok()
-            || branch_tip(&repository, &branch_name(short)).is_ok_and(|t| t.is_some())
+            || branch_tip(&repository, &branch_name(short, name.as_deref()))
+                .is_ok_and(|t| t.is_some())
     };
     let facts_for = |id: &SessionId| WorktreeFacts {
         repository: repository.clone(),
         path: root.join(id.short()),
-        branch: branch_name(id.short()),
+        branch: branch_name(id.short(), name.as_deref()),
+        name: name.clone(),
         base: start.base.clone(),
         base_commit: start.commit.clone(),
         pull_request: start.pull_request,
@@ -191,9 +192,36 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
     })
 }
 
-/// The branch of the session with this short id.
-pub fn branch_name(short: &str) -> String {
-    format!("nodwyn/{short}")
+/// The branch of the session with this short id and name.
+pub fn branch_name(short: &str, name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("nodwyn/{name}-{short}"),
+        None => format!("nodwyn/{short}"),
+    }
+}
+
+/// The longest slug a session's name becomes.
+const LONGEST_NAME: usize = 40;
+
+/// A session's name as it goes into a branch: lowercase ASCII letters and digits, every other run
+/// of characters one `-`, no `-` at either end, at most 40 characters.
+pub fn slug(name: &str) -> Result<String, Error> {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.truncate(LONGEST_NAME);
+    let slug = slug.trim_end_matches('-').to_owned();
+    if slug.is_empty() {
+        return Err(Error::Refused(format!(
+            "`{name}` gives no name a branch can carry: use letters or digits"
+        )));
+    }
+    Ok(slug)
 }
 
 /// `git worktree add` failed. If git made nothing, the session never existed and its log goes;

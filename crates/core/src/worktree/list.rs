@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use nodwyn_git::landed::commits_ahead;
-use nodwyn_git::repo::branch_tip;
+use nodwyn_git::repo::{branch_tip, upstream_tip};
 use nodwyn_git::status::is_dirty;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -24,6 +24,9 @@ pub struct Listed {
     pub id: String,
     /// The worktree's folder.
     pub path: PathBuf,
+    /// The session's name, if it was given one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Its branch.
     pub branch: String,
     /// The branch it started from (`""` for a detached start).
@@ -32,6 +35,12 @@ pub struct Listed {
     pub base_commit: String,
     /// Commits on its branch that the base lacks; `null` when the branch is gone.
     pub ahead: Option<usize>,
+    /// Commits the base's upstream has that the branch lacks; `null` without an upstream.
+    pub behind: Option<usize>,
+    /// When the session last did anything (its log's last record), RFC 3339.
+    pub last_activity: Option<String>,
+    /// Seconds since then.
+    pub idle_seconds: Option<u64>,
     /// Whether `git status` in it shows anything.
     pub dirty: bool,
     /// Whether its session is open.
@@ -62,14 +71,19 @@ pub fn list(store: &Store, repository: &Path) -> Result<(Vec<Listed>, Vec<Unread
 
 fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
     let missing = std::fs::symlink_metadata(&facts.path).is_err();
+    let (last_activity, idle_seconds) = last_activity(session);
     let mut listed = Listed {
         session: session.id.to_string(),
         id: session.id.short().to_owned(),
         path: facts.path.clone(),
+        name: facts.name.clone(),
         branch: facts.branch.clone(),
         base: facts.base.clone(),
         base_commit: facts.base_commit.clone(),
         ahead: None,
+        behind: None,
+        last_activity,
+        idle_seconds,
         dirty: false,
         open: session.open,
         landing: session.landing.is_some(),
@@ -77,28 +91,60 @@ fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
         pull_request: facts.pull_request,
         error: None,
     };
-    let read = || -> Result<(Option<usize>, bool, bool), Error> {
-        let ahead = match branch_tip(&facts.repository, &facts.branch)? {
+    let read = || -> Result<(Option<usize>, Option<usize>, bool, bool), Error> {
+        let tip = branch_tip(&facts.repository, &facts.branch)?;
+        let ahead = match &tip {
             Some(tip) => Some(commits_ahead(
                 &facts.repository,
-                &tip,
+                tip,
                 Bases::of(facts)?.primary(),
             )?),
             None => None,
+        };
+        let upstream = if facts.base.is_empty() {
+            None
+        } else {
+            upstream_tip(&facts.repository, &facts.base)?
+        };
+        let behind = match (&tip, upstream) {
+            (Some(tip), Some(upstream)) => Some(commits_ahead(&facts.repository, &upstream, tip)?),
+            _ => None,
         };
         let dirty = !missing && is_dirty(&facts.path)?;
         let rebasing = !missing
             && nodwyn_git::discover(&facts.path)
                 .is_ok_and(|c| nodwyn_git::rebase::rebasing_branch(&c.git_dir).is_some());
-        Ok((ahead, dirty, rebasing))
+        Ok((ahead, behind, dirty, rebasing))
     };
     match read() {
-        Ok((ahead, dirty, rebasing)) => {
+        Ok((ahead, behind, dirty, rebasing)) => {
             listed.ahead = ahead;
+            listed.behind = behind;
             listed.dirty = dirty;
             listed.landing |= rebasing;
         }
         Err(e) => listed.error = Some(e.to_string()),
     }
     listed
+}
+
+/// When the session's log was last written (its last record), and how many seconds ago.
+fn last_activity(session: &Session) -> (Option<String>, Option<u64>) {
+    let Some(modified) = session
+        .log_path
+        .as_deref()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .and_then(|m| m.modified().ok())
+    else {
+        return (None, None);
+    };
+    let since_epoch = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let idle = std::time::SystemTime::now()
+        .duration_since(modified)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let at = crate::clock::Timestamp::from_unix_millis(since_epoch.as_millis() as i64);
+    (Some(at.rfc3339()), Some(idle))
 }

@@ -19,6 +19,8 @@ pub struct ListArgs {
 struct Row {
     session: String,
     id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
     started: String,
     root: std::path::PathBuf,
     repository: std::path::PathBuf,
@@ -45,6 +47,7 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
         .map(|session| Row {
             session: session.id.to_string(),
             id: session.id.short().to_owned(),
+            name: session.worktree.as_ref().and_then(|w| w.name.clone()),
             started: session.started.clone(),
             root: session.root.clone(),
             repository: session.repository.clone(),
@@ -77,11 +80,15 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
             };
             vec![
                 row.session.clone(),
+                row.name.clone().unwrap_or_else(|| "-".to_owned()),
                 if row.open { "open" } else { "closed" }.to_owned(),
                 worktree,
                 row.root.display().to_string(),
             ]
         })
         .collect();
-    output::text(table(&["SESSION", "STATE", "WORKTREE", "ROOT"], &cells))
+    output::text(table(
+        &["SESSION", "NAME", "STATE", "WORKTREE", "ROOT"],
+        &cells,
+    ))
 }

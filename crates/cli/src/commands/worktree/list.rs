@@ -8,7 +8,8 @@ use crate::output::{self, table};
 
 /// List nodwyn's worktrees of the repository.
 ///
-/// For each: its session, branch, base, commits ahead of the base, and whether it is open,
+/// For each: its session, name, branch, base, commits ahead of the base and behind its upstream,
+/// how long since the session last did anything, and whether it is open,
 /// landing (a landing stopped at a conflict or by an interrupt, or a rebase in progress), dirty
 /// (as `git status` says), or missing from disk.
 #[derive(Debug, Args)]
@@ -44,6 +45,7 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
             }
             vec![
                 w.id.clone(),
+                w.name.clone().unwrap_or_else(|| "-".to_owned()),
                 w.branch.clone(),
                 if w.base.is_empty() {
                     "-".to_owned()
@@ -51,13 +53,17 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
                     w.base.clone()
                 },
                 w.ahead.map_or("-".to_owned(), |n| n.to_string()),
+                w.behind.map_or("-".to_owned(), |n| n.to_string()),
+                w.idle_seconds.map_or("-".to_owned(), output::age),
                 state.join(","),
                 w.path.display().to_string(),
             ]
         })
         .collect();
     output::text(table(
-        &["ID", "BRANCH", "BASE", "AHEAD", "STATE", "PATH"],
+        &[
+            "ID", "NAME", "BRANCH", "BASE", "AHEAD", "BEHIND", "AGE", "STATE", "PATH",
+        ],
         &rows,
     ))?;
     for w in worktrees.iter().filter(|w| w.error.is_some()) {

@@ -11,11 +11,12 @@ use crate::environment::{self, user_config_file};
 use crate::output::{self, short_commit};
 use crate::person::Terminal;
 
-/// Open a session in a new worktree of the repository, on a new branch `nodwyn/ID`.
+/// Open a session in a new worktree of the repository, on a new branch `nodwyn/ID` (or
+/// `nodwyn/NAME-ID` with --name).
 ///
 /// The worktree starts from the checkout's HEAD (or --base, or a pull request's head with --pr),
-/// without its uncommitted changes. Run from inside a worktree, it makes a sibling based on that
-/// worktree's HEAD. `.worktreeinclude` at the repository's top lists untracked files to copy in.
+/// without its uncommitted changes. It works from any folder of a checkout (it uses the
+/// checkout's top); run from inside a worktree, it makes a sibling based on that worktree's HEAD. `.worktreeinclude` at the repository's top lists untracked files to copy in.
 /// When the new worktree has a `.nodwyn/init.scm` a person approved (asked on this terminal the
 /// first time and whenever it changes), its `(on-session-start)` runs.
 #[derive(Debug, Args)]
@@ -28,6 +29,10 @@ pub struct NewArgs {
     /// Start from a pull request's head (N, #N or its URL), found with the `gh` program.
     #[arg(long, value_name = "N")]
     pr: Option<String>,
+    /// A name for the session: commands take it in place of the id, and the branch carries it
+    /// (lowercased, other characters as `-`, at most 40 characters).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
 }
 
 pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
@@ -40,6 +45,7 @@ pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
             dir,
             base: args.base,
             pull_request: args.pr,
+            name: args.name,
             location: settings.worktree_location,
         },
     )?;

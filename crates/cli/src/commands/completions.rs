@@ -1,0 +1,25 @@
+//! `nodwyn completions`: shell completions, written by clap's own generator from the same
+//! definitions that parse the command line, so they never drift from it.
+
+use clap::{Args, CommandFactory};
+use clap_complete::Shell;
+
+use crate::commands::Cli;
+
+/// Print shell completions for nodwyn.
+///
+/// For bash: `nodwyn completions bash > ~/.local/share/bash-completion/completions/nodwyn`;
+/// zsh: `nodwyn completions zsh > ~/.zfunc/_nodwyn` (with `~/.zfunc` on `fpath`); fish:
+/// `nodwyn completions fish > ~/.config/fish/completions/nodwyn.fish`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    shell: Shell,
+}
+
+pub fn run(args: CompletionsArgs) -> anyhow::Result<()> {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "nodwyn", &mut out);
+    crate::output::bytes(&out)
+}
