@@ -47,23 +47,39 @@
    "- Never write credentials into files, commands or messages."
    "- When you finish, say what you changed and what you noticed but left alone."))
 
-;; Empty outside a worktree session.
+;; Empty outside a worktree session. A session with no branch to land on (it started from a tag
+;; or a commit, and the repository has no default branch) is not told to call git-land.
 (define (default-worktree-section)
   (let ([tree (worktree)])
     (if (not tree)
         ""
-        (lines
-         "Your worktree:"
-         (string-append "- You work on the branch " (field tree "branch")
-                        " in " (field tree "path")
-                        ", a worktree of the repository at " (field tree "repository") ".")
-         (string-append "- The branch starts from " (field tree "base")
-                        " (commit " (field tree "base-commit")
-                        "), and that is where your work lands.")
-         "- Other sessions may be working in other worktrees of the same repository at the same time. You do not see their unfinished edits, and they do not see yours."
-         "- Your changes reach the repository only through your branch and the git-land primitive. Call git-land when the request asks for the work to land, and not before."
-         "- Never commit, rebase, merge or push through the shell, and never turn commit signing off: git-land does those steps, with their checks."
-         "- To compare with a clean copy of your branch, extract HEAD into a temporary folder (git archive HEAD | tar -x -C <that folder>). Do not use git stash: the stash is shared by every worktree of the repository, so it can carry another session's work away."))))
+        (let ([base (field tree "base")]
+              [name (field tree "name")])
+          (apply lines
+                 (append
+                  (list
+                   "Your worktree:"
+                   (string-append "- You work on the branch " (field tree "branch")
+                                  " in " (field tree "path")
+                                  ", a worktree of the repository at " (field tree "repository") "."))
+                  (if (equal? name "")
+                      '()
+                      (list (string-append "- This session is named " name ".")))
+                  (if (equal? base "")
+                      (list
+                       (string-append "- The branch starts from commit " (field tree "base-commit")
+                                      ", and there is no branch to land it on: your work stays on your branch, for a person to take further. Do not call git-land.")
+                       "- Other sessions may be working in other worktrees of the same repository at the same time. You do not see their unfinished edits, and they do not see yours."
+                       "- Never commit, rebase, merge or push through the shell, and never turn commit signing off.")
+                      (list
+                       (string-append "- The branch starts from " base
+                                      " (commit " (field tree "base-commit")
+                                      "), and that is where your work lands.")
+                       "- Other sessions may be working in other worktrees of the same repository at the same time. You do not see their unfinished edits, and they do not see yours."
+                       "- Your changes reach the repository only through your branch and the git-land primitive. Call git-land when the request asks for the work to land, and not before."
+                       "- Never commit, rebase, merge or push through the shell, and never turn commit signing off: git-land does those steps, with their checks."))
+                  (list
+                   "- To compare with a clean copy of your branch, extract HEAD into a temporary folder (git archive HEAD | tar -x -C <that folder>). Do not use git stash: the stash is shared by every worktree of the repository, so it can carry another session's work away.")))))))
 
 ;; "name a [b]" for a primitive's parameters.
 (define (signature-text primitive)

@@ -156,7 +156,10 @@ fn completions_are_printed_for_each_shell_and_bash_loads_them() {
     write(&script, &bash.stdout);
     let loaded = std::process::Command::new("bash")
         .arg("-c")
-        .arg(format!("source '{}' && complete -p nodwyn", script.display()))
+        .arg(format!(
+            "source '{}' && complete -p nodwyn",
+            script.display()
+        ))
         .output()
         .unwrap();
     assert!(loaded.status.success(), "{loaded:?}");

@@ -110,10 +110,21 @@ fn base_ref_and_detached_head_are_recorded() {
     assert_eq!(on_branch["base"], "feature");
     assert_eq!(on_branch["base_commit"], first.as_str());
 
+    // A tag is no branch: the session lands on the default branch (the main checkout's here).
     let on_tag = env.nodwyn_json(&repo, &["worktree", "new", "--base", "v1"]);
-    assert_eq!(on_tag["base"], "");
+    assert_eq!(on_tag["base"], "main");
     assert_eq!(on_tag["base_commit"], first.as_str());
+    let onto = env.nodwyn_json(
+        &repo,
+        &["worktree", "new", "--base", "v1", "--onto", "feature"],
+    );
+    assert_eq!(onto["base"], "feature");
+    let refused = env
+        .nodwyn(&repo, &["worktree", "new", "--onto", "v1"])
+        .refused();
+    assert!(refused.contains("not a branch"), "{refused}");
 
+    // A detached main checkout and no remote: no branch to land on at all.
     env.git(&repo, &["checkout", "-q", "--detach", "HEAD~1"]);
     let detached = env.new_worktree(&repo);
     assert_eq!(detached["base"], "");

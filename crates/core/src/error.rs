@@ -28,7 +28,7 @@ pub enum Error {
     NoFreeId,
     /// The text is neither form of a session id.
     #[error(
-        "`{0}` is not a session id: give the full id (20261002T054407Z-1968c13a) or its 8 hex digits"
+        "`{0}` is not a session id or name: give the full id (20261002T054407Z-1968c13a), its 8 hex digits or their start, or the session's name"
     )]
     BadId(String),
     /// No session has that id.

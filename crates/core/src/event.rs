@@ -23,8 +23,13 @@ pub struct WorktreeFacts {
     /// The session's name (`--name`), as a slug: lowercase letters, digits and `-`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// The branch the worktree started from; `""` when that checkout's HEAD was detached.
+    /// The branch the session lands on: the branch it started from (`main` for `origin/main`),
+    /// or `--onto`, or the repository's default branch; `""` when there is none.
     pub base: String,
+    /// The remote the base was named through (`origin` for `--base origin/main`), used when the
+    /// local base branch has no upstream of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_remote: Option<String>,
     /// The commit the worktree's branch started from.
     pub base_commit: String,
     /// The pull request the worktree was made on, for `--pr`.
@@ -111,6 +116,15 @@ pub enum Event {
         discarded: Vec<String>,
         /// Which command removed it.
         by: RemovedBy,
+    },
+    /// The branch the session lands on was chosen again (`nodwyn land --onto`).
+    #[serde(rename = "worktree.onto")]
+    WorktreeOnto {
+        /// The branch.
+        base: String,
+        /// The remote it was named through, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_remote: Option<String>,
     },
     /// The worktree was handed over to the person; nodwyn no longer manages it.
     #[serde(rename = "worktree.keep")]

@@ -104,6 +104,7 @@ pub fn worktree_info(facts: &WorktreeFacts) -> WorktreeInfo {
         repository: facts.repository.clone(),
         branch: facts.branch.clone(),
         base: facts.base.clone(),
+        base_remote: facts.base_remote.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.clone(),
     }

@@ -9,22 +9,40 @@ use nodwyn_prim::land::{
 };
 
 use crate::Error;
-use crate::call::record_as_it_happens;
+use crate::call::{append, record_as_it_happens};
+use crate::event::Event;
 use crate::host::{HostSettings, context_of};
 use crate::store::Store;
+use crate::worktree::create::onto_branch;
 use crate::worktree::{active_worktree, locked_session};
 
 /// Lands session `id` with `message` (needed when there is something to commit, or for a squash
-/// or merge commit) and `strategy`.
+/// or merge commit) and `strategy`; `onto` chooses the branch it lands on first (recorded as
+/// `worktree.onto`, and kept for later landings).
 pub fn land(
     store: &Store,
     id: &str,
     message: Option<&str>,
     strategy: Strategy,
+    onto: Option<&str>,
     settings: &HostSettings,
 ) -> Result<Landed, Error> {
-    let locked = locked_session(store, id)?;
-    active_worktree(&locked.session)?;
+    let mut locked = locked_session(store, id)?;
+    let facts = active_worktree(&locked.session)?;
+    if let Some(onto) = onto {
+        let chosen = onto_branch(&facts.repository, onto)?;
+        append(
+            &locked.stored.log,
+            Event::WorktreeOnto {
+                base: chosen.branch.clone(),
+                base_remote: chosen.remote.clone(),
+            },
+        )?;
+        if let Some(facts) = &mut locked.session.worktree {
+            facts.base = chosen.branch;
+            facts.base_remote = chosen.remote;
+        }
+    }
     let mut ctx = context_of(&locked.session, settings);
     record_as_it_happens(&mut ctx, &locked.stored.log, "person");
     Ok(land_worktree(&ctx, message, strategy)?)

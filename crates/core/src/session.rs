@@ -97,6 +97,12 @@ impl Session {
                 self.worktree_state = WorktreeState::Active;
             }
             Event::WorktreeRemove { .. } => self.worktree_state = WorktreeState::Removed,
+            Event::WorktreeOnto { base, base_remote } => {
+                if let Some(facts) = &mut self.worktree {
+                    facts.base = base;
+                    facts.base_remote = base_remote;
+                }
+            }
             Event::WorktreeKeep { .. } => self.worktree_state = WorktreeState::Kept,
             Event::SessionClose { kept } => {
                 self.open = false;

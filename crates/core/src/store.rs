@@ -111,7 +111,8 @@ impl Store {
             return one_of(text, matches);
         }
         let wanted = text.trim().to_ascii_lowercase();
-        if wanted.is_empty() {
+        let could_be = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
+        if wanted.is_empty() || !wanted.bytes().all(could_be) {
             return Err(Error::BadId(text.to_owned()));
         }
         let all = self.all_logs()?;

@@ -101,6 +101,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
             base: None,
             pull_request: None,
             name: None,
+            onto: None,
             location: WorktreeLocation::Repository,
         },
     )

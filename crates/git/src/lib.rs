@@ -6,6 +6,7 @@
 //! started through [`GitCommand`], with fixed arguments and a scrubbed environment. This crate
 //! depends on no other nodwyn crate and never prints.
 
+pub mod base;
 mod command;
 pub mod commit;
 pub mod config;

@@ -16,12 +16,34 @@ pub struct WorktreeInfo {
     pub repository: PathBuf,
     /// The session's branch.
     pub branch: String,
-    /// The branch the worktree started from (`""` when it started from a detached HEAD).
+    /// The branch the session lands on (`""` when there is none).
     pub base: String,
+    /// The remote the base was named through, used when the local base has no upstream.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_remote: Option<String>,
     /// The commit the branch started from.
     pub base_commit: String,
     /// The worktree's folder.
     pub path: PathBuf,
+}
+
+impl WorktreeInfo {
+    /// Where the session's work that has not landed yet starts: its base commit, or, once the
+    /// branch shares later history with its base (after a landing), the last commit they share.
+    /// Reviews and `git-diff since base` read from here.
+    pub fn work_starts(&self) -> Result<String, crate::Error> {
+        let Some(head) = nodwyn_git::repo::resolve_commit(&self.path, "HEAD")? else {
+            return Ok(self.base_commit.clone());
+        };
+        let tips =
+            nodwyn_git::base::base_tips(&self.repository, &self.base, self.base_remote.as_deref())?;
+        Ok(nodwyn_git::base::work_starts(
+            &self.repository,
+            &head,
+            &self.base_commit,
+            &tips,
+        )?)
+    }
 }
 
 /// The limits primitives keep to.

@@ -109,6 +109,7 @@ fn context(scene: &HalfMoved) -> (Context, std::sync::Arc<std::sync::Mutex<Vec<F
         repository: scene.repo.clone(),
         branch: BRANCH.to_owned(),
         base: "main".to_owned(),
+        base_remote: None,
         base_commit: git(&scene.repo, &["rev-parse", "main~2"]),
         path: scene.worktree.clone(),
     });

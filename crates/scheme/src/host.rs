@@ -53,7 +53,9 @@ pub struct WorktreeFacts {
     pub repository: String,
     /// The session's branch.
     pub branch: String,
-    /// The branch it started from and lands on.
+    /// The session's name (`""` when it has none).
+    pub name: String,
+    /// The branch it lands on (`""` when it has none).
     pub base: String,
     /// The commit of the base it started from.
     pub base_commit: String,

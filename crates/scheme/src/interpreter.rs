@@ -453,6 +453,7 @@ fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Mess
                 Some(w) => alist([
                     ("repository", string(&w.repository)),
                     ("branch", string(&w.branch)),
+                    ("name", string(&w.name)),
                     ("base", string(&w.base)),
                     ("base-commit", string(&w.base_commit)),
                     ("path", string(&w.path)),

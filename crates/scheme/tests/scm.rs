@@ -79,6 +79,7 @@ fn surroundings(in_worktree: bool) -> Surroundings {
         worktree: in_worktree.then(|| WorktreeFacts {
             repository: "/repo".to_owned(),
             branch: "nodwyn/0badcafe".to_owned(),
+            name: String::new(),
             base: "main".to_owned(),
             base_commit: "1234567890abcdef1234567890abcdef12345678".to_owned(),
             path: "/repo/.nodwyn/worktrees/0badcafe".to_owned(),

@@ -28,6 +28,10 @@ pub struct LandArgs {
     /// ff-only: the commits as they are; squash: one commit; no-ff: under a merge commit.
     #[arg(long, default_value = "ff-only", value_parser = parse_strategy, conflicts_with = "abort")]
     strategy: Strategy,
+    /// Land on this branch instead of the session's base (a local branch, or a remote-tracking
+    /// one such as origin/main); it becomes the session's base for later landings too.
+    #[arg(long, value_name = "BRANCH", conflicts_with = "abort")]
+    onto: Option<String>,
     /// Undo the landing in progress (stopped at a conflict, by Ctrl-C, or killed): the branch
     /// and the worktree's files go back to how they were before it began. Safe to run twice.
     #[arg(long)]
@@ -54,6 +58,7 @@ pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
         &args.id,
         args.message.as_deref(),
         args.strategy,
+        args.onto.as_deref(),
         &settings,
     )?;
     if invocation.json {

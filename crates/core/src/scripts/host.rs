@@ -90,6 +90,7 @@ pub fn worktree_facts(facts: &SessionWorktree) -> WorktreeFacts {
     WorktreeFacts {
         repository: facts.repository.display().to_string(),
         branch: facts.branch.clone(),
+        name: facts.name.clone().unwrap_or_default(),
         base: facts.base.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.display().to_string(),

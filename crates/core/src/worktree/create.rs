@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use nodwyn_git::base::{LandingBranch, default_branch, landing_branch};
 use nodwyn_git::repo::{branch_tip, resolve_commit};
 use nodwyn_git::status::porcelain_line_count;
 use nodwyn_git::worktree::add_with_new_branch;
@@ -34,6 +35,8 @@ pub struct NewWorktree {
     pub pull_request: Option<String>,
     /// `--name NAME`: a name for the session, made a slug and put in the branch's name.
     pub name: Option<String>,
+    /// `--onto BRANCH`: the branch the session lands on, when it is not the one it starts from.
+    pub onto: Option<String>,
     /// Where the worktree goes.
     pub location: WorktreeLocation,
 }
@@ -60,6 +63,7 @@ pub struct Created {
 struct Start {
     commit: String,
     base: String,
+    base_remote: Option<String>,
     pull_request: Option<u64>,
 }
 
@@ -74,37 +78,39 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         return Err(Error::NoCommit(checkout.toplevel));
     };
     let repository = checkout.repository.clone();
-    let head_branch = checkout.head.branch.clone().unwrap_or_default();
-    let start = if let Some(text) = &request.pull_request {
+    let head_branch = checkout.head.branch.clone().map(|branch| LandingBranch {
+        branch,
+        remote: None,
+    });
+    let (commit, started_on, pull_request) = if let Some(text) = &request.pull_request {
         let number = parse_reference(text)?;
         refuse_second_worktree_for(store, &repository, number)?;
         let head = fetch_head(&repository, number)?;
-        Start {
-            commit: head.commit,
-            base: head_branch,
-            pull_request: Some(number),
-        }
+        (head.commit, head_branch, Some(number))
     } else if let Some(base) = &request.base {
         let commit = resolve_commit(&dir, base)?.ok_or_else(|| Error::UnknownBase {
             base: base.clone(),
             repository: dir.clone(),
         })?;
-        let is_branch = branch_tip(&dir, base)?.is_some();
-        Start {
-            commit,
-            base: if is_branch {
-                base.clone()
-            } else {
-                String::new()
-            },
-            pull_request: None,
-        }
+        (commit, landing_branch(&dir, base)?, None)
     } else {
-        Start {
-            commit: head_commit.clone(),
-            base: head_branch,
-            pull_request: None,
-        }
+        (head_commit.clone(), head_branch, None)
+    };
+    let landing = match &request.onto {
+        Some(onto) => Some(onto_branch(&dir, onto)?),
+        None => match started_on {
+            Some(branch) => Some(branch),
+            None => default_branch(&repository)?,
+        },
+    };
+    let start = Start {
+        commit,
+        base: landing
+            .as_ref()
+            .map(|l| l.branch.clone())
+            .unwrap_or_default(),
+        base_remote: landing.and_then(|l| l.remote),
+        pull_request,
     };
     let root = prepare_root(
         store,
@@ -123,6 +129,7 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         branch: branch_name(id.short(), name.as_deref()),
         name: name.clone(),
         base: start.base.clone(),
+        base_remote: start.base_remote.clone(),
         base_commit: start.commit.clone(),
         pull_request: start.pull_request,
     };
@@ -198,6 +205,15 @@ pub fn branch_name(short: &str, name: Option<&str>) -> String {
         Some(name) => format!("nodwyn/{name}-{short}"),
         None => format!("nodwyn/{short}"),
     }
+}
+
+/// The branch `--onto` names, or the refusal of a name that is no branch.
+pub fn onto_branch(dir: &Path, onto: &str) -> Result<LandingBranch, Error> {
+    landing_branch(dir, onto)?.ok_or_else(|| {
+        Error::Refused(format!(
+            "`{onto}` is not a branch (a local one, or a remote-tracking one such as origin/main), so nothing can land on it"
+        ))
+    })
 }
 
 /// The longest slug a session's name becomes.

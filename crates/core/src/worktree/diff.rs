@@ -1,5 +1,5 @@
-//! `nodwyn worktree diff`: a session's changes since its base commit (see
-//! `nodwyn_prim::review`). Read-only, so it takes no lock: a diff never holds up other commands.
+//! `nodwyn worktree diff`: a session's changes that have not landed yet, since its base commit
+//! or the last commit its branch shares with the base (see `nodwyn_prim::review`). Read-only, so it takes no lock: a diff never holds up other commands.
 
 use nodwyn_prim::Limits;
 use nodwyn_prim::review::{Review, review};
@@ -14,10 +14,11 @@ use super::active_worktree;
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
     let session = Session::load(&store.find(id)?)?;
     let facts = active_worktree(&session)?;
-    nodwyn_prim::checkout::verified(&crate::host::worktree_info(facts))?;
+    let info = crate::host::worktree_info(facts);
+    nodwyn_prim::checkout::verified(&info)?;
     Ok(review(
         &facts.path,
-        &facts.base_commit,
+        &info.work_starts()?,
         limits.diff_per_file,
         limits.diff_time,
     )?)

@@ -3,7 +3,7 @@
 //! and `removal` the one way a worktree and its branch are taken away.
 
 mod close;
-mod create;
+pub(crate) mod create;
 mod diff;
 pub mod include;
 mod keep;

@@ -10,8 +10,9 @@
 
 use std::path::{Path, PathBuf};
 
+use nodwyn_git::base::{base_tips, newest};
 use nodwyn_git::landed::{commits_ahead, is_landed};
-use nodwyn_git::repo::{branch_tip, upstream_tip};
+use nodwyn_git::repo::branch_tip;
 use nodwyn_git::status::{Detail, changes, operation_in_progress};
 use nodwyn_git::worktree::{RegisteredWorktree, list};
 
@@ -33,10 +34,12 @@ pub(crate) struct Bases {
 impl Bases {
     pub(crate) fn of(facts: &WorktreeFacts) -> Result<Self, Error> {
         let repository = &facts.repository;
-        let mut commits = Vec::new();
-        if !facts.base.is_empty() {
-            commits.extend(branch_tip(repository, &facts.base)?);
-            commits.extend(upstream_tip(repository, &facts.base)?);
+        let mut commits = base_tips(repository, &facts.base, facts.base_remote.as_deref())?;
+        // The newest first: counts are taken against it (a local base left behind by a landing
+        // counts against its upstream, which has the landed work).
+        if let Some(newest) = newest(repository, &commits)? {
+            commits.retain(|c| *c != newest);
+            commits.insert(0, newest);
         }
         let name = if commits.is_empty() {
             commits.push(facts.base_commit.clone());

@@ -24,7 +24,7 @@ pub struct GitDiffArgs {
 const PARAMS: &[Param] = &[Param::optional(
     "since",
     ParamKind::String,
-    "`head` (uncommitted changes, the default) or `base` (everything since the session's base commit)",
+    "`head` (uncommitted changes, the default) or `base` (everything the session has not landed yet)",
 )];
 
 impl Primitive for GitDiff {
@@ -55,10 +55,7 @@ impl Primitive for GitDiff {
         let since = match args.since.as_deref().unwrap_or("head") {
             "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?
                 .ok_or_else(|| Error::refused("git-diff: the checkout has no commit yet"))?,
-            "base" => ctx
-                .require_worktree("git-diff since base")?
-                .base_commit
-                .clone(),
+            "base" => ctx.require_worktree("git-diff since base")?.work_starts()?,
             other => {
                 return Err(Error::refused(format!(
                     "git-diff: `since` is `head` or `base`, not `{other}`"

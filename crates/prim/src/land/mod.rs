@@ -439,7 +439,9 @@ fn publish_tip(
     let pushed = match &target.remote {
         Some(remote) if landed != onto => {
             let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
-            let push = publish::push_to(dir, remote, onto, &landed, ssh)?;
+            // From the main checkout, so a remote with a relative URL (`../origin.git`) means
+            // what it means there, as git resolves it.
+            let push = publish::push_to(&worktree.repository, remote, onto, &landed, ssh)?;
             ctx.report(Fact::Pushed(push.clone()))?;
             Some(push)
         }
@@ -569,19 +571,19 @@ fn refuse_other_head(
 
 /// The newest base: the upstream's tip, fetched now, or the local base branch's tip.
 fn newest_base(ctx: &Context, worktree: &WorktreeInfo, target: &Target) -> Result<String, Error> {
-    let dir = worktree.path.as_path();
     match &target.remote {
         Some(remote) => {
             let scratch = format!("refs/nodwyn/land/{}", worktree.branch.replace('/', "-"));
             let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
+            // From the main checkout, where a relative remote URL means what it says.
             let fetched = refs::fetch_into(
-                dir,
+                &worktree.repository,
                 &remote.remote,
                 &format!("refs/heads/{}", remote.branch),
                 &scratch,
                 ssh,
             );
-            let _ = refs::delete_ref(dir, &scratch);
+            let _ = refs::delete_ref(&worktree.repository, &scratch);
             Ok(fetched?)
         }
         None => target

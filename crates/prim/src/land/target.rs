@@ -42,14 +42,17 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     let checkout = crate::checkout::verified(worktree)?;
     if worktree.base.is_empty() {
         return Err(Error::refused(format!(
-            "the worktree of {} started from a detached HEAD, so it has no base branch to land on",
+            "{} has no base branch to land on (it started from a tag, a commit or a detached HEAD, and the repository has no default branch); name one with `nodwyn land --onto BRANCH`",
             worktree.branch
         )));
     }
     let config = config::Config::read(dir)?;
     refuse_hooks_inside(&config, dir)?;
     let base = worktree.base.clone();
-    let remote = upstream(&config, dir, &base)?;
+    let remote = match upstream(&config, dir, &base)? {
+        Some(remote) => Some(remote),
+        None => named_remote(dir, worktree, &base)?,
+    };
     let local_tip = repo::branch_tip(&worktree.repository, &base)?;
     if remote.is_none() && local_tip.is_none() {
         return Err(Error::refused(format!(
@@ -95,6 +98,29 @@ fn upstream(
     Ok(Some(RemoteBranch {
         remote: remote.to_owned(),
         branch: branch.to_owned(),
+        urls,
+    }))
+}
+
+/// The base on the remote it was named through (`--base origin/main`), when the local base
+/// branch has no upstream of its own.
+fn named_remote(
+    dir: &Path,
+    worktree: &WorktreeInfo,
+    base: &str,
+) -> Result<Option<RemoteBranch>, Error> {
+    let Some(remote) = &worktree.base_remote else {
+        return Ok(None);
+    };
+    if remote.starts_with('-') || base.starts_with('-') {
+        return Err(Error::refused(format!(
+            "the base {remote} {base} could be read as an option; landing refuses it"
+        )));
+    }
+    let urls = push::push_urls(dir, remote)?;
+    Ok(Some(RemoteBranch {
+        remote: remote.clone(),
+        branch: base.to_owned(),
         urls,
     }))
 }

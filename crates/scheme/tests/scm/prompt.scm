@@ -25,6 +25,6 @@
 
 (define tree (worktree))
 (check-equal? "worktree is an association list in a fixed order"
-              (map car tree) '("repository" "branch" "base" "base-commit" "path"))
+              (map car tree) '("repository" "branch" "name" "base" "base-commit" "path"))
 (check-equal? "the branch" (cdr (assoc "branch" tree)) "nodwyn/0badcafe")
 (check-equal? "the path" (field tree "path") "/repo/.nodwyn/worktrees/0badcafe")

@@ -23,9 +23,15 @@ use crate::person::Terminal;
 pub struct NewArgs {
     #[command(flatten)]
     repo: RepoArg,
-    /// Start from this branch, tag or commit instead of HEAD.
+    /// Start from this branch, remote-tracking branch (origin/main: the session lands on main
+    /// of origin), tag or commit instead of HEAD.
     #[arg(long, value_name = "REF", conflicts_with = "pr")]
     base: Option<String>,
+    /// The branch the session lands on, when it is not the one it starts from (default: the
+    /// branch it starts from, else the repository's default branch: origin/HEAD's, else the main
+    /// checkout's).
+    #[arg(long, value_name = "BRANCH")]
+    onto: Option<String>,
     /// Start from a pull request's head (N, #N or its URL), found with the `gh` program.
     #[arg(long, value_name = "N")]
     pr: Option<String>,
@@ -46,6 +52,7 @@ pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
             base: args.base,
             pull_request: args.pr,
             name: args.name,
+            onto: args.onto,
             location: settings.worktree_location,
         },
     )?;
