@@ -113,9 +113,14 @@ fn dont_ask_answers_ordinary_questions_but_not_security_confirms() {
     )
     .refused();
     assert!(refused.contains("security confirm"), "{refused}");
+    assert!(
+        refused.contains("confirm it by running the call from a terminal"),
+        "{refused}"
+    );
+    assert!(!refused.contains("push"), "a write is no push: {refused}");
     assert!(!outside.exists());
     let land = call(&env, &repo, &id, "git-land", json!({"message": "m"})).refused();
-    assert!(land.contains("push list"), "{land}");
+    assert!(land.contains("the `push` list of"), "{land}");
     let decision = env
         .records(&id)
         .into_iter()

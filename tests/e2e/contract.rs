@@ -167,3 +167,58 @@ fn completions_are_printed_for_each_shell_and_bash_loads_them() {
     let usage = env.nodwyn(&env.root(), &["completions", "tcsh"]);
     assert_eq!(usage.code, 2);
 }
+
+#[test]
+fn messages_say_what_is_wrong_where_it_is() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // A form the person's prompts.scm never closes is named where it opens, inside the file.
+    let prompts = env.home().join(".config/nodwyn/prompts.scm");
+    write(&prompts, "(define (x) 1)\n\n(define (y)\n  (+ 1 2)\n");
+    let refused = env.nodwyn(&repo, &["prompt"]).refused();
+    assert!(refused.contains("prompts.scm:3:1"), "{refused}");
+    assert!(refused.contains("never closed"), "{refused}");
+    std::fs::remove_file(&prompts).unwrap();
+
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    // Don't ask needs a terminal, and says so.
+    let refused = env.nodwyn(&repo, &["session", "dont-ask", id]).refused();
+    assert!(refused.contains("needs a terminal"), "{refused}");
+    // A restore into a folder that does not exist says which folder.
+    env.turn_dont_ask_on(&repo, id);
+    for content in ["one", "two"] {
+        env.nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                id,
+                "fs-write",
+                &format!("[\"a.txt\", \"{content}\"]"),
+            ],
+        )
+        .success();
+    }
+    let missing = env.root().join("missing/a.txt");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "versions",
+                "restore",
+                id,
+                "1",
+                "--to",
+                missing.to_str().unwrap(),
+            ],
+        )
+        .refused();
+    assert!(
+        refused.contains(&format!(
+            "the folder {} does not exist",
+            env.root().join("missing").display()
+        )),
+        "{refused}"
+    );
+}

@@ -155,7 +155,7 @@ pub fn call(
             None => Verdict {
                 decision: Decision::Refuse,
                 by: DecidedBy::Rule,
-                why: no_terminal_sentence(&verdict.why, kind, &session.repository, id),
+                why: no_terminal_sentence(&verdict.why, kind, &effect, &session.repository, id),
             },
         };
     }
@@ -195,10 +195,11 @@ pub fn call(
     })
 }
 
-/// The sentence of a question nobody could be asked.
+/// The sentence of a question nobody could be asked: how that very call can be approved.
 fn no_terminal_sentence(
     why: &str,
     kind: AskKind,
+    effect: &Effect,
     repository: &std::path::Path,
     id: &str,
 ) -> String {
@@ -208,9 +209,12 @@ fn no_terminal_sentence(
             "it needs a person's approval ({why}) and there is no terminal to ask on; approve such calls with a standing answer in {} (untracked), or turn Don't ask on with `nodwyn session dont-ask {id}`",
             allow.display()
         ),
-        AskKind::Security => format!(
-            "it needs a security confirm ({why}), which only a person gives, and there is no terminal to ask on; run it from a terminal, or for a push list the remote's URL in the `push` list of {} (untracked)",
+        AskKind::Security if is_push(effect) => format!(
+            "it needs a security confirm ({why}), which only a person gives, and there is no terminal to ask on; confirm it by running the call from a terminal, or let landings push there by listing the remote's URL in the `push` list of {} (untracked)",
             allow.display()
+        ),
+        AskKind::Security => format!(
+            "it needs a security confirm ({why}), which only a person gives, and there is no terminal to ask on; confirm it by running the call from a terminal (neither a standing answer nor Don't ask can approve it)"
         ),
     }
 }
@@ -223,6 +227,14 @@ pub(crate) fn record_as_it_happens(ctx: &mut nodwyn_prim::Context, log: &EventLo
     ctx.record_with(Box::new(move |fact| {
         append(&log, fact_event(fact, &by)).map_err(|e| e.to_string())
     }));
+}
+
+/// Whether the action pushes to a remote.
+fn is_push(effect: &Effect) -> bool {
+    effect
+        .egress
+        .as_ref()
+        .is_some_and(|e| e.kind == nodwyn_guard::EgressKind::Push)
 }
 
 pub(crate) fn append(log: &EventLog, event: Event) -> Result<(), Error> {

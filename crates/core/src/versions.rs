@@ -79,10 +79,16 @@ pub fn restore(
     };
     let folder = path.parent().unwrap_or(Path::new("/"));
     if !folder.is_dir() {
-        return Err(Error::Refused(format!(
-            "{} no longer exists (was the worktree removed?); give --to PATH to write version {version} elsewhere",
-            folder.display()
-        )));
+        return Err(Error::Refused(match to {
+            Some(_) => format!(
+                "the folder {} does not exist; make it first, or give --to a path in a folder that exists",
+                folder.display()
+            ),
+            None => format!(
+                "{} no longer exists (was the worktree removed?); give --to PATH to write version {version} elsewhere",
+                folder.display()
+            ),
+        }));
     }
     let before = versions.replace(&path, &content, "nodwyn versions restore")?;
     append(

@@ -39,6 +39,7 @@ impl Layers {
         if source.origin == Origin::Untrusted {
             interpreter.screen(&source)?;
         }
+        crate::screen::refuse_unclosed(&source)?;
         let names = defined_names(&source.text);
         let index = self.defined.len();
         let text = format!("{}\n{}", source.text, rebinding_tail(index, &names));

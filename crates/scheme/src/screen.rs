@@ -123,6 +123,33 @@ pub fn screen(source: &Source, reserved: &[String]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Refuses a source whose last form is never closed, naming where that form opens. steel would
+/// report the end of what it compiled, which for a layer is past the file (nodwyn appends
+/// generated code to each layer), so the place would point nowhere in the file. A lexical error
+/// is left for steel to report.
+pub fn refuse_unclosed(source: &Source) -> Result<(), Error> {
+    let mut open = Vec::new();
+    for token in TokenStream::new(&source.text, true, None) {
+        let Ok(token) = token else {
+            return Ok(());
+        };
+        match token.ty {
+            TokenType::OpenParen(..) => open.push(token.span.start as usize),
+            TokenType::CloseParen(_) => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    match open.first() {
+        None => Ok(()),
+        Some(start) => Err(Error::Refused(format!(
+            "{}: this form is never closed: the file ends before its closing parenthesis",
+            source.place(*start)
+        ))),
+    }
+}
+
 /// What the reserved-name check remembers of a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {

@@ -26,7 +26,7 @@ pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
     // An agent's commands run with stdin closed: they cannot turn the switch on for themselves.
     if !args.off && !output::person_at_terminal() {
         bail!(
-            "turning Don't ask on is a person's decision, so it is only taken on a terminal: run `nodwyn session dont-ask {}` yourself",
+            "`session dont-ask` needs a terminal (its standard input and error are not one here): turning Don't ask on is a person's decision, so it is only taken on a terminal; run `nodwyn session dont-ask {}` yourself in one",
             args.id
         );
     }
