@@ -222,3 +222,41 @@ fn messages_say_what_is_wrong_where_it_is() {
         "{refused}"
     );
 }
+
+#[test]
+fn a_name_that_is_not_utf8_is_shown_as_git_quotes_it_and_taken_back() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let (id, path) = (
+        made["id"].as_str().unwrap(),
+        std::path::PathBuf::from(made["path"].as_str().unwrap()),
+    );
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+    std::fs::write(path.join(name), "one\ntwo\n").unwrap();
+    let review = env.nodwyn_json(&repo, &["worktree", "diff", id]);
+    let file = &review["files"][0];
+    assert_eq!(file["path"], "\"caf\\351.txt\"", "{review}");
+    assert_eq!(file["added"], 2, "{review}");
+    assert!(
+        file["hunks"].to_string().contains("+two"),
+        "its diff is shown: {review}"
+    );
+    let human = env.nodwyn(&repo, &["worktree", "diff", id]).success();
+    assert!(human.stdout.contains("\"caf\\351.txt\""), "{}", human.stdout);
+    env.turn_dont_ask_on(&repo, id);
+    let read = env
+        .nodwyn(
+            &repo,
+            &["call", "--session", id, "fs-read", "[\"\\\"caf\\\\351.txt\\\"\"]", "--json"],
+        )
+        .success()
+        .json();
+    assert_eq!(read["result"]["content"], "one\ntwo\n", "{read}");
+    let listed = env
+        .nodwyn(&repo, &["call", "--session", id, "fs-list", "[\".\"]", "--json"])
+        .success()
+        .json();
+    assert!(listed.to_string().contains("caf\\\\351.txt"), "{listed}");
+}

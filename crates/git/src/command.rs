@@ -238,6 +238,11 @@ fn telling_line(stderr: &str) -> String {
         .to_owned()
 }
 
+/// Splits `-z` output into its NUL-terminated records, as bytes (file names need not be UTF-8).
+pub(crate) fn nul_byte_records(stdout: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
+    stdout.split(|b| *b == 0).filter(|r| !r.is_empty())
+}
+
 /// Splits `-z` output into its NUL-terminated records, as text.
 pub(crate) fn nul_records(stdout: &[u8]) -> impl Iterator<Item = String> + '_ {
     stdout

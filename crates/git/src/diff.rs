@@ -7,7 +7,7 @@ use std::path::Path;
 use tempfile::TempDir;
 
 use crate::Error;
-use crate::command::{GitCommand, nul_records};
+use crate::command::{GitCommand, nul_byte_records};
 
 /// `git diff REV_RANGE` in `dir` with no colour, no external diff or text conversion, and
 /// `a/` and `b/` prefixes whatever the person's configuration says. A range that starts with `-`
@@ -103,7 +103,8 @@ impl Snapshot {
         self.git().args(["diff", "--cached"]).args(PLAIN)
     }
 
-    /// Every file that differs from `since`, with its status and line counts.
+    /// Every file that differs from `since`, with its status and line counts. A name that is
+    /// not UTF-8 is given as git quotes it (see [`crate::quote`]).
     pub fn changed(&self, since: &str) -> Result<Vec<Changed>, Error> {
         let since = revision(since)?;
         let names = self
@@ -112,36 +113,37 @@ impl Snapshot {
             .run()?;
         let counts = self.diff().args(["--numstat", "-z", since, "--"]).run()?;
         let mut lines = std::collections::HashMap::new();
-        for record in nul_records(&counts) {
-            let mut fields = record.splitn(3, '\t');
+        for record in nul_byte_records(&counts) {
+            let mut fields = record.splitn(3, |b| *b == b'\t');
             let (Some(added), Some(removed), Some(path)) =
                 (fields.next(), fields.next(), fields.next())
             else {
                 continue;
             };
-            lines.insert(
-                path.to_owned(),
-                added.parse().ok().zip(removed.parse().ok()),
-            );
+            let number = |field: &[u8]| std::str::from_utf8(field).ok()?.parse::<u64>().ok();
+            lines.insert(path.to_vec(), number(added).zip(number(removed)));
         }
-        let mut fields = nul_records(&names);
+        let mut fields = nul_byte_records(&names);
         let mut changed = Vec::new();
         while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
             changed.push(Changed {
-                lines: lines.get(&path).copied().flatten(),
-                status: status.chars().next().unwrap_or('M'),
-                path,
+                lines: lines.get(path).copied().flatten(),
+                status: status.first().map_or('M', |b| char::from(*b)),
+                path: crate::quote::quote(path),
             });
         }
         Ok(changed)
     }
 
     /// The unified diff of one file against `since`, three lines of context.
+    /// `path` is a name as [`Snapshot::changed`] gives it (quoted when it is not UTF-8).
     pub fn file_diff(&self, since: &str, path: &str) -> Result<Vec<u8>, Error> {
         let since = revision(since)?;
+        let mut pathspec = std::ffi::OsString::from(":(literal)");
+        pathspec.push(crate::quote::os_name(path));
         self.diff()
             .args(["--unified=3", since, "--"])
-            .arg(format!(":(literal){path}"))
+            .arg(pathspec)
             .run()
     }
 }

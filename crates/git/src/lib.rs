@@ -15,6 +15,7 @@ mod error;
 pub mod graph;
 pub mod landed;
 pub mod push;
+pub mod quote;
 pub mod rebase;
 pub mod refs;
 pub mod replay;

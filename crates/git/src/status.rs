@@ -12,7 +12,7 @@ use std::path::Path;
 use git2::{Repository, StatusOptions};
 
 use crate::Error;
-use crate::command::{GitCommand, nul_records};
+use crate::command::{GitCommand, nul_byte_records};
 
 /// How `changes` lists untracked and ignored files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,12 +61,12 @@ pub fn changes(dir: &Path, detail: Detail) -> Result<Vec<Change>, Error> {
             untracked,
         ])
         .run()?;
-    Ok(nul_records(&stdout)
+    Ok(nul_byte_records(&stdout)
         .filter_map(|record| {
             let (code, path) = (record.get(..2)?, record.get(3..)?);
             Some(Change {
-                code: code.to_owned(),
-                path: path.to_owned(),
+                code: String::from_utf8_lossy(code).into_owned(),
+                path: crate::quote::quote(path),
             })
         })
         .collect())

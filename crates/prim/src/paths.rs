@@ -36,15 +36,13 @@ impl Target {
     /// messages and results.
     pub fn shown(&self, ctx: &Context) -> String {
         let root = normalise(&ctx.root);
-        self.path
-            .strip_prefix(&root)
-            .unwrap_or(&self.path)
-            .display()
-            .to_string()
+        let relative = self.path.strip_prefix(&root).unwrap_or(&self.path);
+        nodwyn_git::quote::quote(relative.as_os_str().as_encoded_bytes())
     }
 }
 
-/// Resolves `given` against the session's folder.
+/// Resolves `given` against the session's folder. A name in git's quoted form
+/// (`"caf\351.txt"`, as nodwyn shows a name that is not UTF-8) stands for the name it quotes.
 pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
     if given.is_empty() {
         return Err(Error::refused("the path is empty"));
@@ -52,8 +50,10 @@ pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
     if given.contains('\0') {
         return Err(Error::refused("the path contains a NUL byte"));
     }
+    // A name nodwyn showed in git's quoted form (not UTF-8) is read back to its bytes.
+    let name = nodwyn_git::quote::os_name(given);
     let root = normalise(&ctx.root);
-    let path = normalise(&root.join(given));
+    let path = normalise(&root.join(name));
     let inside = path.starts_with(&root) && stays_inside(&path, &root);
     Ok(Target { path, inside })
 }

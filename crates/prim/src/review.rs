@@ -73,7 +73,8 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
         omitted: Vec::new(),
     };
     for changed in snapshot.changed(since)? {
-        if denylist.judge(Path::new(&changed.path), dir).is_denied() {
+        let name = nodwyn_git::quote::os_name(&changed.path);
+        if denylist.judge(Path::new(&name), dir).is_denied() {
             review.omitted.push(Omitted {
                 path: changed.path,
                 why: "a credential file, which the denylist keeps from agents".to_owned(),

@@ -84,7 +84,7 @@ impl Primitive for FsList {
                     _ => "file",
                 };
                 Entry {
-                    name: entry.file_name().to_string_lossy().into_owned(),
+                    name: nodwyn_git::quote::quote(entry.file_name().as_encoded_bytes()),
                     kind,
                     size: meta.filter(|m| m.is_file()).map(|m| m.len()),
                 }
