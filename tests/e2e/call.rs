@@ -568,3 +568,59 @@ fn the_question_shows_an_agents_control_characters_instead_of_obeying_them() {
     assert!(shown.contains("rm -rf x\\u{1b}[2K\\u{d}true"), "{shown}");
     assert!(!shown.contains('\u{1b}'), "{shown:?}");
 }
+
+#[test]
+fn allow_writes_standing_answers_on_a_terminal_only_and_keeps_the_file_untracked() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let file = repo.join(".nodwyn/allow.toml");
+    let refused = env.nodwyn(&repo, &["allow", "command", "echo"]).refused();
+    assert!(refused.contains("needs a terminal"), "{refused}");
+    assert!(!file.exists(), "nothing written without a terminal");
+
+    write(&file, "# my own answers\ncommands = [[\"make\"]]\n");
+    let shown = env.nodwyn_on_terminal(&repo, &["allow", "command", "echo", "hi"], "");
+    assert!(shown.contains("added to"), "{shown}");
+    assert!(shown.contains("info/exclude"), "{shown}");
+    let again = env.nodwyn_on_terminal(&repo, &["allow", "command", "echo", "hi"], "");
+    assert!(again.contains("already has it"), "{again}");
+    env.nodwyn_on_terminal(&repo, &["allow", "write", "src/**"], "");
+    env.nodwyn_on_terminal(
+        &repo,
+        &["allow", "push", "git@example.invalid:me/shop.git"],
+        "",
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with("# my own answers\n"),
+        "comments kept: {text}"
+    );
+    let parsed = serde_json::to_value(toml::from_str::<toml::Table>(&text).unwrap()).unwrap();
+    assert_eq!(parsed["commands"], json!([["make"], ["echo", "hi"]]));
+    assert_eq!(parsed["writes"], json!(["src/**"]));
+    assert_eq!(parsed["push"], json!(["git@example.invalid:me/shop.git"]));
+    let bad = env.nodwyn_on_terminal(&repo, &["allow", "write", "src/[x"], "");
+    assert!(bad.contains("nothing was written"), "{bad}");
+    // git never sees it, even after `git add -A`.
+    assert_eq!(env.git(&repo, &["status", "--porcelain"]), "");
+    env.git(&repo, &["add", "-A"]);
+    assert_eq!(env.git(&repo, &["ls-files", ".nodwyn"]), "");
+
+    // The answer holds for an agent's call, with no terminal to ask on.
+    let (id, _) = env.session(&repo);
+    let ran = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!([["echo", "hi", "there"]]),
+    )
+    .success()
+    .json();
+    assert_eq!(ran["stdout"], "hi there\n", "{ran}");
+    assert!(
+        env.records(&id)
+            .iter()
+            .any(|r| r["type"] == "guard.decision" && r["by"] == "standing_answer")
+    );
+}

@@ -244,18 +244,32 @@ fn a_name_that_is_not_utf8_is_shown_as_git_quotes_it_and_taken_back() {
         "its diff is shown: {review}"
     );
     let human = env.nodwyn(&repo, &["worktree", "diff", id]).success();
-    assert!(human.stdout.contains("\"caf\\351.txt\""), "{}", human.stdout);
+    assert!(
+        human.stdout.contains("\"caf\\351.txt\""),
+        "{}",
+        human.stdout
+    );
     env.turn_dont_ask_on(&repo, id);
     let read = env
         .nodwyn(
             &repo,
-            &["call", "--session", id, "fs-read", "[\"\\\"caf\\\\351.txt\\\"\"]", "--json"],
+            &[
+                "call",
+                "--session",
+                id,
+                "fs-read",
+                "[\"\\\"caf\\\\351.txt\\\"\"]",
+                "--json",
+            ],
         )
         .success()
         .json();
     assert_eq!(read["result"]["content"], "one\ntwo\n", "{read}");
     let listed = env
-        .nodwyn(&repo, &["call", "--session", id, "fs-list", "[\".\"]", "--json"])
+        .nodwyn(
+            &repo,
+            &["call", "--session", id, "fs-list", "[\".\"]", "--json"],
+        )
         .success()
         .json();
     assert!(listed.to_string().contains("caf\\\\351.txt"), "{listed}");

@@ -5,6 +5,7 @@
 //! never reads the environment or configuration files, and never prints. The command line
 //! (`nodwyn`) does those.
 
+pub mod allow;
 pub mod call;
 pub mod clock;
 mod dont_ask;

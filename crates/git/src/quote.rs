@@ -9,9 +9,11 @@ use std::os::unix::ffi::OsStringExt;
 
 /// `name` as a person or a model reads it (see the module documentation).
 pub fn quote(name: &[u8]) -> String {
-    let plain = std::str::from_utf8(name)
-        .ok()
-        .filter(|text| !text.chars().any(|c| c.is_control() || c == '"' || c == '\\'));
+    let plain = std::str::from_utf8(name).ok().filter(|text| {
+        !text
+            .chars()
+            .any(|c| c.is_control() || c == '"' || c == '\\')
+    });
     if let Some(text) = plain {
         return text.to_owned();
     }
@@ -24,7 +26,10 @@ pub fn quote(name: &[u8]) -> String {
                 let (valid, after) = rest.split_at(error.valid_up_to());
                 let bad = error.error_len().unwrap_or(after.len());
                 // The prefix was checked as valid UTF-8 just above.
-                (std::str::from_utf8(valid).unwrap_or_default(), &after[..bad])
+                (
+                    std::str::from_utf8(valid).unwrap_or_default(),
+                    &after[..bad],
+                )
             }
         };
         for c in valid.chars() {

@@ -174,7 +174,7 @@ impl VersionStore {
 /// Writes `content` to `path` through a temporary file in the same folder renamed over it, so a
 /// reader never sees half a file, and a link at `path` is replaced rather than written through.
 /// The file keeps its permissions when it existed.
-fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
+pub fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
     let parent = path
         .parent()
         .ok_or_else(|| Error::refused(format!("{} has no parent folder", path.display())))?;

@@ -1,6 +1,7 @@
 //! The command tree. Each subcommand lives in its own file; the doc comment of its arguments
 //! struct is its `--help`.
 
+mod allow;
 mod call;
 mod completions;
 mod eval;
@@ -72,6 +73,8 @@ enum Command {
     Prompt(prompt::PromptArgs),
     /// Run Scheme in a session's context; primitives go through the guard.
     Eval(eval::EvalArgs),
+    /// Add a standing answer to the repository's .nodwyn/allow.toml (on a terminal only).
+    Allow(allow::AllowArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
 }
@@ -122,6 +125,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
         Command::Completions(args) => completions::run(args).map(|()| Outcome::Success),
+        Command::Allow(args) => allow::run(args, &context).map(|()| Outcome::Success),
     }
 }
 
