@@ -273,4 +273,12 @@ fn a_name_that_is_not_utf8_is_shown_as_git_quotes_it_and_taken_back() {
         .success()
         .json();
     assert!(listed.to_string().contains("caf\\\\351.txt"), "{listed}");
+    // Landing moves such names too: main gains one meanwhile, and the worktree follows.
+    let theirs = std::ffi::OsStr::from_bytes(b"na\xefve.txt");
+    std::fs::write(repo.join(theirs), "theirs\n").unwrap();
+    env.commit_all(&repo, "a name that is not UTF-8 on main");
+    env.nodwyn_json(&repo, &["land", id, "-m", "cafe"]);
+    assert_eq!(std::fs::read(path.join(theirs)).unwrap(), b"theirs\n");
+    assert_eq!(std::fs::read(path.join(name)).unwrap(), b"one\ntwo\n");
+    assert_eq!(env.git(&path, &["status", "--porcelain"]), "");
 }

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::Error;
-use crate::command::{GitCommand, nul_records};
+use crate::command::{GitCommand, nul_byte_records};
 
 /// The paths `commit` tracks.
 pub fn tracked(dir: &Path, commit: &str) -> Result<HashSet<String>, Error> {
@@ -21,7 +21,7 @@ pub fn tracked(dir: &Path, commit: &str) -> Result<HashSet<String>, Error> {
         .read_only()
         .args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit])
         .run()?;
-    Ok(nul_records(&stdout).collect())
+    Ok(names(&stdout).into_iter().collect())
 }
 
 /// The paths whose content differs between the commits `from` and `to` (renames as a deletion
@@ -41,7 +41,7 @@ pub fn changed_between(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, 
             "--",
         ])
         .run()?;
-    Ok(nul_records(&stdout).collect())
+    Ok(names(&stdout))
 }
 
 /// What in the worktree at `dir` (whose index and HEAD are at `from`) stands in the way of
@@ -59,13 +59,14 @@ pub fn in_the_way(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error
         if was_tracked.contains(path) {
             continue;
         }
-        if std::fs::symlink_metadata(dir.join(path)).is_ok() {
+        if std::fs::symlink_metadata(on_disk(dir, path)).is_ok() {
             found.push(path.clone());
             continue;
         }
-        let mut ancestor = Path::new(path).parent();
+        let os_name = crate::quote::os_name(path);
+        let mut ancestor = Path::new(&os_name).parent();
         while let Some(folder) = ancestor.filter(|a| !a.as_os_str().is_empty()) {
-            let name = folder.to_string_lossy().into_owned();
+            let name = crate::quote::quote(folder.as_os_str().as_encoded_bytes());
             if !was_tracked.contains(&name)
                 && std::fs::symlink_metadata(dir.join(folder)).is_ok_and(|m| !m.is_dir())
             {
@@ -100,7 +101,7 @@ fn uncommitted(dir: &Path, commit: &str) -> Result<Vec<String>, Error> {
         if cached {
             command = command.args(["--cached", commit]);
         }
-        paths.extend(nul_records(&command.arg("--").run()?));
+        paths.extend(names(&command.arg("--").run()?));
     }
     Ok(paths)
 }
@@ -152,12 +153,12 @@ pub fn differing(dir: &Path, commit: &str, made: &[String]) -> Result<Vec<String
         .read_only()
         .args(["diff-files", "--name-only", "-z", "--"])
         .run()?;
-    let mut paths: Vec<String> = nul_records(&stdout).collect();
+    let mut paths: Vec<String> = names(&stdout);
     let tracked = tracked(dir, commit)?;
     paths.extend(
         made.iter()
             .filter(|p| !tracked.contains(*p))
-            .filter(|p| std::fs::symlink_metadata(dir.join(p)).is_ok_and(|m| !m.is_dir()))
+            .filter(|p| std::fs::symlink_metadata(on_disk(dir, p)).is_ok_and(|m| !m.is_dir()))
             .cloned(),
     );
     paths.sort();
@@ -174,15 +175,10 @@ pub fn snapshot(
     message: &str,
 ) -> Result<String, Error> {
     let scratch = ScratchIndex::new(dir, parent)?;
-    let mut list = Vec::new();
-    for path in paths {
-        list.extend_from_slice(path.as_bytes());
-        list.push(0);
-    }
     scratch
         .command(dir)
         .args(["update-index", "--add", "--remove", "-z", "--stdin"])
-        .input(list)
+        .input(nul_list(paths))
         .run()?;
     let tree = scratch.command(dir).args(["write-tree"]).run_text()?;
     crate::commit::commit_tree(dir, &tree, &[parent], message, false)
@@ -195,23 +191,18 @@ pub fn put_back(dir: &Path, commit: &str, paths: &[String]) -> Result<(), Error>
     let (present, absent): (Vec<&String>, Vec<&String>) =
         paths.iter().partition(|p| tracked.contains(*p));
     for path in absent {
-        let file = dir.join(path);
+        let file = on_disk(dir, path);
         if std::fs::symlink_metadata(&file).is_ok_and(|m| !m.is_dir()) {
             std::fs::remove_file(&file).map_err(|source| Error::Io { path: file, source })?;
         }
     }
     if !present.is_empty() {
         let scratch = ScratchIndex::new(dir, commit)?;
-        let mut list = Vec::new();
-        for path in present {
-            list.extend_from_slice(path.as_bytes());
-            list.push(0);
-        }
         scratch
             .command(dir)
             .shielded()
             .args(["checkout-index", "--force", "-z", "--stdin"])
-            .input(list)
+            .input(nul_list(present))
             .run()?;
     }
     GitCommand::new(dir)
@@ -222,6 +213,26 @@ pub fn put_back(dir: &Path, commit: &str, paths: &[String]) -> Result<(), Error>
         .args(["update-index", "-q", "--refresh"])
         .output()
         .map(drop)
+}
+
+/// The names of `-z` output, as [`crate::quote`] shows them.
+fn names(stdout: &[u8]) -> Vec<String> {
+    nul_byte_records(stdout).map(crate::quote::quote).collect()
+}
+
+/// Where a name (as [`crate::quote`] shows it) is on disk, under `dir`.
+fn on_disk(dir: &Path, name: &str) -> std::path::PathBuf {
+    dir.join(crate::quote::os_name(name))
+}
+
+/// Paths for a `-z --stdin` list: each one's bytes (a quoted name read back) and a NUL.
+fn nul_list<S: AsRef<str>>(paths: impl IntoIterator<Item = S>) -> Vec<u8> {
+    let mut list = Vec::new();
+    for path in paths {
+        list.extend_from_slice(crate::quote::os_name(path.as_ref()).as_encoded_bytes());
+        list.push(0);
+    }
+    list
 }
 
 /// A temporary index in the checkout's git folder, loaded with a commit's tree; git commands

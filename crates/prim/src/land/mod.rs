@@ -514,14 +514,26 @@ fn refuse_in_the_way(
     to: &str,
     doing: &str,
 ) -> Result<(), Error> {
+    refuse_if_in_the_way(dir, from, to, |found| {
+        format!(
+            "the landing would have to overwrite or delete {found} in the worktree to {doing}, and git does not have their content (untracked or ignored files, or changes left out of the commit); it stopped before rewriting or pushing anything. Move them out of the way, then land again"
+        )
+    })
+}
+
+/// Refuses with `sentence` (given the paths, named) when moving the worktree at `dir` from
+/// `from` to `to` would overwrite what git does not have (see [`switch::in_the_way`]).
+fn refuse_if_in_the_way(
+    dir: &std::path::Path,
+    from: &str,
+    to: &str,
+    sentence: impl FnOnce(&str) -> String,
+) -> Result<(), Error> {
     let found = switch::in_the_way(dir, from, to)?;
     if found.is_empty() {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "the landing would have to overwrite or delete {} in the worktree to {doing}, and git does not have their content (untracked or ignored files, or changes left out of the commit); it stopped before rewriting or pushing anything. Move them out of the way, then land again",
-        named(&found)
-    )))
+    Err(Error::refused(sentence(&named(&found))))
 }
 
 /// Continues a rebase a conflict stopped, once no conflict marker is left in the files it

@@ -310,14 +310,11 @@ fn keep(
 }
 
 fn refuse_rewritten_in_the_way(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
-    let found = switch::in_the_way(dir, from, to)?;
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(Error::refused(format!(
-        "putting the branch back would overwrite {} in the worktree, which no commit holds; move them out of the way, then try again",
-        named(&found)
-    )))
+    super::refuse_if_in_the_way(dir, from, to, |found| {
+        format!(
+            "putting the branch back would overwrite {found} in the worktree, which no commit holds; move them out of the way, then try again"
+        )
+    })
 }
 
 fn only(found: Vec<String>, within: &[String]) -> Vec<String> {
