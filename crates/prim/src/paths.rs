@@ -52,6 +52,9 @@ pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
     }
     // A name nodwyn showed in git's quoted form (not UTF-8) is read back to its bytes.
     let name = nodwyn_git::quote::os_name(given);
+    if name.as_encoded_bytes().contains(&0) {
+        return Err(Error::refused("the path contains a NUL byte"));
+    }
     let root = normalise(&ctx.root);
     let path = normalise(&root.join(name));
     let inside = path.starts_with(&root) && stays_inside(&path, &root);

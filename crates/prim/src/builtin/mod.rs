@@ -38,6 +38,8 @@ pub(crate) fn register_all(registry: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::ffi::OsStrExt;
+
     use serde_json::json;
 
     use crate::{Context, Error, Registry};
@@ -63,6 +65,24 @@ mod tests {
         assert!(message(json!("a")).contains("object or array"));
         assert!(message(json!({"path": 1, "old": "b", "new": "c"})).contains("fs-edit"));
         assert!(matches!(registry.get("nope"), Err(Error::Unknown(_))));
+    }
+
+    #[test]
+    fn a_quoted_name_is_read_back_and_a_quoted_nul_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        std::fs::write(dir.path().join(name), "cafe").unwrap();
+        let registry = Registry::builtin();
+        let read = registry.get("fs-read").unwrap();
+        let got = read.run(&json!(["\"caf\\351.txt\""]), &ctx).unwrap();
+        assert_eq!(got["content"], "cafe");
+        assert_eq!(got["path"], "\"caf\\351.txt\"");
+        let refused = read
+            .run(&json!(["\"a\\000b\""]), &ctx)
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("NUL"), "{refused}");
     }
 
     #[test]
