@@ -223,6 +223,14 @@ fn a_name_goes_into_the_branch_and_any_command_takes_it() {
         .nodwyn(&repo, &["worktree", "path", "fix-the-auth-flow"])
         .success();
     assert_eq!(path.stdout.trim_end(), named["path"].as_str().unwrap());
+    // A start of the name no other name shares will do; a whole name wins over a start.
+    let path = env.nodwyn(&repo, &["worktree", "path", "fix"]).success();
+    assert_eq!(path.stdout.trim_end(), named["path"].as_str().unwrap());
+    let fix = env.nodwyn_json(&repo, &["worktree", "new", "--name", "fix"]);
+    let path = env.nodwyn(&repo, &["worktree", "path", "fix"]).success();
+    assert_eq!(path.stdout.trim_end(), fix["path"].as_str().unwrap());
+    let both = env.nodwyn(&repo, &["worktree", "path", "fi"]).refused();
+    assert!(both.contains("several sessions match"), "{both}");
     let long = "a".repeat(60);
     let long = env.nodwyn_json(&repo, &["worktree", "new", "--name", &long]);
     assert_eq!(long["name"].as_str().unwrap().len(), 40);

@@ -99,8 +99,8 @@ impl Store {
         Err(Error::NoFreeId)
     }
 
-    /// Finds a session by its full id, its 8 hex digits or any unique prefix of them (any case),
-    /// or its name. Several matches are refused, naming them.
+    /// Finds a session by its full id, its 8 hex digits or any unique start of them (any case),
+    /// or its name or a unique start of it. Several matches are refused, naming them.
     pub fn find(&self, text: &str) -> Result<StoredSession, Error> {
         if let Some(id) = SessionId::parse(text) {
             let matches = self
@@ -127,12 +127,27 @@ impl Store {
         if by_digits.len() == 1 && is_short_id(&wanted) {
             return one_of(text, by_digits);
         }
+        // A name matches whole, or by a start no other name shares (a whole match wins).
+        let named: Vec<(StoredSession, String)> = all
+            .into_iter()
+            .filter_map(|stored| {
+                let name = name_of(&stored)?;
+                name.starts_with(&wanted).then_some((stored, name))
+            })
+            .collect();
+        let whole: Vec<&StoredSession> = named
+            .iter()
+            .filter(|(_, name)| *name == wanted)
+            .map(|(stored, _)| stored)
+            .collect();
+        let by_name: Vec<StoredSession> = if whole.is_empty() {
+            named.iter().map(|(stored, _)| stored.clone()).collect()
+        } else {
+            whole.into_iter().cloned().collect()
+        };
         let mut matches = by_digits;
-        for stored in all {
-            if matches.iter().any(|m| m.id == stored.id) {
-                continue;
-            }
-            if name_of(&stored).is_some_and(|name| name == wanted) {
+        for stored in by_name {
+            if !matches.iter().any(|m| m.id == stored.id) {
                 matches.push(stored);
             }
         }

@@ -16,7 +16,7 @@ use crate::person::Terminal;
 /// session's log. Prints the primitive's result as JSON.
 #[derive(Debug, Args)]
 pub struct CallArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     #[arg(long, required_unless_present = "list")]
     session: Option<String>,
     /// List the primitives and their parameters instead.

@@ -19,7 +19,7 @@ use crate::output::{self, short_commit};
 /// were before the landing began.
 #[derive(Debug, Args)]
 pub struct LandArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// The commit message (for the uncommitted changes, and for a squash or merge commit);
     /// needed only when there is something to commit.

@@ -21,7 +21,7 @@ pub enum VersionsCommand {
 /// repository that has any.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: Option<String>,
     #[command(flatten)]
     repo: RepoArg,
@@ -33,7 +33,7 @@ pub struct ListArgs {
 /// undone too.
 #[derive(Debug, Args)]
 pub struct RestoreArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// The version's number, as `versions list` shows it.
     #[arg(value_name = "VERSION")]

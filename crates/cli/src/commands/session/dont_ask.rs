@@ -15,7 +15,7 @@ use crate::output;
 /// command an agent runs can.
 #[derive(Debug, Args)]
 pub struct DontAskArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// Turn it off again.
     #[arg(long)]

@@ -10,7 +10,7 @@ use crate::output;
 /// exactly as they are stored.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 

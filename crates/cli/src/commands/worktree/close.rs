@@ -14,7 +14,7 @@ use crate::output;
 /// both stay, and the reasons are printed.
 #[derive(Debug, Args)]
 pub struct CloseArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 

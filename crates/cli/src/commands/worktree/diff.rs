@@ -13,7 +13,7 @@ use crate::output;
 /// file's diff is capped; after 30 s the files not reached are named instead.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 

@@ -9,7 +9,7 @@ use crate::output;
 /// Hand a session's worktree and branch over to you; nodwyn forgets them.
 #[derive(Debug, Args)]
 pub struct KeepArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 

@@ -10,7 +10,7 @@ use crate::output;
 /// Print the folder of a session's worktree (for `cd "$(nodwyn worktree path ID)"`).
 #[derive(Debug, Args)]
 pub struct PathArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 

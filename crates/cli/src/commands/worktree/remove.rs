@@ -13,7 +13,7 @@ use crate::output;
 /// unless --force, which discards them and names every file. Commits are never discarded.
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// Discard uncommitted, untracked and ignored files (never commits).
     #[arg(long)]

@@ -12,7 +12,7 @@ use crate::output::{self, short_commit};
 /// of the same name from the base branch's head.
 #[derive(Debug, Args)]
 pub struct ResumeArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name.
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 
