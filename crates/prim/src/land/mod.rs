@@ -259,7 +259,10 @@ fn interrupted_or(
     }
     let what = match error {
         Error::Interrupted(what) => what,
-        other => format!("while a step ran ({other})"),
+        other => {
+            tracing::info!(error = %other, "a step the interrupt stopped");
+            while_running(&other).to_owned()
+        }
     };
     let head = head_of(&worktree.path).ok();
     let committed = match &head {
@@ -275,6 +278,23 @@ fn interrupted_or(
         "the landing of {} was interrupted {what}: {committed}nothing in the worktree was rewritten. Land again to go on from there, or run `nodwyn land --abort {short_id}` to undo the landing",
         worktree.branch
     ))
+}
+
+/// Which step a git command the interrupt stopped was, in words.
+fn while_running(error: &Error) -> &'static str {
+    let Error::Git(nodwyn_git::Error::Failed { args, .. }) = error else {
+        return "while a step ran";
+    };
+    match args.split_whitespace().next().unwrap_or_default() {
+        "commit" | "add" => "while it committed the changes",
+        "fetch" => "while it fetched the base",
+        "push" => {
+            "while it pushed (the remote may or may not have taken the push; landing again finds out)"
+        }
+        "rebase" => "while it rebased",
+        "merge" => "while it moved the local base",
+        _ => "while a git step ran",
+    }
 }
 
 /// Stops with [`Error::Interrupted`] when an interrupt was asked for; `when` says where.
