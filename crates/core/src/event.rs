@@ -353,6 +353,53 @@ mod tests {
     }
 
     #[test]
+    fn the_landing_journal_round_trips_with_its_names() {
+        let records = [
+            (
+                Event::LandBegin {
+                    head: "aaaa".into(),
+                    strategy: "squash".into(),
+                },
+                r#"{"at":"1970-01-01T00:00:00.000Z","type":"land.begin","head":"aaaa","strategy":"squash"}"#,
+            ),
+            (
+                Event::LandBackup {
+                    reference: "refs/nodwyn/backup/1968c13a/1".into(),
+                    commit: "bbbb".into(),
+                },
+                r#"{"at":"1970-01-01T00:00:00.000Z","type":"land.backup","ref":"refs/nodwyn/backup/1968c13a/1","commit":"bbbb"}"#,
+            ),
+            (
+                Event::LandMove {
+                    from: "bbbb".into(),
+                    to: "cccc".into(),
+                },
+                r#"{"at":"1970-01-01T00:00:00.000Z","type":"land.move","from":"bbbb","to":"cccc"}"#,
+            ),
+            (
+                Event::LandEnd {
+                    outcome: nodwyn_prim::LandOutcome::Interrupted,
+                    why: None,
+                },
+                r#"{"at":"1970-01-01T00:00:00.000Z","type":"land.end","outcome":"interrupted"}"#,
+            ),
+            (
+                Event::WorktreeOnto {
+                    base: "main".into(),
+                    base_remote: Some("origin".into()),
+                },
+                r#"{"at":"1970-01-01T00:00:00.000Z","type":"worktree.onto","base":"main","base_remote":"origin"}"#,
+            ),
+        ];
+        for (event, expected) in records {
+            let record = Record::new(Timestamp::from_unix_millis(0), event);
+            let line = serde_json::to_string(&record).unwrap();
+            assert_eq!(line, expected);
+            assert_eq!(serde_json::from_str::<Record>(&line).unwrap(), record);
+        }
+    }
+
+    #[test]
     fn unknown_kinds_are_read_as_other() {
         let line = r#"{"type":"agent.dream","at":"2026-10-02T05:44:07.000Z","answer":"allow"}"#;
         let record: Record = serde_json::from_str(line).unwrap();
