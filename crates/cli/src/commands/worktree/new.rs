@@ -90,13 +90,14 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
 
 fn print_human(created: &Created) -> anyhow::Result<()> {
     let facts = &created.worktree;
-    let from = if facts.base.is_empty() {
-        format!("detached {}", short_commit(&facts.base_commit))
-    } else {
-        format!("{} at {}", facts.base, short_commit(&facts.base_commit))
+    let lands = match (facts.base.as_str(), facts.base_remote.as_deref()) {
+        ("", _) => "no branch to land on; `nodwyn land --onto BRANCH` chooses one".to_owned(),
+        (base, Some(remote)) => format!("lands on {base} of {remote}"),
+        (base, None) => format!("lands on {base}"),
     };
+    let from = format!("at {}, {lands}", short_commit(&facts.base_commit));
     output::text(format!(
-        "Opened session {} in a new worktree\n  path    {}\n  branch  {} (from {from})",
+        "Opened session {} in a new worktree\n  path    {}\n  branch  {} ({from})",
         created.session,
         facts.path.display(),
         facts.branch,
