@@ -437,3 +437,52 @@ fn land_needs_a_message_only_when_there_is_something_to_commit() {
         "the agent's commit"
     );
 }
+
+#[test]
+fn a_refusal_after_a_resolved_conflict_puts_the_branch_back_and_keeps_the_rebase() {
+    let s = Scene::new(true);
+    let env = &s.env;
+    let before = files(&s.path);
+    let stopped = s.land().refused();
+    assert!(stopped.contains("conflict in README.md"), "{stopped}");
+    let committed = env.git(&s.path, &["rev-parse", "ORIG_HEAD"]);
+    // The person resolves the conflict, and something with a token slips in on the way.
+    write(
+        &s.path.join("README.md"),
+        "hello\nchanged elsewhere\nchanged by the agent\n",
+    );
+    write(
+        &s.path.join("config.txt"),
+        &format!("token = {}\n", token()),
+    );
+    let refused = s.land().refused();
+    assert!(refused.contains("credential"), "{refused}");
+    assert!(refused.contains("was put back at"), "{refused}");
+    assert_eq!(
+        s.tip(),
+        committed,
+        "the branch is where the landing found it"
+    );
+    assert_eq!(
+        env.git(&s.path, &["symbolic-ref", "HEAD"]),
+        format!("refs/heads/{}", s.branch)
+    );
+    all_kept(&before, &files(&s.path), &["README.md"]);
+    assert_eq!(
+        env.git(&s.remote, &["log", "--format=%s", "-1", "main"]),
+        "theirs",
+        "nothing pushed"
+    );
+    // The rebased commits, resolution included, are kept in a backup ref the sentence names.
+    let kept = refused
+        .split("kept in ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap()
+        .to_owned();
+    assert!(kept.starts_with("refs/nodwyn/backup/"), "{kept}");
+    assert_eq!(
+        env.git(&s.path, &["show", &format!("{kept}:README.md")]),
+        "hello\nchanged elsewhere\nchanged by the agent"
+    );
+}
