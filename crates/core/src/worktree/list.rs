@@ -1,6 +1,7 @@
 //! `worktree list`: nodwyn's worktrees of a repository, with what each holds. Each worktree is
 //! read on its own thread, so dozens of them cost little more than the slowest one.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use nodwyn_git::landed::commits_ahead;
@@ -61,15 +62,54 @@ pub struct Listed {
 /// nodwyn's worktrees of `repository`, oldest session first, and the logs that could not be read.
 pub fn list(store: &Store, repository: &Path) -> Result<(Vec<Listed>, Vec<Unreadable>), Error> {
     let (sessions, unreadable) = sessions_of(store, repository)?;
-    let listed = sessions
-        .par_iter()
+    let active: Vec<(&Session, &WorktreeFacts)> = sessions
+        .iter()
         .filter_map(|session| Some((session, session.active_worktree()?)))
-        .map(|(session, facts)| describe(session, facts))
+        .collect();
+    // Worktrees of the same base share its tips: read them once per base.
+    let mut bases: HashMap<BaseKey, Result<BaseView, String>> = HashMap::new();
+    for (_, facts) in &active {
+        bases
+            .entry(base_key(facts))
+            .or_insert_with(|| BaseView::of(facts).map_err(|e| e.to_string()));
+    }
+    let listed = active
+        .par_iter()
+        .map(|(session, facts)| describe(session, facts, &bases[&base_key(facts)]))
         .collect();
     Ok((listed, unreadable))
 }
 
-fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
+/// A base branch, by name and the remote it was named through.
+type BaseKey = (String, Option<String>);
+
+fn base_key(facts: &WorktreeFacts) -> BaseKey {
+    (facts.base.clone(), facts.base_remote.clone())
+}
+
+/// What `list` reads of a base branch once for all its worktrees.
+struct BaseView {
+    /// Its tips, newest first (see [`Bases::tips_of`]).
+    tips: Vec<String>,
+    /// Its upstream's tip, when it has one.
+    upstream: Option<String>,
+}
+
+impl BaseView {
+    fn of(facts: &WorktreeFacts) -> Result<Self, Error> {
+        let upstream = if facts.base.is_empty() {
+            None
+        } else {
+            upstream_tip(&facts.repository, &facts.base)?
+        };
+        Ok(Self {
+            tips: Bases::tips_of(facts)?,
+            upstream,
+        })
+    }
+}
+
+fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, String>) -> Listed {
     let missing = std::fs::symlink_metadata(&facts.path).is_err();
     let (last_activity, idle_seconds) = last_activity(session);
     let mut listed = Listed {
@@ -92,22 +132,15 @@ fn describe(session: &Session, facts: &WorktreeFacts) -> Listed {
         error: None,
     };
     let read = || -> Result<(Option<usize>, Option<usize>, bool, bool), Error> {
+        let base = base.as_ref().map_err(|e| Error::Refused(e.clone()))?;
+        let bases = Bases::with_tips(facts, base.tips.clone());
         let tip = branch_tip(&facts.repository, &facts.branch)?;
         let ahead = match &tip {
-            Some(tip) => Some(commits_ahead(
-                &facts.repository,
-                tip,
-                Bases::of(facts)?.primary(),
-            )?),
+            Some(tip) => Some(commits_ahead(&facts.repository, tip, bases.primary())?),
             None => None,
         };
-        let upstream = if facts.base.is_empty() {
-            None
-        } else {
-            upstream_tip(&facts.repository, &facts.base)?
-        };
-        let behind = match (&tip, upstream) {
-            (Some(tip), Some(upstream)) => Some(commits_ahead(&facts.repository, &upstream, tip)?),
+        let behind = match (&tip, &base.upstream) {
+            (Some(tip), Some(upstream)) => Some(commits_ahead(&facts.repository, upstream, tip)?),
             _ => None,
         };
         let dirty = !missing && is_dirty(&facts.path)?;

@@ -33,21 +33,32 @@ pub(crate) struct Bases {
 
 impl Bases {
     pub(crate) fn of(facts: &WorktreeFacts) -> Result<Self, Error> {
+        Ok(Self::with_tips(facts, Self::tips_of(facts)?))
+    }
+
+    /// The tips of `facts`' base branch, newest first: counts are taken against the newest (a
+    /// local base left behind by a landing counts against its upstream, which has the landed
+    /// work). The same for every worktree of the same base, so a caller may share them.
+    pub(crate) fn tips_of(facts: &WorktreeFacts) -> Result<Vec<String>, Error> {
         let repository = &facts.repository;
         let mut commits = base_tips(repository, &facts.base, facts.base_remote.as_deref())?;
-        // The newest first: counts are taken against it (a local base left behind by a landing
-        // counts against its upstream, which has the landed work).
         if let Some(newest) = newest(repository, &commits)? {
             commits.retain(|c| *c != newest);
             commits.insert(0, newest);
         }
+        Ok(commits)
+    }
+
+    /// The bases of `facts` from its base branch's tips (see [`Bases::tips_of`]), or its base
+    /// commit when there are none.
+    pub(crate) fn with_tips(facts: &WorktreeFacts, mut commits: Vec<String>) -> Self {
         let name = if commits.is_empty() {
             commits.push(facts.base_commit.clone());
             format!("the base commit {}", short(&facts.base_commit))
         } else {
             facts.base.clone()
         };
-        Ok(Self { commits, name })
+        Self { commits, name }
     }
 
     /// The commit counts are taken against (the base branch's tip, or the base commit).
