@@ -461,7 +461,7 @@ fn a_push_that_is_not_a_fast_forward_is_refused_never_forced() {
 }
 
 /// Configures ssh signing in `dir` with a key made for the test; returns the allowed-signers file.
-fn ssh_signing(env: &TestEnv, dir: &Path) -> PathBuf {
+pub(crate) fn ssh_signing(env: &TestEnv, dir: &Path) -> PathBuf {
     let key = env.root().join("signing-key");
     let made = std::process::Command::new("ssh-keygen")
         .args([

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use nodwyn_tests::{TestEnv, make_executable, write};
 
-use crate::land::{push_file_from_elsewhere, push_from_elsewhere, token};
+use crate::land::{push_file_from_elsewhere, push_from_elsewhere, ssh_signing, token};
 
 /// Every file under `dir` but its `.git`, with its content (a link's target for a link).
 fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -485,4 +485,66 @@ fn a_refusal_after_a_resolved_conflict_puts_the_branch_back_and_keeps_the_rebase
         env.git(&s.path, &["show", &format!("{kept}:README.md")]),
         "hello\nchanged elsewhere\nchanged by the agent"
     );
+}
+
+#[test]
+fn ctrl_c_while_the_commits_are_made_again_and_signed_then_land_again() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    let allowed = ssh_signing(&env, &repo);
+    // A signing program that stops once, when armed, as a slow hardware key would.
+    let marker = env.root().join("reached");
+    let arm = env.root().join("armed");
+    let signer = env.root().join("slow-signer");
+    write(
+        &signer,
+        &format!(
+            "#!/bin/sh\nif [ -e '{arm}' ]; then rm -f '{arm}'; touch '{marker}'; sleep 30; fi\nexec ssh-keygen \"$@\"\n",
+            arm = arm.display(),
+            marker = marker.display()
+        ),
+    );
+    make_executable(&signer);
+    env.git(
+        &repo,
+        &["config", "gpg.ssh.program", signer.to_str().unwrap()],
+    );
+    let made = env.new_worktree(&repo);
+    let (id, path) = (
+        made["id"].as_str().unwrap().to_owned(),
+        PathBuf::from(made["path"].as_str().unwrap()),
+    );
+    write(&path.join("work.txt"), "work\n");
+    env.commit_all(&path, "the agent's commit");
+    let theirs = push_from_elsewhere(&env, &remote);
+    let head = env.git(&path, &["rev-parse", "HEAD"]);
+    let before = files(&path);
+    write(&arm, "");
+    let run = env.nodwyn_stopped_at(&repo, &["land", &id, "-m", "m"], &marker, "INT");
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
+    assert_eq!(
+        env.git(&path, &["rev-parse", "HEAD"]),
+        head,
+        "nothing rewritten"
+    );
+    assert_eq!(files(&path), before);
+    assert_eq!(
+        env.git(&remote, &["rev-parse", "main"]),
+        theirs,
+        "nothing pushed"
+    );
+    let landed = env.nodwyn_json(&repo, &["land", &id]);
+    let pushed = env.git(&remote, &["rev-parse", "main"]);
+    assert_eq!(landed["landed"], pushed.as_str());
+    let verified = env.git_run(
+        &remote,
+        &[
+            "-c",
+            &format!("gpg.ssh.allowedSignersFile={}", allowed.display()),
+            "verify-commit",
+            "main",
+        ],
+    );
+    assert_eq!(verified.code, 0, "signed: {}", verified.stderr);
 }
