@@ -85,10 +85,17 @@
 (define (signature-text primitive)
   (string-join (cons (field primitive "name") (field primitive "params")) " "))
 
-;; The primitives this session can call: those that need a worktree only in a worktree session.
+;; The primitives this session can call: those that need a worktree only in a worktree session,
+;; and git-land only when there is a branch to land on.
 (define (callable-primitives)
-  (filter (lambda (primitive) (or (worktree) (not (field primitive "worktree-only"))))
-          (primitives)))
+  (let ([tree (worktree)])
+    (filter (lambda (primitive)
+              (cond [(not (field primitive "worktree-only")) #t]
+                    [(not tree) #f]
+                    [(equal? (field primitive "name") "git-land")
+                     (not (equal? (field tree "base") ""))]
+                    [else #t]))
+            (primitives))))
 
 (define (default-tool-section)
   (let ([available (callable-primitives)])

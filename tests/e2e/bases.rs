@@ -103,6 +103,11 @@ fn with_no_branch_at_all_the_prompt_says_so_and_land_onto_chooses_one() {
         "{}",
         prompt.stdout
     );
+    assert!(
+        !prompt.stdout.contains("git-land message"),
+        "git-land is not offered: {}",
+        prompt.stdout
+    );
     write(&path.join("work.txt"), "work\n");
     let refused = env.nodwyn(&repo, &["land", &id, "-m", "work"]).refused();
     assert!(refused.contains("--onto"), "{refused}");
