@@ -23,12 +23,14 @@ mod journal;
 mod local_base;
 mod publish;
 mod recover;
+mod steps;
+mod stop;
 mod target;
 
 use std::fmt;
 use std::str::FromStr;
 
-use nodwyn_git::{graph, landed, rebase, refs, replay, repo, switch};
+use nodwyn_git::{graph, rebase, refs, repo};
 use serde::{Deserialize, Serialize};
 
 pub use local_base::LocalBase;
@@ -39,6 +41,8 @@ pub use target::{RemoteBranch, Target, target};
 use crate::Error;
 use crate::context::{Context, Fact, LandOutcome, Push, WorktreeInfo};
 use journal::Journal;
+use steps::Landing;
+use stop::stopped;
 
 /// How the session's commits land.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,93 +222,6 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
     })
 }
 
-/// Ends the journal for a landing that stopped with `error` (an interruption leaves it open, for
-/// the next landing or `--abort`), and words the error: as the interruption it was, or with the
-/// commit the landing made, so nobody wonders where the changes went.
-fn stopped(
-    ctx: &Context,
-    journal: &mut Journal<'_>,
-    worktree: &WorktreeInfo,
-    committed: &commit::Committed,
-    error: Error,
-) -> Error {
-    let error = interrupted_or(ctx, worktree, error, journal);
-    let error = if journal.is_settled() {
-        error
-    } else if matches!(error, Error::Interrupted(_)) {
-        journal.leave_open(error)
-    } else {
-        journal.fail(error)
-    };
-    match (&error, &committed.commit) {
-        (Error::Interrupted(_), _) | (_, None) => error,
-        (_, Some(commit)) => Error::refused(format!(
-            "{error} (the changes were committed on {} as {}; landing again goes on from there)",
-            worktree.branch,
-            short(commit)
-        )),
-    }
-}
-
-/// An error that happened while the person or the system asked the landing to stop, worded as
-/// the interruption it is, with the state it left and what to do next.
-fn interrupted_or(
-    ctx: &Context,
-    worktree: &WorktreeInfo,
-    error: Error,
-    journal: &Journal<'_>,
-) -> Error {
-    if !ctx.interrupt.is_raised() {
-        return error;
-    }
-    let what = match error {
-        Error::Interrupted(what) => what,
-        other => {
-            tracing::info!(error = %other, "a step the interrupt stopped");
-            while_running(&other).to_owned()
-        }
-    };
-    let head = head_of(&worktree.path).ok();
-    let committed = match &head {
-        Some(head) if *head != journal.state.head => format!(
-            "the changes are committed on {} as {}, and ",
-            worktree.branch,
-            short(head)
-        ),
-        _ => String::new(),
-    };
-    let short_id = short_id(ctx);
-    Error::Interrupted(format!(
-        "the landing of {} was interrupted {what}: {committed}nothing in the worktree was rewritten. Land again to go on from there, or run `nodwyn land --abort {short_id}` to undo the landing",
-        worktree.branch
-    ))
-}
-
-/// Which step a git command the interrupt stopped was, in words.
-fn while_running(error: &Error) -> &'static str {
-    let Error::Git(nodwyn_git::Error::Failed { args, .. }) = error else {
-        return "while a step ran";
-    };
-    match args.split_whitespace().next().unwrap_or_default() {
-        "commit" | "add" => "while it committed the changes",
-        "fetch" => "while it fetched the base",
-        "push" => {
-            "while it pushed (the remote may or may not have taken the push; landing again finds out)"
-        }
-        "rebase" => "while it rebased",
-        "merge" => "while it moved the local base",
-        _ => "while a git step ran",
-    }
-}
-
-/// Stops with [`Error::Interrupted`] when an interrupt was asked for; `when` says where.
-fn checkpoint(ctx: &Context, when: &str) -> Result<(), Error> {
-    if ctx.interrupt.is_raised() {
-        return Err(Error::Interrupted(when.to_owned()));
-    }
-    Ok(())
-}
-
 /// Paths for a sentence: the first ten, and how many more.
 fn named(paths: &[String]) -> String {
     let mut text = paths
@@ -321,239 +238,6 @@ fn named(paths: &[String]) -> String {
 
 fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
-}
-
-/// What the steps after the commit did.
-struct Published {
-    onto: String,
-    landed: String,
-    commits: usize,
-    pushed: Option<Push>,
-    local_base: LocalBase,
-    branch_left: Option<String>,
-}
-
-/// What every step after the commit works with.
-#[derive(Clone, Copy)]
-struct Landing<'a> {
-    ctx: &'a Context,
-    worktree: &'a WorktreeInfo,
-    target: &'a Target,
-    message: Option<&'a str>,
-    strategy: Strategy,
-    sign: bool,
-}
-
-impl Landing<'_> {
-    /// The steps after the commit (see the module documentation). If a `git rebase` in the worktree
-    /// rewrote the branch and a later step refuses, the branch and files are put back first.
-    fn publish_committed(self, journal: &mut Journal<'_>) -> Result<Published, Error> {
-        let Landing {
-            ctx,
-            worktree,
-            target,
-            sign,
-            ..
-        } = self;
-        let dir = worktree.path.as_path();
-        checkpoint(ctx, "before it fetched the base")?;
-        let onto = newest_base(ctx, worktree, target)?;
-        checkpoint(ctx, "after it fetched the base")?;
-        let head = head_of(dir)?;
-        let fork = fork_point(dir, worktree, &head, &onto)?;
-        let own = graph::commits_between(dir, &fork, &head)?;
-        let resumed = journal.state.backup.is_some() || journal.state.moving.is_some();
-        if own.is_empty() && !resumed {
-            return Err(Error::refused(format!(
-                "nothing to land: {} has no commit and no change that {} lacks",
-                worktree.branch, target.base
-            )));
-        }
-        let (tip, commits) = if own.is_empty() || landed::is_landed(dir, &head, &onto)? {
-            (onto.clone(), 0)
-        } else {
-            match replay::replay(dir, &fork, &head, &onto, sign, sign)
-                .map_err(|e| commit::signing_failure(sign, e))?
-            {
-                replay::Replayed::Done { tip, kept } => (tip, kept),
-                replay::Replayed::Conflict { .. } => {
-                    self.rebase_in_worktree(journal, &head, &fork, &onto)?
-                }
-            }
-        };
-        let current = head_of(dir)?;
-        let after = self.publish_tip(journal, &onto, &tip, &current);
-        match after {
-            Ok(published) => Ok(Published {
-                commits,
-                ..published
-            }),
-            Err(error) => Err(recover::put_back_rewritten(
-                journal, worktree, &current, error,
-            )),
-        }
-    }
-
-    /// Runs the real `git rebase` in the worktree, for commits that conflict with the base: a
-    /// conflict stops it there, left in progress for the person or agent to resolve. Returns the
-    /// rebased tip and its commit count when it went through after all.
-    fn rebase_in_worktree(
-        self,
-        journal: &mut Journal<'_>,
-        head: &str,
-        fork: &str,
-        onto: &str,
-    ) -> Result<(String, usize), Error> {
-        let Landing {
-            ctx,
-            worktree,
-            target,
-            sign,
-            ..
-        } = self;
-        let dir = worktree.path.as_path();
-        refuse_in_the_way(dir, head, onto, "rebase the branch onto the new base")?;
-        checkpoint(ctx, "before its rebase")?;
-        if journal.state.backup.is_none() {
-            journal.back_up(dir, head)?;
-        }
-        journal.rebase(onto, fork)?;
-        match rebase::rebase_onto(dir, onto, fork, sign) {
-            Ok(rebase::Rebased::Done) => {
-                let rebased = head_of(dir)?;
-                Ok((
-                    rebased.clone(),
-                    graph::commits_between(dir, onto, &rebased)?.len(),
-                ))
-            }
-            Ok(rebase::Rebased::Conflict(files)) => {
-                Err(journal.leave_open(conflict(ctx, &target.base, &files)))
-            }
-            Err(error) => {
-                let error = commit::signing_failure(sign, error);
-                Err(recover::undo_stopped_rebase(ctx, journal, worktree, error))
-            }
-        }
-    }
-
-    /// After the new tip is made: the strategy, the scan, the check of the worktree, the push (or
-    /// the local base), and the move of the branch and files.
-    fn publish_tip(
-        self,
-        journal: &mut Journal<'_>,
-        onto: &str,
-        tip: &str,
-        current: &str,
-    ) -> Result<Published, Error> {
-        let Landing {
-            ctx,
-            worktree,
-            target,
-            message,
-            strategy,
-            sign,
-        } = self;
-        let dir = worktree.path.as_path();
-        let landed = if tip == onto {
-            onto.to_owned()
-        } else {
-            apply_strategy(dir, strategy, message.unwrap_or_default(), onto, tip, sign)?
-        };
-        if landed != onto {
-            publish::refuse_credentials(dir, onto, &landed)?;
-        }
-        if landed != current {
-            refuse_in_the_way(
-                dir,
-                current,
-                &landed,
-                "move the worktree to the landed commit",
-            )?;
-        }
-        checkpoint(ctx, "before it pushed")?;
-        let pushed = match &target.remote {
-            Some(remote) if landed != onto => {
-                let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
-                // From the main checkout, so a remote with a relative URL (`../origin.git`) means
-                // what it means there, as git resolves it.
-                let push = publish::push_to(&worktree.repository, remote, onto, &landed, ssh)?;
-                ctx.report(Fact::Pushed(push.clone()))?;
-                Some(push)
-            }
-            _ => None,
-        };
-        let mut local_base = None;
-        if target.remote.is_none() {
-            let moved = local_base::move_local_base(&worktree.repository, &target.base, &landed)?;
-            if let LocalBase::Left { why } = &moved {
-                return Err(Error::refused(format!(
-                    "nothing landed: {why}; {} holds the work, so land again once that is settled",
-                    worktree.branch
-                )));
-            }
-            local_base = Some(moved);
-        }
-        let mut branch_left = None;
-        if landed != current {
-            if journal.state.backup.is_none() {
-                journal.back_up(dir, current)?;
-            }
-            journal.moving(current, &landed)?;
-            let reason = format!("nodwyn land: onto {}", target.base);
-            if let Err(error) = switch::switch(dir, &worktree.branch, current, &landed, &reason) {
-                branch_left = Some(format!(
-                    "the branch and files stay at {} ({error}); its work is landed all the same",
-                    short(current)
-                ));
-            }
-        }
-        // After a push, failing to move the local base must not make the landing look failed.
-        let local_base = match local_base {
-            Some(moved) => moved,
-            None => local_base::move_local_base(&worktree.repository, &target.base, &landed)
-                .unwrap_or_else(|e| LocalBase::Left {
-                    why: format!("it could not be moved: {e}"),
-                }),
-        };
-        Ok(Published {
-            onto: onto.to_owned(),
-            landed,
-            commits: 0,
-            pushed,
-            local_base,
-            branch_left,
-        })
-    }
-}
-
-/// Refuses when moving the worktree from `from` to `to` (to `doing`) would overwrite or delete
-/// something git does not track, or a change not committed.
-fn refuse_in_the_way(
-    dir: &std::path::Path,
-    from: &str,
-    to: &str,
-    doing: &str,
-) -> Result<(), Error> {
-    refuse_if_in_the_way(dir, from, to, |found| {
-        format!(
-            "the landing would have to overwrite or delete {found} in the worktree to {doing}, and git does not have their content (untracked or ignored files, or changes left out of the commit); it stopped before rewriting or pushing anything. Move them out of the way, then land again"
-        )
-    })
-}
-
-/// Refuses with `sentence` (given the paths, named) when moving the worktree at `dir` from
-/// `from` to `to` would overwrite what git does not have (see [`switch::in_the_way`]).
-fn refuse_if_in_the_way(
-    dir: &std::path::Path,
-    from: &str,
-    to: &str,
-    sentence: impl FnOnce(&str) -> String,
-) -> Result<(), Error> {
-    let found = switch::in_the_way(dir, from, to)?;
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(Error::refused(sentence(&named(&found))))
 }
 
 /// Continues a rebase a conflict stopped, once no conflict marker is left in the files it

@@ -310,7 +310,7 @@ fn keep(
 }
 
 fn refuse_rewritten_in_the_way(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
-    super::refuse_if_in_the_way(dir, from, to, |found| {
+    super::steps::refuse_if_in_the_way(dir, from, to, |found| {
         format!(
             "putting the branch back would overwrite {found} in the worktree, which no commit holds; move them out of the way, then try again"
         )
