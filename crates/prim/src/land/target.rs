@@ -89,17 +89,7 @@ fn upstream(
             "the upstream of {base} is {merge}, which is not a branch; landing pushes only to a branch"
         )));
     };
-    if remote.starts_with('-') || branch.starts_with('-') {
-        return Err(Error::refused(format!(
-            "the upstream of {base} ({remote} {branch}) could be read as an option; landing refuses it"
-        )));
-    }
-    let urls = push::push_urls(dir, remote)?;
-    Ok(Some(RemoteBranch {
-        remote: remote.to_owned(),
-        branch: branch.to_owned(),
-        urls,
-    }))
+    remote_branch(dir, remote, branch, &format!("the upstream of {base}")).map(Some)
 }
 
 /// The base on the remote it was named through (`--base origin/main`), when the local base
@@ -112,17 +102,27 @@ fn named_remote(
     let Some(remote) = &worktree.base_remote else {
         return Ok(None);
     };
-    if remote.starts_with('-') || base.starts_with('-') {
+    remote_branch(dir, remote, base, "the base").map(Some)
+}
+
+/// `branch` on `remote`, with every URL a push to it reaches; refused when either name could be
+/// read as an option (`what` names where they came from).
+fn remote_branch(
+    dir: &Path,
+    remote: &str,
+    branch: &str,
+    what: &str,
+) -> Result<RemoteBranch, Error> {
+    if remote.starts_with('-') || branch.starts_with('-') {
         return Err(Error::refused(format!(
-            "the base {remote} {base} could be read as an option; landing refuses it"
+            "{what} ({remote} {branch}) could be read as an option; landing refuses it"
         )));
     }
-    let urls = push::push_urls(dir, remote)?;
-    Ok(Some(RemoteBranch {
-        remote: remote.clone(),
-        branch: base.to_owned(),
-        urls,
-    }))
+    Ok(RemoteBranch {
+        remote: remote.to_owned(),
+        branch: branch.to_owned(),
+        urls: push::push_urls(dir, remote)?,
+    })
 }
 
 /// Refuses a `core.hooksPath` inside the worktree: whoever can write the worktree (the agent)
