@@ -8,6 +8,7 @@ mod human_output;
 mod include;
 mod land;
 mod land_recovery;
+mod land_scan;
 mod lifecycle;
 mod listing;
 mod new;

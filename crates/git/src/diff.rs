@@ -22,6 +22,41 @@ pub fn unified(dir: &Path, range: &str) -> Result<Vec<u8>, Error> {
         .run()
 }
 
+/// What `commit` changes against `parent` (its first parent, or [`EMPTY_TREE`] for a root
+/// commit), as a unified diff with no context lines, for scanning what one commit publishes:
+/// every file read as text (`-a`, so a file with a NUL byte, or one git would call binary, shows
+/// its lines), and no attribute, text conversion or external diff from the repository
+/// (`--attr-source` on the empty tree, so a committed `*.cfg -diff` hides nothing).
+pub fn commit_patch(dir: &Path, parent: &str, commit: &str) -> Result<Vec<u8>, Error> {
+    GitCommand::new(dir)
+        .read_only()
+        .arg(format!("--attr-source={EMPTY_TREE}"))
+        .args(["diff-tree", "-r", "-p", "-a"])
+        .args(PLAIN)
+        .args(["--unified=0", revision(parent)?, revision(commit)?, "--"])
+        .run()
+}
+
+/// The paths `commit` adds or changes against `parent` (not those it deletes; a rename's new
+/// name), read with `-z` and shown as [`crate::quote`] shows names.
+pub fn commit_paths(dir: &Path, parent: &str, commit: &str) -> Result<Vec<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            "--diff-filter=d",
+            revision(parent)?,
+            revision(commit)?,
+            "--",
+        ])
+        .run()?;
+    Ok(nul_byte_records(&stdout).map(crate::quote::quote).collect())
+}
+
 /// `text`, refused when empty or when git could read it as an option.
 fn revision(text: &str) -> Result<&str, Error> {
     if text.is_empty() || text.starts_with('-') {

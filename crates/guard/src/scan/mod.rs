@@ -130,6 +130,30 @@ impl Scanner {
         RULES.iter().map(|r| r.id)
     }
 
+    /// `text` with every credential in it replaced by a marker naming its rule and length
+    /// (`[nodwyn: redacted github-pat, 40 chars]`), for text shown where the secret must not go.
+    pub fn redact(&self, text: &str) -> String {
+        let mut redacted = String::with_capacity(text.len());
+        let mut at = 0;
+        for finding in self.scan(text.as_bytes()) {
+            let (Some(before), Some(secret)) = (
+                text.get(at..finding.start),
+                text.get(finding.start..finding.end),
+            ) else {
+                continue;
+            };
+            redacted.push_str(before);
+            redacted.push_str(&format!(
+                "[nodwyn: redacted {}, {} chars]",
+                finding.rule,
+                secret.chars().count()
+            ));
+            at = finding.end;
+        }
+        redacted.push_str(text.get(at..).unwrap_or_default());
+        redacted
+    }
+
     /// Every credential in `text`, in order of position. A large text is cut into line-aligned
     /// chunks scanned on every core; a pattern's window still reads past its chunk's end, so a
     /// private key block that crosses a cut is found whole.

@@ -348,3 +348,15 @@ fn every_rule_compiles() {
         );
     }
 }
+
+#[test]
+fn redaction_replaces_each_credential_with_its_rule_and_length() {
+    let token = format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8");
+    let text = format!("deploy with {token} tonight");
+    let redacted = Scanner::global().redact(&text);
+    assert_eq!(
+        redacted,
+        "deploy with [nodwyn: redacted github-pat, 40 chars] tonight"
+    );
+    assert_eq!(Scanner::global().redact("nothing here"), "nothing here");
+}

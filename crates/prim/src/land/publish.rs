@@ -1,11 +1,11 @@
-//! What leaves: the L1 scan of the commits a landing would publish (added lines only, and the
-//! credential-file denylist over the paths they touch), and the fast-forward push through the
-//! person's transport.
+//! What leaves: the L1 scan of every commit a landing would publish, one by one (its added lines
+//! read as text with no repository attribute, its message, and the credential-file denylist over
+//! the paths it adds or changes), and the fast-forward push through the person's transport.
 
 use std::path::Path;
 
 use nodwyn_git::config::Config;
-use nodwyn_git::{diff, push};
+use nodwyn_git::{diff, graph, push};
 use nodwyn_guard::scan::diff::scan_diff;
 use nodwyn_guard::{Denylist, Scanner};
 
@@ -17,38 +17,65 @@ use crate::context::Push;
 /// no prompt, so a key the agent does not hold fails at once.
 pub const DEFAULT_SSH_COMMAND: &str = "ssh -o BatchMode=yes";
 
-/// Refuses when the commits `from..to` add a credential-shaped line or touch a credential file.
+/// Refuses when any commit of `from..to` (each on its own: a secret added in one commit and
+/// removed in the next is still pushed in the history) adds or changes a credential file, adds a
+/// credential-shaped line (read as text whatever git or the repository's attributes call the
+/// file), or carries one in its message. The sentence names each commit and what it holds.
 pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
-    let range = format!("{from}..{to}");
-    let unified = diff::unified(dir, &range)?;
     let denylist = Denylist::standard();
-    let mut files: Vec<String> = Vec::new();
-    for line in unified.split(|b| *b == b'\n') {
-        if let Some(path) = line.strip_prefix(b"+++ b/") {
-            let path = String::from_utf8_lossy(path).into_owned();
-            if denylist.judge(Path::new(&path), dir).is_denied() {
-                files.push(path);
+    let scanner = Scanner::global();
+    let mut found: Vec<String> = Vec::new();
+    for commit in graph::commits_between(dir, from, to)? {
+        let parts = nodwyn_git::commit::parts(dir, &commit)?;
+        let parent = parts.parent.as_deref().unwrap_or(diff::EMPTY_TREE);
+        let mut held: Vec<String> = Vec::new();
+        for path in diff::commit_paths(dir, parent, &commit)? {
+            let name = nodwyn_git::quote::os_name(&path);
+            if denylist.judge(Path::new(&name), dir).is_denied() {
+                held.push(format!("the credential file {path}"));
             }
         }
+        for finding in scan_diff(scanner, &diff::commit_patch(dir, parent, &commit)?) {
+            held.push(format!(
+                "what looks like a credential at {}:{} ({})",
+                finding.path, finding.line, finding.rule
+            ));
+        }
+        for finding in scanner.scan(&parts.message) {
+            held.push(format!(
+                "what looks like a credential in its message ({})",
+                finding.rule
+            ));
+        }
+        if !held.is_empty() {
+            found.push(format!(
+                "commit {} (\"{}\") holds {}",
+                &commit[..commit.len().min(12)],
+                subject(&parts.message),
+                held.join(", ")
+            ));
+        }
     }
-    if !files.is_empty() {
-        return Err(Error::refused(format!(
-            "the landing would publish credential files ({}); it stopped before pushing. Take them out of the branch's commits, then land again",
-            files.join(", ")
-        )));
-    }
-    let findings = scan_diff(Scanner::global(), &unified);
-    if findings.is_empty() {
+    if found.is_empty() {
         return Ok(());
     }
-    let named: Vec<String> = findings
-        .iter()
-        .map(|f| format!("{}:{} ({})", f.path, f.line, f.rule))
-        .collect();
     Err(Error::refused(format!(
-        "the landing would publish what looks like a credential at {}; it stopped before pushing. Remove it from the branch's commits (or, if it is not a secret, write it so it does not look like one), then land again",
-        named.join(", ")
+        "the landing would publish {}; it stopped before pushing. A commit stays refused until it is rewritten, whatever later commits do: take the secret out of the files (or, if it is not a secret, write it so it does not look like one), then drop the commits from the branch's history with `git reset --soft {}` in the worktree (the files stay as they are) and land again, which commits them afresh",
+        found.join("; "),
+        &from[..from.len().min(12)]
     )))
+}
+
+/// A commit message's first line, shortened for a sentence, with any credential in it redacted.
+fn subject(message: &[u8]) -> String {
+    let text = String::from_utf8_lossy(message);
+    let line = Scanner::global().redact(text.lines().next().unwrap_or_default().trim());
+    let line = line.as_str();
+    let mut subject: String = line.chars().take(60).collect();
+    if line.chars().count() > 60 {
+        subject.push('…');
+    }
+    subject
 }
 
 /// The `GIT_SSH_COMMAND` a fetch or push needs: none when the person's environment names one

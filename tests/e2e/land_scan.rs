@@ -1,0 +1,105 @@
+//! What a landing publishes is scanned commit by commit: a secret added in one commit and removed
+//! in the next, a token the repository's `.gitattributes` would hide from a diff, one in a commit
+//! message, a credential file in a folder git quotes, and a token in a file with a NUL byte are
+//! each refused before the push, naming the commit that holds them.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+
+use crate::land::token;
+
+/// A repository with a remote and a session; returns the session's id and worktree.
+fn session(env: &TestEnv) -> (PathBuf, PathBuf, String, PathBuf) {
+    let (repo, remote) = env.repo_with_remote("repo");
+    let made = env.new_worktree(&repo);
+    (
+        repo,
+        remote,
+        made["id"].as_str().unwrap().to_owned(),
+        PathBuf::from(made["path"].as_str().unwrap()),
+    )
+}
+
+/// Lands `id` expecting a refusal before the push; returns the sentence.
+fn refused_before_the_push(env: &TestEnv, repo: &Path, remote: &Path, id: &str) -> String {
+    let before = env.git(remote, &["rev-parse", "main"]);
+    let refused = env.nodwyn(repo, &["land", id, "-m", "land"]).refused();
+    assert_eq!(
+        env.git(remote, &["rev-parse", "main"]),
+        before,
+        "nothing pushed"
+    );
+    refused
+}
+
+#[test]
+fn a_secret_added_then_removed_in_a_later_commit_is_still_refused() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    write(&path.join("config.txt"), &format!("token = {}\n", token()));
+    let holding = env.commit_all(&path, "add the config");
+    write(&path.join("config.txt"), "token = (from the environment)\n");
+    env.commit_all(&path, "take the token out");
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains(&holding[..12]), "{refused}");
+    assert!(refused.contains("add the config"), "{refused}");
+    assert!(refused.contains("config.txt:1"), "{refused}");
+    assert!(refused.contains("git reset --soft"), "{refused}");
+    // Taken out of the history as the sentence says, the landing goes through.
+    let base = env.git(&repo, &["rev-parse", "main"]);
+    env.git(&path, &["reset", "-q", "--soft", &base]);
+    env.nodwyn_json(&repo, &["land", &id, "-m", "the config, without its token"]);
+    let pushed = env.git(&remote, &["log", "--format=%s", "main"]);
+    assert!(!pushed.contains("add the config"), "{pushed}");
+}
+
+#[test]
+fn the_repositorys_attributes_cannot_hide_a_token_from_the_scan() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    write(&path.join(".gitattributes"), "*.cfg -diff\n");
+    write(&path.join("app.cfg"), &format!("token = {}\n", token()));
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("app.cfg:1"), "{refused}");
+}
+
+#[test]
+fn a_token_in_a_commit_message_is_refused() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    write(&path.join("notes.txt"), "notes\n");
+    env.git(&path, &["add", "-A"]);
+    env.git(
+        &path,
+        &["commit", "-q", "-m", &format!("deploy with {}", token())],
+    );
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("in its message"), "{refused}");
+    assert!(
+        !refused.contains(&token()),
+        "the sentence never shows it: {refused}"
+    );
+}
+
+#[test]
+fn a_credential_file_in_a_folder_git_quotes_is_refused() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    write(&path.join("é/.env"), "SECRET=1\n");
+    env.git(&path, &["add", "-f", "é/.env"]);
+    env.git(&path, &["commit", "-q", "-m", "settings"]);
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("credential file é/.env"), "{refused}");
+}
+
+#[test]
+fn a_token_in_a_file_with_a_nul_byte_is_refused() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    let mut bytes = b"header\0\n".to_vec();
+    bytes.extend_from_slice(format!("token = {}\n", token()).as_bytes());
+    std::fs::write(path.join("data.bin"), bytes).unwrap();
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("data.bin:2"), "{refused}");
+}
