@@ -113,37 +113,31 @@ pub struct CommitParts {
     pub message: Vec<u8>,
 }
 
-/// Reads `commit`'s author, first parent, tree and message (`git cat-file commit`).
+/// Reads `commit` (a full id)'s author, first parent, tree and message, with libgit2.
 pub fn parts(dir: &Path, commit: &str) -> Result<CommitParts, Error> {
-    let raw = GitCommand::new(dir)
-        .read_only()
-        .args(["cat-file", "commit", commit])
-        .run()?;
-    let bad = || Error::BadRevision(commit.to_owned());
-    let split = raw.windows(2).position(|w| w == b"\n\n").ok_or_else(bad)?;
-    let headers = String::from_utf8_lossy(&raw[..split]);
-    let message = raw[split + 2..].to_vec();
-    let (mut author, mut parent, mut tree) = (None, None, None);
-    for line in headers.lines() {
-        if let Some(rest) = line.strip_prefix("author ") {
-            let (name, rest) = rest.split_once(" <").ok_or_else(bad)?;
-            let (email, date) = rest.split_once("> ").ok_or_else(bad)?;
-            author = Some(Author {
-                name: name.to_owned(),
-                email: email.to_owned(),
-                date: date.to_owned(),
-            });
-        } else if let Some(id) = line.strip_prefix("parent ") {
-            parent.get_or_insert_with(|| id.to_owned());
-        } else if let Some(id) = line.strip_prefix("tree ") {
-            tree = Some(id.to_owned());
-        }
-    }
+    let repo = crate::repo::open(dir)?;
+    let found = repo
+        .find_commit(crate::repo::oid(dir, commit)?)
+        .map_err(Error::read(dir))?;
+    let author = found.author();
+    let when = author.when();
+    let offset = when.offset_minutes();
+    let date = format!(
+        "{} {}{:02}{:02}",
+        when.seconds(),
+        if offset < 0 { '-' } else { '+' },
+        offset.abs() / 60,
+        offset.abs() % 60
+    );
     Ok(CommitParts {
-        author: author.ok_or_else(bad)?,
-        parent,
-        tree: tree.ok_or_else(bad)?,
-        message,
+        author: Author {
+            name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+            email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
+            date,
+        },
+        parent: found.parent_id(0).ok().map(|id| id.to_string()),
+        tree: found.tree_id().to_string(),
+        message: found.message_raw_bytes().to_vec(),
     })
 }
 

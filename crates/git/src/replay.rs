@@ -80,8 +80,8 @@ pub fn replay(
                 });
             }
         };
-        let was_empty = tree_of_commit(dir, &parent)? == original.tree;
-        if tree == tree_of_commit(dir, &current)? && !was_empty {
+        let was_empty = crate::graph::tree_of(dir, &parent)? == original.tree;
+        if tree == crate::graph::tree_of(dir, &current)? && !was_empty {
             continue;
         }
         current = remake(dir, &tree, &current, &original, sign)?;
@@ -120,11 +120,4 @@ fn merged_tree(
         }
         _ => Err(failure.unwrap_or_else(|| Error::BadRevision(commit.to_owned()))),
     }
-}
-
-fn tree_of_commit(dir: &Path, commit: &str) -> Result<String, Error> {
-    GitCommand::new(dir)
-        .read_only()
-        .args(["rev-parse", &format!("{commit}^{{tree}}")])
-        .run_text()
 }

@@ -60,13 +60,19 @@ impl Landing<'_> {
                 worktree.branch, target.base
             )));
         }
-        let (tip, commits) = if own.is_empty() || landed::is_landed(dir, &head, &onto)? {
+        // Commits already on the base replay to nothing and are dropped; only when the replay
+        // conflicts is the landed-by-content judgement asked (work squash-landed before would
+        // conflict with itself), before a rebase in the worktree.
+        let (tip, commits) = if own.is_empty() {
             (onto.clone(), 0)
         } else {
             match replay::replay(dir, &fork, &head, &onto, sign, sign)
                 .map_err(|e| commit::signing_failure(sign, e))?
             {
                 replay::Replayed::Done { tip, kept } => (tip, kept),
+                replay::Replayed::Conflict { .. } if landed::is_landed(dir, &head, &onto)? => {
+                    (onto.clone(), 0)
+                }
                 replay::Replayed::Conflict { .. } => {
                     self.rebase_in_worktree(journal, &head, &fork, &onto)?
                 }
