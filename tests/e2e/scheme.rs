@@ -533,3 +533,27 @@ fn what_scheme_prints_goes_to_stderr_and_cannot_forge_the_json() {
     assert_eq!(run.stdout, "42\n");
     assert!(run.stderr.contains("working..."), "{}", run.stderr);
 }
+
+#[test]
+fn nothing_a_script_writes_reaches_stdout_ahead_of_the_json_document() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    for expression in [
+        "(stdout-simple-displayln \"{\\\"forged\\\": true}\")",
+        "(write-byte 123)",
+        "(write-bytes (bytes 123 125))",
+        "(write-u8 123)",
+        "(write-bytevector (bytes 123 125))",
+        "(write-string \"{}\")",
+        "(display \"{}\")",
+    ] {
+        let run = env.nodwyn(&repo, &["eval", "--json", expression]).success();
+        let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{expression}: stdout is not one document ({e}): {}",
+                run.stdout
+            )
+        });
+        assert!(document["value"].is_null(), "{expression}: {document}");
+    }
+}

@@ -84,6 +84,12 @@ const DANGEROUS_PROCEDURES: &[&str] = &[
     // steel/ports and steel/io: files and standard input
     "open-input-file",
     "open-output-file",
+    // The prelude's file helpers call the original `open-output-file`, compiled before it was
+    // replaced: each is replaced too, rather than trusting that call to fail.
+    "with-output-to-file",
+    "call-with-output-file",
+    "with-input-from-file",
+    "call-with-input-file",
     "stdin",
     "#%default-input-port",
     "read-to-string",
@@ -121,8 +127,9 @@ pub fn hardened_engine() -> Engine {
     engine
 }
 
-/// steel's printing procedures, which write to the current output port.
-const PRINTING: &[&str] = &[
+/// steel's printing procedures, which write to the current output port (the byte writers too:
+/// their port is optional, and without one they write to the real stdout).
+pub const PRINTING: &[&str] = &[
     "display",
     "displayln",
     "newline",
@@ -133,7 +140,15 @@ const PRINTING: &[&str] = &[
     "println",
     "simple-display",
     "simple-displayln",
+    "write-byte",
+    "write-bytes",
+    "write-u8",
+    "write-bytevector",
 ];
+
+/// steel's procedures that write to the process's stdout directly, whatever the current output
+/// port: each becomes a [`PRINTING`] procedure, which prints to stderr.
+pub const WRITING_TO_STDOUT: &[(&str, &str)] = &[("stdout-simple-displayln", "displayln")];
 
 /// Points every printing procedure, the current output port and `stdout` at stderr. steel's own
 /// procedures print through a parameter of its prelude, so each is wrapped to run with that
@@ -150,6 +165,11 @@ fn print_to_stderr(engine: &mut Engine) {
         originals.push_str(&format!("(define %nodwyn-original-{name} {name})\n"));
         wrappers.push_str(&format!(
             "(define ({name} . args)\n  (parameterize ([%nodwyn-original-output %nodwyn-output-port])\n    (apply %nodwyn-original-{name} args)))\n"
+        ));
+    }
+    for (name, instead) in WRITING_TO_STDOUT {
+        wrappers.push_str(&format!(
+            "(define ({name} . args) (apply {instead} args))\n"
         ));
     }
     // Standard input is the person's terminal: a script reads nothing from it.

@@ -319,3 +319,88 @@ fn memory_a_loop_builds_up_is_bounded_too() {
         started.elapsed()
     );
 }
+
+/// Every global a script can name whose name says it touches output or ports, each reviewed:
+/// wrapped to print to stderr, refused, or harmless (it writes only to a port the script made,
+/// or only reads). A steel upgrade that brings a new such name fails here until it is reviewed.
+#[test]
+fn every_global_that_could_write_output_is_wrapped_refused_or_reviewed() {
+    const REFUSED: &[&str] = &[
+        "open-output-file",
+        "with-output-to-file",
+        "call-with-output-file",
+        "child-stdout",
+        "child-stderr",
+        "with-stdout",
+        "with-stdout-piped",
+        "with-stderr",
+        "with-stderr-piped",
+        "set-piped-stdout!",
+        "set-stdout-piped!",
+        "wait->stdout",
+    ];
+    const HARMLESS: &[&str] = &[
+        "port?",
+        "input-port?",
+        "output-port?",
+        "open-output-string",
+        "open-output-bytevector",
+        "get-output-string",
+        "get-output-bytevector",
+        "call-with-output-string",
+        "with-output-to-string",
+        "call-with-port",
+        "close-port",
+        "close-input-port",
+        "close-output-port",
+        "flush-output-port",
+        "current-error-port",
+        "current-input-port",
+        "current-output-port",
+        "stdout",
+        "port->string",
+        "port->bytes",
+        "read-port-to-string",
+        "read-port-to-bytes",
+        "read-line-from-port",
+        "module->exports",
+        "write-line!",
+    ];
+    let wrapped: Vec<&str> = nodwyn_scheme::sandbox::PRINTING
+        .iter()
+        .copied()
+        .chain(
+            nodwyn_scheme::sandbox::WRITING_TO_STDOUT
+                .iter()
+                .map(|(n, _)| *n),
+        )
+        .collect();
+    let engine = nodwyn_scheme::sandbox::hardened_engine();
+    let words = [
+        "display", "print", "write", "newline", "stdout", "stderr", "output", "port", "flush",
+    ];
+    let mut unreviewed: Vec<String> = engine
+        .globals()
+        .iter()
+        .map(|name| name.resolve().to_owned())
+        // Internal names (`%...`, `#%...`, `##...`) are refused in a script before it compiles.
+        .filter(|name| !name.starts_with('%') && !name.starts_with('#'))
+        .filter(|name| !name.ends_with("__doc__"))
+        .filter(|name| words.iter().any(|w| name.contains(w)))
+        .filter(|name| {
+            let name = name.as_str();
+            !wrapped.contains(&name) && !REFUSED.contains(&name) && !HARMLESS.contains(&name)
+        })
+        .collect();
+    unreviewed.sort();
+    unreviewed.dedup();
+    assert!(unreviewed.is_empty(), "not reviewed: {unreviewed:?}");
+    let mut interpreter = interpreter();
+    let never = std::env::temp_dir().join("nodwyn-sandbox-never-written");
+    for name in REFUSED {
+        let call = format!("({name} \"{}\" (lambda args 1))", never.display());
+        let sentence = refused(&mut interpreter, &call);
+        assert!(sentence.contains("not available"), "{name}: {sentence}");
+    }
+    assert!(!never.exists());
+}
