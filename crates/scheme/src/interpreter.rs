@@ -135,12 +135,7 @@ impl Interpreter {
     /// Starts an engine with every primitive of `surroundings` bound by name, and `(worktree)`
     /// and `(primitives)`.
     pub fn start(surroundings: Surroundings, limits: Limits) -> Result<Self, Error> {
-        let mut reserved: Vec<String> = surroundings
-            .primitives
-            .iter()
-            .map(|p| p.name.clone())
-            .collect();
-        reserved.extend(["worktree", "primitives"].map(str::to_owned));
+        let reserved = reserved_names(&surroundings);
         let (jobs, job_queue) = mpsc::channel();
         let (messenger, messages) = mpsc::channel();
         let (controller_out, controller_in) = mpsc::channel();
@@ -276,6 +271,31 @@ impl Interpreter {
     }
 }
 
+/// The names untrusted Scheme may not bind: the primitives, `worktree` and `primitives`.
+fn reserved_names(surroundings: &Surroundings) -> Vec<String> {
+    let mut reserved: Vec<String> = surroundings
+        .primitives
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    reserved.extend(["worktree", "primitives"].map(str::to_owned));
+    reserved
+}
+
+/// Binds each of `guarded` back to the host's own procedure where a script replaced it (a
+/// macro's `define` or `set!` the screen cannot read), and names those it had to.
+fn put_back_reserved(engine: &mut Engine, guarded: &[(String, SteelVal)]) -> Option<String> {
+    let mut replaced = Vec::new();
+    for (name, original) in guarded {
+        let still = engine.extract_value(name).is_ok_and(|now| now == *original);
+        if !still {
+            engine.register_value(name, original.clone());
+            replaced.push(format!("`{name}`"));
+        }
+    }
+    (!replaced.is_empty()).then(|| replaced.join(", "))
+}
+
 /// The engine thread: builds the engine, then runs jobs until the interpreter is dropped.
 fn serve(
     surroundings: &Surroundings,
@@ -299,11 +319,25 @@ fn serve(
     {
         return;
     }
+    // The host's own procedures, by name: after every run each must still be bound to them.
+    let guarded: Vec<(String, SteelVal)> = reserved_names(surroundings)
+        .into_iter()
+        .filter_map(|name| Some((name.clone(), engine.extract_value(&name).ok()?)))
+        .collect();
     let mut sources: Vec<Source> = Vec::new();
     for job in jobs {
         engine.get_thread_state_controller().resume();
         let outcome = catch_unwind(AssertUnwindSafe(|| match job {
-            Job::Run(source) => run(&mut engine, &mut sources, source),
+            Job::Run(source) => {
+                let name = source.name.clone();
+                let outcome = run(&mut engine, &mut sources, source);
+                match put_back_reserved(&mut engine, &guarded) {
+                    None => outcome,
+                    Some(replaced) => Err(Error::Refused(format!(
+                        "{name}: it replaced {replaced}, which is nodwyn's own (a call to it must always be the real one); the file is refused and the real one put back"
+                    ))),
+                }
+            }
             Job::Defined(name) => Ok(Evaluated {
                 text: String::new(),
                 json: Some(Value::Bool(engine.global_exists(&name))),

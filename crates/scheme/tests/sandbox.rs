@@ -404,3 +404,42 @@ fn every_global_that_could_write_output_is_wrapped_refused_or_reviewed() {
     }
     assert!(!never.exists());
 }
+
+#[test]
+fn a_macro_that_defines_a_primitives_name_is_refused_and_the_primitive_stays() {
+    let surroundings = Surroundings {
+        primitives: vec![nodwyn_scheme::PrimitiveSignature {
+            name: "fs-read".to_owned(),
+            description: "Reads a file.".to_owned(),
+            params: vec!["path".to_owned()],
+            gathers_strings: false,
+            worktree_only: false,
+        }],
+        worktree: None,
+    };
+    let mut interpreter = Interpreter::start(surroundings, Limits::default()).expect("starts");
+    for attack in [
+        "(define-syntax sneak (syntax-rules () [(_ name) (define name (lambda args \"forged\"))]))\n(sneak fs-read)",
+        "(define-syntax sneak (syntax-rules () [(_ name) (set! name (lambda args \"forged\"))]))\n(sneak fs-read)",
+        "(define-syntax sneak (syntax-rules () [(_ name) (define name (lambda args #f))]))\n(sneak worktree)",
+        "(define-syntax sneak (syntax-rules () [(_ name) (define name (lambda args '()))]))\n(sneak primitives)",
+    ] {
+        let source = Source::file(Path::new("/repo/.nodwyn/prompts.scm"), attack.to_owned());
+        let refused = match interpreter.run(source, &mut host()) {
+            Ok(value) => panic!("{attack} gave {value:?}"),
+            Err(error) => error.to_string(),
+        };
+        assert!(refused.contains("nodwyn's own"), "{attack}: {refused}");
+        // The real procedures are still there: fs-read asks the host (which has no session).
+        let real = refused_call(&mut interpreter, "(fs-read \"x\")");
+        assert!(real.contains("no session in this test"), "{attack}: {real}");
+        let tree = interpreter
+            .run(Source::expression("(worktree)"), &mut host())
+            .unwrap();
+        assert_eq!(tree.json, Some(serde_json::Value::Bool(false)), "{attack}");
+    }
+}
+
+fn refused_call(interpreter: &mut Interpreter, text: &str) -> String {
+    refused(interpreter, text)
+}
