@@ -624,3 +624,70 @@ fn allow_writes_standing_answers_on_a_terminal_only_and_keeps_the_file_untracked
             .any(|r| r["type"] == "guard.decision" && r["by"] == "standing_answer")
     );
 }
+
+#[test]
+fn what_a_primitive_returns_has_every_credential_redacted() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, path) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let token = crate::land::token();
+    write(&path.join("config.txt"), &format!("token = {token}\n"));
+    let marker = "[nodwyn: redacted github-pat, 40 chars]";
+    let read = call(&env, &repo, &id, "fs-read", json!(["config.txt"]))
+        .success()
+        .json();
+    assert_eq!(read["content"], format!("token = {marker}\n"), "{read}");
+    let ran = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!([["cat", "config.txt"]]),
+    )
+    .success();
+    assert!(ran.stdout.contains(marker), "{}", ran.stdout);
+    let diff = call(&env, &repo, &id, "git-diff", json!([])).success();
+    assert!(diff.stdout.contains(marker), "{}", diff.stdout);
+    let failed = call(
+        &env,
+        &repo,
+        &id,
+        "shell-exec",
+        json!([["sh", "-c", "cat config.txt; exit 3"]]),
+    )
+    .success();
+    assert!(!failed.stdout.contains(&token), "{}", failed.stdout);
+    // Nothing of it reached the log either.
+    let log = std::fs::read_to_string(env.log_path(&id)).unwrap();
+    assert!(!log.contains(&token), "the log keeps no secret");
+
+    // Writing a marker back would destroy the secret it stands for.
+    let refused = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!(["config.txt", format!("token = {marker}\nmore\n")]),
+    )
+    .refused();
+    assert!(refused.contains("redaction marker"), "{refused}");
+    let refused = call(
+        &env,
+        &repo,
+        &id,
+        "fs-edit",
+        json!(["config.txt", "token = ", format!("{marker} = ")]),
+    )
+    .refused();
+    assert!(refused.contains("redaction marker"), "{refused}");
+    assert!(
+        std::fs::read_to_string(path.join("config.txt"))
+            .unwrap()
+            .contains(&token),
+        "the file keeps its secret"
+    );
+    // A person's own review still shows what is there.
+    let review = env.nodwyn(&repo, &["worktree", "diff", &id]).success();
+    assert!(review.stdout.contains(&token), "{}", review.stdout);
+}

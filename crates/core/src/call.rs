@@ -181,7 +181,7 @@ pub fn call(
         append(log, result_event(name, Some(&sentence)))?;
         return Err(Error::Refused(sentence));
     }
-    let outcome = primitive.run(args, &ctx);
+    let outcome = redacted(primitive.run(args, &ctx));
     for fact in ctx.take_facts() {
         append(log, fact_event(fact, "agent"))?;
     }
@@ -193,6 +193,34 @@ pub fn call(
         result: outcome?,
         note,
     })
+}
+
+/// What a primitive gives back, with every credential in it (a file's content, a command's
+/// output, a diff, an error's text) replaced by a marker naming its rule and length: nothing a
+/// primitive returns brings a secret to the agent, the model behind it, or the log.
+fn redacted(outcome: Result<Value, nodwyn_prim::Error>) -> Result<Value, nodwyn_prim::Error> {
+    fn walk(value: Value) -> Value {
+        match value {
+            Value::String(text) => Value::String(Scanner::global().redact(&text)),
+            Value::Array(items) => Value::Array(items.into_iter().map(walk).collect()),
+            Value::Object(map) => {
+                Value::Object(map.into_iter().map(|(k, v)| (k, walk(v))).collect())
+            }
+            other => other,
+        }
+    }
+    match outcome {
+        Ok(value) => Ok(walk(value)),
+        Err(error) => {
+            let sentence = error.to_string();
+            let cleaned = Scanner::global().redact(&sentence);
+            if cleaned == sentence {
+                Err(error)
+            } else {
+                Err(nodwyn_prim::Error::Refused(cleaned))
+            }
+        }
+    }
 }
 
 /// The sentence of a question nobody could be asked: how that very call can be approved.

@@ -23,6 +23,10 @@ use self::allow::{
 };
 use self::rules::{Check, RULES, Reach, Rule};
 
+/// How every redaction marker [`Scanner::redact`] writes begins. Content holding one is refused by
+/// the writing primitives: written back, it would replace the secret it stands for.
+pub const REDACTION_MARKER: &str = "[nodwyn: redacted ";
+
 /// How much of a file's start decides whether it is binary (see [`looks_binary`]).
 pub const BINARY_PROBE: usize = 8192;
 
@@ -131,7 +135,8 @@ impl Scanner {
     }
 
     /// `text` with every credential in it replaced by a marker naming its rule and length
-    /// (`[nodwyn: redacted github-pat, 40 chars]`), for text shown where the secret must not go.
+    /// (`[nodwyn: redacted github-pat, 40 chars]`, starting [`REDACTION_MARKER`]), for text shown
+    /// where the secret must not go.
     pub fn redact(&self, text: &str) -> String {
         let mut redacted = String::with_capacity(text.len());
         let mut at = 0;
@@ -144,7 +149,7 @@ impl Scanner {
             };
             redacted.push_str(before);
             redacted.push_str(&format!(
-                "[nodwyn: redacted {}, {} chars]",
+                "{REDACTION_MARKER}{}, {} chars]",
                 finding.rule,
                 secret.chars().count()
             ));

@@ -61,6 +61,7 @@ impl Primitive for FsEdit {
                 "fs-edit: `old` is empty; give the exact text to replace",
             ));
         }
+        super::fs_write::refuse_redaction_marker("fs-edit", &args.new)?;
         let bytes = std::fs::read(&target.path).map_err(Error::io(&target.path))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| Error::refused(format!("{shown} is not UTF-8 text")))?;

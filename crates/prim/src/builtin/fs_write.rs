@@ -59,8 +59,21 @@ impl Primitive for FsWrite {
         write_effect("fs-write", &args.path, ctx)
     }
     fn run(&self, args: FsWriteArgs, ctx: &Context) -> Result<Written, Error> {
+        refuse_redaction_marker("fs-write", &args.content)?;
         replace(ctx, "fs-write", &args.path, args.content.as_bytes())
     }
+}
+
+/// Refuses text that holds a redaction marker: what an agent read had its credentials replaced
+/// by markers, and writing one back would replace the credential it stands for.
+pub(crate) fn refuse_redaction_marker(primitive: &str, text: &str) -> Result<(), Error> {
+    if text.contains(nodwyn_guard::scan::REDACTION_MARKER) {
+        return Err(Error::refused(format!(
+            "{primitive}: the text holds a redaction marker (`{}...]`), which stands for a credential the agent was not shown; writing it would destroy that credential. Edit around it instead (fs-edit of the lines next to it)",
+            nodwyn_guard::scan::REDACTION_MARKER
+        )));
+    }
+    Ok(())
 }
 
 /// The effect of a primitive that writes `path`.
