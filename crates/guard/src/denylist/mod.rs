@@ -16,62 +16,10 @@ use std::sync::OnceLock;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-/// (glob, what it is), matched against the whole normalised path.
-const DENIED: &[(&str, &str)] = &[
-    ("**/.env", "an environment file"),
-    ("**/.env.*", "an environment file"),
-    ("**/.envrc", "a direnv file"),
-    ("**/id_rsa", "an SSH private key"),
-    ("**/id_dsa", "an SSH private key"),
-    ("**/id_ecdsa", "an SSH private key"),
-    ("**/id_ed25519", "an SSH private key"),
-    ("**/id_ecdsa_sk", "an SSH private key"),
-    ("**/id_ed25519_sk", "an SSH private key"),
-    ("**/.ssh/**", "a file of an SSH folder"),
-    ("**/*.key", "a private key file"),
-    ("**/*.p12", "a PKCS#12 key store"),
-    ("**/*.pfx", "a PKCS#12 key store"),
-    ("**/*.jks", "a Java key store"),
-    ("**/*.keystore", "a key store"),
-    ("**/*.ppk", "a PuTTY private key"),
-    ("**/.netrc", "a netrc file"),
-    ("**/_netrc", "a netrc file"),
-    ("**/.git-credentials", "git's stored credentials"),
-    ("**/.npmrc", "an npm configuration (it carries tokens)"),
-    ("**/.pypirc", "a PyPI configuration (it carries tokens)"),
-    ("**/.yarnrc.yml", "a Yarn configuration (it carries tokens)"),
-    ("**/.gem/credentials", "RubyGems credentials"),
-    ("**/.aws/credentials", "AWS credentials"),
-    ("**/.docker/config.json", "Docker registry credentials"),
-    ("**/.kube/config", "a kubeconfig"),
-    ("**/kubeconfig", "a kubeconfig"),
-    ("**/*.kubeconfig", "a kubeconfig"),
-    ("**/credentials.json", "a credentials file"),
-    ("**/client_secret*.json", "an OAuth client secret"),
-    ("**/service-account*.json", "a service-account key"),
-    ("**/.config/gcloud/**", "gcloud credentials"),
-    ("**/.config/gh/hosts.yml", "GitHub CLI tokens"),
-    ("**/.vault-token", "a Vault token"),
-    ("**/.gnupg/**", "a GnuPG folder"),
-    ("**/.password-store/**", "a password store"),
-    ("**/.htpasswd", "an htpasswd file"),
-    ("**/*.tfstate", "Terraform state (it holds secrets)"),
-    ("**/*.tfstate.backup", "Terraform state (it holds secrets)"),
-    ("**/*.tfvars", "Terraform variables (they hold secrets)"),
-    ("**/.terraformrc", "Terraform CLI credentials"),
-    ("**/terraform.rc", "Terraform CLI credentials"),
-];
+mod known;
+mod lookalike;
 
-/// Names that are templates or public halves, never credentials.
-const NOT_CREDENTIALS: &[&str] = &[
-    "**/*.example",
-    "**/*.sample",
-    "**/*.template",
-    "**/*.dist",
-    "**/*.pub",
-    "**/.ssh/known_hosts",
-    "**/.ssh/known_hosts.old",
-];
+use known::{DENIED, NOT_CREDENTIALS};
 
 /// The verdict on one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -143,30 +91,143 @@ impl Denylist {
         }
     }
 
+    /// The rule `path` falls under: by its name as given, by its name spelled plainly (see
+    /// [`lookalike`]), by the name a backup or editor copy was made from, or by what it holds.
     fn rule_for(&self, path: &Path) -> Option<String> {
+        let folded = lookalike::fold(path);
+        let originals = copied_from(&folded);
+        // A copy of a template (`.env.example~`) is a template.
+        if originals.iter().any(|o| self.not_credentials.is_match(o)) {
+            return None;
+        }
+        let names = [path.to_path_buf(), folded.clone()];
+        for name in names.iter().chain(originals.iter()) {
+            if let Some(rule) = self.rule_by_name(name) {
+                return Some(rule);
+            }
+        }
+        rule_by_content(path)
+    }
+
+    fn rule_by_name(&self, path: &Path) -> Option<String> {
         if self.not_credentials.is_match(path) {
             return None;
         }
-        if let Some(index) = self.denied.matches(path).first() {
-            let (glob, what) = DENIED[*index];
-            return Some(format!("{glob} ({what})"));
+        let index = self.denied.matches(path).into_iter().next()?;
+        let (glob, what) = DENIED[index];
+        Some(format!("{glob} ({what})"))
+    }
+}
+
+/// The suffixes backup and editor copies get (`id_rsa.bak`, `.env~`, `.env.swp`).
+const COPY_SUFFIXES: &[&str] = &[
+    "~", ".bak", ".orig", ".old", ".swp", ".swo", ".save", ".tmp",
+];
+
+/// The names the file at `path` may be a backup or editor copy of: each copy suffix taken off
+/// (repeatedly: `id_rsa.bak~`), and vim's `.NAME.swp` read as `NAME`.
+fn copied_from(path: &Path) -> Vec<PathBuf> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let mut name = name.to_string_lossy().into_owned();
+    let mut originals = Vec::new();
+    loop {
+        let lower = name.to_ascii_lowercase();
+        let Some(suffix) = COPY_SUFFIXES.iter().find(|s| lower.ends_with(**s)) else {
+            break;
+        };
+        name.truncate(name.len() - suffix.len());
+        if name.is_empty() {
+            break;
         }
-        let extension = path
-            .extension()
-            .map(|e| e.to_string_lossy().to_ascii_lowercase());
-        match extension.as_deref() {
-            Some("pem") if head_contains(path, &[b"PRIVATE KEY-----"]) => {
-                Some("**/*.pem holding a private key".to_owned())
-            }
-            Some("json")
-                if head_contains(path, &[b"\"service_account\""])
-                    && head_contains(path, &[b"\"private_key\""]) =>
-            {
-                Some("**/*.json holding a service-account key".to_owned())
-            }
-            _ => None,
+        originals.push(parent.join(&name));
+        // vim's swap file of `.env` is `..env.swp`; of `id_rsa`, `.id_rsa.swp`.
+        if let Some(hidden) = name.strip_prefix('.').filter(|n| !n.is_empty()) {
+            originals.push(parent.join(hidden));
         }
     }
+    originals
+}
+
+/// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
+/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, or a file
+/// reached by one of several hard links that holds a private key or cloud credentials (the
+/// same file as `~/.ssh/id_rsa`, under another name).
+fn rule_by_content(path: &Path) -> Option<String> {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let rule = match extension.as_deref() {
+        Some("pem") if head_contains(path, &[b"PRIVATE KEY-----"]) => {
+            Some("**/*.pem holding a private key")
+        }
+        Some("json")
+            if head_contains(path, &[b"\"service_account\""])
+                && head_contains(path, &[b"\"private_key\""]) =>
+        {
+            Some("**/*.json holding a service-account key")
+        }
+        Some("json")
+            if path.file_name().is_some_and(|n| n == "auth.json")
+                && head_contains(
+                    path,
+                    &[
+                        b"\"http-basic\"",
+                        b"\"github-oauth\"",
+                        b"\"gitlab-token\"",
+                        b"\"bearer\"",
+                    ],
+                ) =>
+        {
+            Some("**/auth.json holding Composer credentials")
+        }
+        Some("yaml" | "yml") if is_kubernetes_secret(path) => {
+            Some("**/*.yaml holding a Kubernetes Secret")
+        }
+        _ => None,
+    };
+    if let Some(rule) = rule {
+        return Some(rule.to_owned());
+    }
+    if has_other_names(path)
+        && head_contains(
+            path,
+            &[
+                b"PRIVATE KEY-----",
+                b"PuTTY-User-Key-File",
+                b"aws_secret_access_key",
+            ],
+        )
+    {
+        return Some(
+            "a file with several names (hard links) holding a private key or cloud credentials"
+                .to_owned(),
+        );
+    }
+    None
+}
+
+/// Whether the file at `path` has more than one name (hard links).
+fn has_other_names(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+}
+
+/// Whether the YAML file at `path` is a Kubernetes Secret manifest (`kind: Secret`; a Sealed
+/// Secret, encrypted by design, is not).
+fn is_kubernetes_secret(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    if file.take(64 * 1024).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    String::from_utf8_lossy(&head).lines().any(|line| {
+        let line = line.trim();
+        line == "kind: Secret" || line == "kind: \"Secret\"" || line == "kind: 'Secret'"
+    })
 }
 
 fn glob_set<'a>(globs: impl Iterator<Item = &'a str>) -> GlobSet {
@@ -372,5 +433,123 @@ mod tests {
         assert!(list.judge(Path::new("key.pem"), base).is_denied());
         assert!(list.judge(Path::new("shop-4f2a.json"), base).is_denied());
         assert!(!list.judge(Path::new("data.json"), base).is_denied());
+    }
+
+    #[test]
+    fn the_credential_stores_people_really_have_are_denied() {
+        for path in [
+            // Found missing before.
+            "/home/me/.cargo/credentials.toml",
+            "/home/me/.config/git/credentials",
+            "/home/me/.pgpass",
+            "/home/me/.my.cnf",
+            "/home/me/.azure/msal_token_cache.json",
+            "/home/me/.aws/sso/cache/0a1b2c.json",
+            "/home/me/.aws/cli/cache/0a1b2c.json",
+            "/home/me/.m2/settings.xml",
+            "/home/me/.s3cfg",
+            "/home/me/.boto",
+            "/home/me/.config/rclone/rclone.conf",
+            "/home/me/.gradle/gradle.properties",
+            "/home/me/.composer/auth.json",
+            "/home/me/.dockercfg",
+            "prod.env",
+            "config/secrets.env",
+            ".env~",
+            "/home/me/.ssh/id_rsa.bak",
+            "deploy/server.key.bak",
+            ".env.orig",
+            "id_ed25519.old",
+            "..env.swp",
+            ".id_rsa.swp",
+            ".npmrc.save",
+            // Agent tools.
+            "/home/me/.claude/.credentials.json",
+            "/home/me/.codex/auth.json",
+            "/home/me/.gemini/oauth_creds.json",
+            "/home/me/.config/github-copilot/hosts.json",
+            "/home/me/.config/glab-cli/config.yml",
+            "/home/me/.config/hub",
+            "/home/me/.config/gh/hosts.yml",
+            // Cloud, infrastructure, packages, databases, shells, the system.
+            "/home/me/.databrickscfg",
+            "/home/me/.terraform.d/credentials.tfrc.json",
+            "/home/me/.config/doctl/config.yaml",
+            "/home/me/.config/helm/registry/config.json",
+            "/home/me/.config/pypoetry/auth.toml",
+            "/home/me/.nuget/NuGet/NuGet.Config",
+            "/home/me/.bash_history",
+            "/home/me/.zsh_history",
+            "/home/me/.local/share/fish/fish_history",
+            "/home/me/.psql_history",
+            "/etc/shadow",
+            "/proc/1/environ",
+            "/proc/self/cmdline",
+            "/proc/42/task/43/environ",
+            "/home/me/Library/Keychains/login.keychain-db",
+            "/home/me/.local/share/keyrings/login.keyring",
+        ] {
+            assert_eq!(verdict(path), PathVerdict::Deny, "{path}");
+        }
+        for path in [
+            ".env.example",
+            ".env.example~",
+            "prod.env.sample",
+            "notes.bak",
+            "src/environment.rs",
+            "history.md",
+            "/etc/hostname",
+            "/proc/cpuinfo",
+        ] {
+            assert_eq!(verdict(path), PathVerdict::Allow, "{path}");
+        }
+    }
+
+    #[test]
+    fn look_alike_names_are_judged_as_what_they_look_like() {
+        for path in [
+            "．ｅｎｖ",
+            ".\u{0435}nv",
+            ".e\u{200B}nv",
+            ".env.",
+            ".env ",
+            ".env::$DATA",
+            "id_rs\u{0430}",
+            "C:\\Users\\me\\.ssh\\id_ed25519",
+            "C:\\Users\\me\\_netrc",
+        ] {
+            assert_eq!(verdict(path), PathVerdict::Deny, "{path:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_is_judged_by_what_it_is_not_only_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        let ssh = base.join("home/.ssh");
+        std::fs::create_dir_all(&ssh).unwrap();
+        std::fs::write(
+            ssh.join("id_rsa"),
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n",
+        )
+        .unwrap();
+        std::fs::hard_link(ssh.join("id_rsa"), base.join("notes.txt")).unwrap();
+        std::fs::write(
+            base.join("secret.yaml"),
+            "apiVersion: v1\nkind: Secret\ndata:\n  token: c2VjcmV0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            base.join("sealed.yaml"),
+            "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nspec:\n  encryptedData: {}\n",
+        )
+        .unwrap();
+        std::fs::write(base.join("plain.txt"), "just notes").unwrap();
+        std::fs::hard_link(base.join("plain.txt"), base.join("plain-again.txt")).unwrap();
+        let list = Denylist::standard();
+        assert!(list.judge(Path::new("notes.txt"), base).is_denied());
+        assert!(list.judge(Path::new("secret.yaml"), base).is_denied());
+        assert!(!list.judge(Path::new("sealed.yaml"), base).is_denied());
+        assert!(!list.judge(Path::new("plain-again.txt"), base).is_denied());
     }
 }
