@@ -691,3 +691,25 @@ fn what_a_primitive_returns_has_every_credential_redacted() {
     let review = env.nodwyn(&repo, &["worktree", "diff", &id]).success();
     assert!(review.stdout.contains(&token), "{}", review.stdout);
 }
+
+#[test]
+fn credential_files_outside_the_session_are_refused_whatever_their_spelling() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, path) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    write(&env.home().join(".pgpass"), "db:5432:*:me:hunter2\n");
+    write(
+        &env.home().join(".ssh/id_rsa"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n",
+    );
+    std::fs::hard_link(env.home().join(".ssh/id_rsa"), path.join("notes.txt")).unwrap();
+    for given in [
+        env.home().join(".pgpass").to_str().unwrap().to_owned(),
+        "notes.txt".to_owned(),
+        "．ｅｎｖ".to_owned(),
+    ] {
+        let refused = call(&env, &repo, &id, "fs-read", json!([given])).refused();
+        assert!(refused.contains("credential file"), "{given}: {refused}");
+    }
+}
