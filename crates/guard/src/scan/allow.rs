@@ -39,9 +39,39 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     ">",
 ];
 
+/// Values that name what goes there rather than being it (`postgres://user:password@...`).
+const PLACEHOLDER_VALUES: &[&str] = &[
+    "password", "passwd", "pass", "pwd", "secret", "token", "apikey", "api_key", "api-key",
+    "changeit", "username", "user", "admin", "root", "test", "key",
+];
+
+/// The bytes a hex text stands for, or `None` when it is not hex.
+pub(crate) fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Whether `value` is a Sealed Secret's ciphertext: long base64 (the assignment rule keeps at
+/// most 200 characters of it; a real one is 700 and more) of a blob that starts with the length
+/// of an RSA-encrypted session key, two bytes: 512 for the sealing controller's 4096-bit key. It
+/// is encrypted by design.
+pub(crate) fn is_sealed_secret(value: &str) -> bool {
+    let whole = value.len() - value.len() % 4;
+    value.len() >= 190
+        && decode_base64(&value[..whole]).is_some_and(|bytes| bytes.starts_with(&[0x02, 0x00]))
+}
+
 /// Whether `value` is a placeholder or a documented example rather than a credential.
 pub(crate) fn is_placeholder(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
+    if PLACEHOLDER_VALUES.contains(&lower.as_str()) {
+        return true;
+    }
     let template = value.starts_with("${")
         || value.starts_with("{{")
         || value.starts_with("$(")
@@ -65,6 +95,7 @@ fn is_one_repeated_character(value: &str) -> bool {
 /// Whether the value of a `key = value` assignment is something other than a secret.
 pub(crate) fn is_not_a_secret_value(value: &str) -> bool {
     is_placeholder(value)
+        || is_sealed_secret(value)
         || is_code_reference(value)
         || is_identifier(value)
         || is_uuid(value)
@@ -238,7 +269,8 @@ pub(crate) fn is_base64_credentials(value: &str) -> bool {
         .unwrap_or(false)
 }
 
-fn decode_base64(text: &str) -> Option<Vec<u8>> {
+/// The bytes a base64 text stands for, or `None` when it is not base64.
+pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
     let mut bits = 0u32;
     let mut count = 0;
     let mut out = Vec::with_capacity(text.len() * 3 / 4);

@@ -18,8 +18,8 @@ use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
 
 use self::allow::{
-    entropy, is_base64_credentials, is_not_a_secret_key, is_not_a_secret_value, is_placeholder,
-    redact,
+    decode_base64, decode_hex, entropy, is_base64_credentials, is_not_a_secret_key,
+    is_not_a_secret_value, is_placeholder, redact,
 };
 use self::rules::{Check, RULES, Reach, Rule};
 
@@ -310,6 +310,8 @@ fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
         Check::Shape => true,
         Check::Entropy(bits) => entropy(value) >= bits,
         Check::Base64Credentials => is_base64_credentials(value),
+        Check::Base64PrivateKey => decodes_to_private_key(decode_base64(value)),
+        Check::HexPrivateKey => decodes_to_private_key(decode_hex(value)),
         Check::Assignment => {
             !key.is_some_and(is_not_a_secret_key)
                 && !is_not_a_secret_value(value)
@@ -317,6 +319,11 @@ fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
                 && character_classes(value) >= 2
         }
     }
+}
+
+/// Whether decoded bytes are a PEM private key.
+fn decodes_to_private_key(decoded: Option<Vec<u8>>) -> bool {
+    decoded.is_some_and(|bytes| memchr::memmem::find(&bytes, b"PRIVATE KEY-----").is_some())
 }
 
 fn character_classes(value: &str) -> usize {

@@ -27,6 +27,10 @@ pub(crate) enum Check {
     /// A `password = ...` style assignment: the value must be high-entropy, not a reference to
     /// code or the environment, and the key must not name something public.
     Assignment,
+    /// Base64 of a PEM private key (a kubeconfig's `client-key-data`, a Secret's data).
+    Base64PrivateKey,
+    /// Hex of a PEM private key.
+    HexPrivateKey,
 }
 
 /// One family of credential shapes.
@@ -86,7 +90,7 @@ const fn block(id: &'static str, keywords: &'static [&'static str], pattern: &'s
     }
 }
 
-use Check::{Assignment, Base64Credentials, Entropy, Shape};
+use Check::{Assignment, Base64Credentials, Base64PrivateKey, Entropy, HexPrivateKey, Shape};
 
 /// Every rule. Patterns end a token with `(?:[^A-Za-z0-9_-]|$)` where `\b` would stop early at
 /// a `-`.
@@ -425,6 +429,24 @@ pub(crate) const RULES: &[Rule] = &[
         &["pgp private key block-----"],
         r"(?P<s>-----BEGIN PGP PRIVATE KEY BLOCK-----(?:\\[nr]|\s|[A-Za-z]+: [^\r\n]*)+[A-Za-z0-9+/=]{40,}(?:(?:\\[nr]|\s)+[A-Za-z0-9+/=]+)*)",
     ),
+    block(
+        "putty-private-key",
+        &["putty-user-key-file-"],
+        r"(?P<s>PuTTY-User-Key-File-[23]: [^\r\n]+(?:\r?\n[^\r\n]*){0,40}?\r?\nPrivate-Lines: [0-9]+\r?\n[A-Za-z0-9+/=]{16,})",
+    ),
+    // Private keys hidden in an encoding: base64 or hex of `-----BEGIN` starts with these.
+    rule(
+        "base64-private-key",
+        &["ls0tls1crudjt"],
+        r"(?P<s>LS0tLS1CRUdJT[A-Za-z0-9+/]{40,}={0,2})",
+        Base64PrivateKey,
+    ),
+    rule(
+        "hex-private-key",
+        &["2d2d2d2d2d424547494e"],
+        r"(?i)(?P<s>2d2d2d2d2d424547494e(?:[0-9a-f]{2}){30,})",
+        HexPrivateKey,
+    ),
     rule(
         "age-secret-key",
         &["age-secret-key-1"],
@@ -452,6 +474,12 @@ pub(crate) const RULES: &[Rule] = &[
             "clickhouse",
         ],
         r#"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse)://[^\s:/@'"]+:(?P<s>[^\s@/'"]{3,})@"#,
+    ),
+    rule(
+        "http-basic-auth",
+        &["basic "],
+        r#"(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})"#,
+        Base64Credentials,
     ),
     url(
         "url-basic-auth-password",

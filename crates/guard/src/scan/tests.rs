@@ -71,6 +71,10 @@ fn base64_encode(bytes: &[u8]) -> String {
     out
 }
 
+fn hex_encode(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// (rule, text holding a credential of its shape, text that must not be reported).
 fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
     let pem = |header: &str, footer: &str, g: &Gen| {
@@ -137,6 +141,10 @@ fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
         ("private-key", pem("-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", g), "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n".into()),
         ("openssh-private-key", pem("-----BEGIN OPENSSH PRIVATE KEY-----", "-----END OPENSSH PRIVATE KEY-----", g), format!("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI{} person@laptop", g.base64(43))),
         ("pgp-private-key", pem("-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: generated\n", "-----END PGP PRIVATE KEY BLOCK-----", g), pem("-----BEGIN PGP PUBLIC KEY BLOCK-----\n", "-----END PGP PUBLIC KEY BLOCK-----", g)),
+        ("putty-private-key", format!("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n{}\n{}\nPrivate-Lines: 1\n{}\nPrivate-MAC: {}\n", g.base64(64), g.base64(20), g.base64(44), g.hex(64)), format!("PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: me@laptop\nPublic-Lines: 2\n{}\n", g.base64(64))),
+        ("base64-private-key", format!("    client-key-data: {}", base64_encode(pem("-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", g).as_bytes())), format!("    client-certificate-data: {}", base64_encode(pem("-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----", g).as_bytes()))),
+        ("hex-private-key", format!("key_hex = {}", hex_encode(pem("-----BEGIN EC PRIVATE KEY-----", "-----END EC PRIVATE KEY-----", g).as_bytes())), format!("cert_hex = {}", hex_encode(pem("-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----", g).as_bytes()))),
+        ("http-basic-auth", format!("Authorization: Basic {}", base64_encode(format!("admin:{}{}", g.alnum(12), g.digits(4)).as_bytes())), format!("Authorization: Basic {}", base64_encode(b"no colon in here"))),
         ("age-secret-key", format!("AGE-SECRET-KEY-1{}", g.from("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)), format!("age1{}", g.from("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 58))),
         ("jwt", format!("Authorization: Bearer eyJ{}.eyJ{}.{}", g.url_safe(33), g.url_safe(60), g.url_safe(43)), "header: eyJhbGciOi".into()),
         ("database-url-password", format!("DATABASE_URL=postgres://app:{}@db.internal:5432/shop", g.alnum(18)), "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.internal:5432/shop".into()),
@@ -359,4 +367,21 @@ fn redaction_replaces_each_credential_with_its_rule_and_length() {
         "deploy with [nodwyn: redacted github-pat, 40 chars] tonight"
     );
     assert_eq!(Scanner::global().redact("nothing here"), "nothing here");
+}
+
+#[test]
+fn placeholders_in_templates_and_sealed_secrets_are_not_reported() {
+    let g = Gen::new(7);
+    let template = "DATABASE_URL=postgres://user:password@localhost:5432/app\n\
+                    API_KEY=your-api-key-here\nSECRET_KEY=changeme\n";
+    assert!(Scanner::new().scan(template.as_bytes()).is_empty());
+    // A Sealed Secret's ciphertext: the RSA-sealed session key's length (512) first.
+    let mut sealed = vec![0x02, 0x00];
+    sealed.extend(g.base64(800).bytes());
+    let manifest = format!(
+        "apiVersion: bitnami.com/v1alpha1\nkind: SealedSecret\nspec:\n  encryptedData:\n    password: {}\n",
+        base64_encode(&sealed)
+    );
+    let found = Scanner::new().scan(manifest.as_bytes());
+    assert!(found.is_empty(), "{found:?}");
 }
