@@ -6,7 +6,8 @@
 /// Words that mark a value as a stand-in for a real secret.
 const PLACEHOLDER_WORDS: &[&str] = &[
     "example",
-    "xxxx",
+    // Six in a row: a real token holds four `x` by chance once in about ten thousand.
+    "xxxxxx",
     "****",
     "....",
     "your_",

@@ -312,6 +312,12 @@ fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
         Check::Base64Credentials => is_base64_credentials(value),
         Check::Base64PrivateKey => decodes_to_private_key(decode_base64(value)),
         Check::HexPrivateKey => decodes_to_private_key(decode_hex(value)),
+        Check::Bearer => {
+            !value.starts_with("eyJ")
+                && !is_not_a_secret_value(value)
+                && entropy(value) >= 3.5
+                && character_classes(value) >= 2
+        }
         Check::Assignment => {
             !key.is_some_and(is_not_a_secret_key)
                 && !is_not_a_secret_value(value)

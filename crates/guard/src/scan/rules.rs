@@ -31,6 +31,8 @@ pub(crate) enum Check {
     Base64PrivateKey,
     /// Hex of a PEM private key.
     HexPrivateKey,
+    /// A bearer token: high-entropy, and not a JWT (the `jwt` rule names those).
+    Bearer,
 }
 
 /// One family of credential shapes.
@@ -90,7 +92,9 @@ const fn block(id: &'static str, keywords: &'static [&'static str], pattern: &'s
     }
 }
 
-use Check::{Assignment, Base64Credentials, Base64PrivateKey, Entropy, HexPrivateKey, Shape};
+use Check::{
+    Assignment, Base64Credentials, Base64PrivateKey, Bearer, Entropy, HexPrivateKey, Shape,
+};
 
 /// Every rule. Patterns end a token with `(?:[^A-Za-z0-9_-]|$)` where `\b` would stop early at
 /// a `-`.
@@ -285,6 +289,12 @@ pub(crate) const RULES: &[Rule] = &[
         Shape,
     ),
     rule(
+        "discord-bot-token-in-use",
+        &["bot ", "login("],
+        r#"(?i)(?:authorization["']?\s*[:=]\s*["']?bot\s+|\.login\(\s*["'])(?P<s>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"#,
+        Shape,
+    ),
+    rule(
         "telegram-bot-token",
         &[":aa"],
         r"\b(?P<s>[0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)",
@@ -336,7 +346,7 @@ pub(crate) const RULES: &[Rule] = &[
     rule(
         "mailgun-api-key",
         &["mailgun"],
-        r#"(?i)mailgun[a-z0-9_ .-]{0,20}["']?\s*(?:[:=]|=>)\s*["']?(?P<s>key-[0-9a-z]{32})\b"#,
+        r#"(?i)mailgun[a-z0-9_ .-]{0,20}["']?\s*(?:[:=]|=>)\s*["']?(?P<s>key-[0-9a-z]{32}|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8})\b"#,
         Shape,
     ),
     rule(
@@ -480,6 +490,12 @@ pub(crate) const RULES: &[Rule] = &[
         &["basic "],
         r#"(?i)\bauthorization["']?\s*[:=]\s*["']?basic\s+(?P<s>[A-Za-z0-9+/]{8,}={0,2})"#,
         Base64Credentials,
+    ),
+    rule(
+        "bearer-token",
+        &["bearer "],
+        r#"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/-]{20,}=*)"#,
+        Bearer,
     ),
     url(
         "url-basic-auth-password",

@@ -117,6 +117,8 @@ fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
         ("slack-webhook-url", format!("https://hooks.slack.com/services/T{}/B{}/{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.alnum(24)), "https://hooks.slack.com/services/T000/B000/XXXX".into()),
         ("discord-webhook-url", format!("https://discord.com/api/webhooks/{}/{}", g.digits(18), g.url_safe(68)), "https://discord.com/api/webhooks/123/abc".into()),
         ("discord-bot-token", format!("DISCORD_TOKEN = \"M{}.{}.{}\"", g.url_safe(25), g.url_safe(6), g.url_safe(38)), "DISCORD_TOKEN = \"<bot token>\"".into()),
+        ("discord-bot-token-in-use", format!("client.login(\"N{}.{}.{}\")", g.url_safe(25), g.url_safe(6), g.url_safe(38)), "client.login(\"<your bot token>\")".into()),
+        ("bearer-token", format!("curl -H \"Authorization: Bearer {}{}{}\" https://api.example.com", g.alnum(20), g.digits(4), g.alnum(16)), "curl -H \"Authorization: Bearer $API_TOKEN\" https://api.example.com".into()),
         ("telegram-bot-token", format!("bot = \"{}:AA{}\"", g.digits(10), g.url_safe(33)), format!("time = \"12:AA{}\"", g.url_safe(10))),
         ("stripe-secret-key", format!("sk_live_{}", g.alnum(24)), format!("sk_test_{}", g.alnum(24))),
         ("stripe-restricted-key", format!("rk_live_{}", g.alnum(24)), format!("rk_test_{}", g.alnum(24))),
@@ -384,4 +386,27 @@ fn placeholders_in_templates_and_sealed_secrets_are_not_reported() {
     );
     let found = Scanner::new().scan(manifest.as_bytes());
     assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn mailgun_keys_of_both_generations_are_found() {
+    let g = Gen::new(3);
+    for key in [
+        format!("key-{}", g.from("0123456789abcdefghijklmnopqrstuvwxyz", 32)),
+        format!("{}-{}-{}", g.hex(32), g.hex(8), g.hex(8)),
+    ] {
+        let text = format!("MAILGUN_API_KEY={key}");
+        let found = Scanner::new().scan(text.as_bytes());
+        assert!(
+            found.iter().any(|f| f.rule == "mailgun-api-key"),
+            "{key}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_real_token_holding_a_few_x_by_chance_is_still_found() {
+    let token = format!("ghp_{}xxXx{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb", "6Hc3Jd5Fg0Se");
+    let found = Scanner::new().scan(format!("GH={token}").as_bytes());
+    assert!(found.iter().any(|f| f.rule == "github-pat"), "{found:?}");
 }
