@@ -8,6 +8,7 @@
 
 mod allow;
 pub mod diff;
+mod encoded;
 mod rules;
 
 use std::sync::OnceLock;
@@ -182,6 +183,40 @@ impl Scanner {
     /// minified bundle, or a file made to stall the scan) must not cost a pattern run over all of
     /// it for every keyword in it.
     fn spans_in(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
+        let mut spans = self.keyword_spans(text, from, to);
+        let found_plainly = spans.clone();
+        spans.extend(
+            self.encoded_spans(text, from, to)
+                .into_iter()
+                .filter(|(s, e, _)| !found_plainly.iter().any(|(ps, pe, _)| s < pe && ps < e)),
+        );
+        spans
+    }
+
+    /// The credentials hidden in base64 or hex runs of `text[from..to]`: each run long enough to
+    /// hold a key is decoded, and when what it decodes to is text, that text is scanned (one
+    /// level deep). A finding covers the whole run, under the rule that found what it hides.
+    fn encoded_spans(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
+        let mut spans = Vec::new();
+        for (start, end, decoded) in encoded::runs(&text[from..to]) {
+            let Some(decoded) = decoded else {
+                continue;
+            };
+            let inner = self.keyword_spans(&decoded, 0, decoded.len());
+            // A provider's own rule names it better than the generic assignment.
+            let specific = inner
+                .iter()
+                .find(|(_, _, i)| self.rules[*i].rule.check != Check::Assignment)
+                .or(inner.first());
+            if let Some((_, _, index)) = specific {
+                spans.push((from + start, from + end, *index));
+            }
+        }
+        spans
+    }
+
+    /// The matches whose keyword starts in `text[from..to]`, read as it is.
+    fn keyword_spans(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
         let mut spans = Vec::new();
         // Where each rule's last window ended: a keyword inside it has been looked at already.
         let mut covered_until = vec![0usize; self.rules.len()];

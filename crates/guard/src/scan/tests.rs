@@ -410,3 +410,32 @@ fn a_real_token_holding_a_few_x_by_chance_is_still_found() {
     let found = Scanner::new().scan(format!("GH={token}").as_bytes());
     assert!(found.iter().any(|f| f.rule == "github-pat"), "{found:?}");
 }
+
+#[test]
+fn a_credential_hidden_in_base64_or_hex_is_found_and_hashes_are_not() {
+    let g = Gen::new(11);
+    let token = format!("ghp_{}", g.alnum(36));
+    for hidden in [
+        base64_encode(format!("export GITHUB_TOKEN={token}\n").as_bytes()),
+        base64_encode(format!("GH={token}").as_bytes()),
+        hex_encode(format!("token: {token}").as_bytes()),
+    ] {
+        let text = format!("data:\n  blob: {hidden}\n");
+        let found = Scanner::new().scan(text.as_bytes());
+        assert_eq!(found.len(), 1, "{text}: {found:?}");
+        assert_eq!(found[0].rule, "github-pat");
+        assert_eq!(found[0].line, 2);
+    }
+    // Base64 of binary (an integrity hash) and of harmless text is passed over.
+    for harmless in [
+        format!("integrity sha512-{}", g.base64(88)),
+        format!(
+            "note: {}",
+            base64_encode(b"just a long harmless sentence in here")
+        ),
+        format!("commit {}", g.hex(40)),
+    ] {
+        let found = Scanner::new().scan(harmless.as_bytes());
+        assert!(found.is_empty(), "{harmless}: {found:?}");
+    }
+}
