@@ -712,4 +712,14 @@ fn credential_files_outside_the_session_are_refused_whatever_their_spelling() {
         let refused = call(&env, &repo, &id, "fs-read", json!([given])).refused();
         assert!(refused.contains("credential file"), "{given}: {refused}");
     }
+    // A hard link to a credential file whose content has no key shape is known by its inode.
+    std::fs::hard_link(env.home().join(".pgpass"), path.join("todo.txt")).unwrap();
+    let refused = call(&env, &repo, &id, "fs-read", json!(["todo.txt"])).refused();
+    assert!(refused.contains("hard link"), "{refused}");
+    let refused = call(&env, &repo, &id, "fs-write", json!(["todo.txt", "x"])).refused();
+    assert!(refused.contains("hard link"), "{refused}");
+    assert_eq!(
+        std::fs::read_to_string(env.home().join(".pgpass")).unwrap(),
+        "db:5432:*:me:hunter2\n"
+    );
 }

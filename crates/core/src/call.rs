@@ -125,6 +125,9 @@ pub fn call(
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
     let mut guard = Guard::new(&session.root, &session.repository, standing);
+    if let Some(home) = &settings.home {
+        guard.set_credential_files(nodwyn_guard::CredentialInodes::of_home(home));
+    }
     guard.set_dont_ask(
         session
             .dont_ask

@@ -25,6 +25,9 @@ pub struct HostSettings {
     pub person: String,
     /// Raised by the command line's signal handler (Ctrl-C, SIGTERM) while a landing runs.
     pub interrupt: Interrupt,
+    /// The person's home folder (`$HOME`), where their own credential files are found by what
+    /// they are, so a hard link to one is refused like it.
+    pub home: Option<PathBuf>,
 }
 
 /// The variables a `shell-exec` command inherits from the person's environment: what programs
@@ -64,6 +67,9 @@ impl HostSettings {
             }
             if name == "USER" {
                 settings.person = value.to_owned();
+            }
+            if name == "HOME" && !value.is_empty() {
+                settings.home = Some(PathBuf::from(value));
             }
             if SHELL_VARIABLES.contains(&name) {
                 settings

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::decision::{AskKind, DecidedBy, Decision, Verdict};
-use crate::denylist::{Denylist, normalise};
+use crate::denylist::{CredentialInodes, Denylist, normalise};
 use crate::effect::{CommandLine, Effect, EgressKind};
 use crate::judge::{Judge, RulesJudge};
 use crate::standing::StandingAnswers;
@@ -35,6 +35,7 @@ pub struct Guard {
     judge: Box<dyn Judge>,
     budget: u32,
     spent: u32,
+    credentials: CredentialInodes,
 }
 
 impl Guard {
@@ -48,7 +49,14 @@ impl Guard {
             judge: Box::new(RulesJudge),
             budget: DEFAULT_BUDGET,
             spent: 0,
+            credentials: CredentialInodes::default(),
         }
+    }
+
+    /// Lets the guard know the person's credential files by what they are (see
+    /// [`CredentialInodes`]), so a hard link to one under another name is refused like it.
+    pub fn set_credential_files(&mut self, credentials: CredentialInodes) {
+        self.credentials = credentials;
     }
 
     /// Consults `judge` before asking a person.
@@ -127,6 +135,15 @@ impl Guard {
         let mut standing_used = false;
         for path in &effect.reads {
             let judged = denylist.judge(path, &self.root);
+            if self.credentials.holds(&judged.normalised) {
+                verdict = verdict.strongest(Verdict::by_rule(
+                    Decision::Refuse,
+                    format!(
+                        "{} is one of your credential files under another name (a hard link); an agent may not read it",
+                        path.display()
+                    ),
+                ));
+            }
             if let Some(rule) = &judged.rule {
                 verdict = verdict.strongest(Verdict::by_rule(
                     Decision::Refuse,
@@ -139,6 +156,16 @@ impl Guard {
         }
         for path in &effect.writes {
             let judged = denylist.judge(path, &self.root);
+            if self.credentials.holds(&judged.normalised) {
+                verdict = verdict.strongest(Verdict::by_rule(
+                    Decision::Refuse,
+                    format!(
+                        "{} is one of your credential files under another name (a hard link); an agent may not write it",
+                        path.display()
+                    ),
+                ));
+                continue;
+            }
             let written = judged
                 .target
                 .clone()

@@ -16,8 +16,11 @@ use std::sync::OnceLock;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
+mod inodes;
 mod known;
 mod lookalike;
+
+pub use inodes::CredentialInodes;
 
 use known::{DENIED, NOT_CREDENTIALS};
 

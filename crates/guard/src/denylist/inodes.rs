@@ -1,0 +1,124 @@
+//! The person's own credential files, by the file they are rather than by name: a hard link made
+//! under an innocent name (`notes.txt` and `~/.pgpass` being one file) is the same credential.
+//!
+//! The folders where credentials live under the home folder (`~/.ssh`, `~/.aws`, the dotfiles of
+//! the home folder itself, and the tools' folders the denylist names) are read once, every file
+//! the denylist denies is remembered by device and inode, and a path with more than one name is
+//! looked up there. A file with one name cannot be another path's file, so most paths cost one
+//! `stat`.
+
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use super::Denylist;
+
+/// Folders under the home folder read to the bottom (bounded by [`MOST_FILES`]).
+const FOLDERS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".gnupg",
+    ".docker",
+    ".kube",
+    ".cargo",
+    ".m2",
+    ".gradle",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".terraform.d",
+    ".composer",
+    ".config/gh",
+    ".config/git",
+    ".config/gcloud",
+    ".config/github-copilot",
+    ".config/glab-cli",
+    ".config/doctl",
+    ".config/helm",
+    ".config/rclone",
+    ".config/pip",
+    ".config/pypoetry",
+    ".config/composer",
+    ".local/share/keyrings",
+];
+
+/// The most files read, so a home folder of millions of files costs a bounded time.
+const MOST_FILES: usize = 20_000;
+
+/// The device and inode of each credential file of a home folder.
+#[derive(Debug, Default, Clone)]
+pub struct CredentialInodes(HashSet<(u64, u64)>);
+
+impl CredentialInodes {
+    /// Reads the credential files of the home folder `home`.
+    pub fn of_home(home: &Path) -> Self {
+        let denylist = Denylist::standard();
+        let mut found = HashSet::new();
+        let mut budget = MOST_FILES;
+        let mut remember = |path: &Path, meta: &std::fs::Metadata| {
+            if meta.is_file() && denylist.judge(path, home).is_denied() {
+                found.insert((meta.dev(), meta.ino()));
+            }
+        };
+        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories), not its subfolders.
+        if let Ok(entries) = std::fs::read_dir(home) {
+            for entry in entries.flatten().take(budget) {
+                budget -= 1;
+                if let Ok(meta) = entry.metadata() {
+                    remember(&entry.path(), &meta);
+                }
+            }
+        }
+        let mut pending: Vec<std::path::PathBuf> = FOLDERS.iter().map(|f| home.join(f)).collect();
+        while let Some(folder) = pending.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if budget == 0 {
+                    return Self(found);
+                }
+                budget -= 1;
+                let Ok(meta) = entry.metadata() else {
+                    continue;
+                };
+                if meta.is_dir() && !entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                    pending.push(entry.path());
+                } else {
+                    remember(&entry.path(), &meta);
+                }
+            }
+        }
+        Self(found)
+    }
+
+    /// Whether `path` (links followed) is one of the credential files under another name.
+    pub fn holds(&self, path: &Path) -> bool {
+        std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1 && self.0.contains(&(m.dev(), m.ino())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hard_link_to_a_credential_file_is_known_by_its_inode() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".pgpass"), "db:5432:*:me:hunter2\n").unwrap();
+        std::fs::write(home.join(".ssh/config"), "Host *\n").unwrap();
+        std::fs::write(home.join("notes.txt"), "notes\n").unwrap();
+        let elsewhere = dir.path().join("repo");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::hard_link(home.join(".pgpass"), elsewhere.join("todo.txt")).unwrap();
+        std::fs::hard_link(home.join(".ssh/config"), elsewhere.join("hosts.txt")).unwrap();
+        std::fs::hard_link(home.join("notes.txt"), elsewhere.join("notes-copy.txt")).unwrap();
+        let known = CredentialInodes::of_home(&home);
+        assert!(known.holds(&elsewhere.join("todo.txt")));
+        assert!(known.holds(&elsewhere.join("hosts.txt")));
+        assert!(!known.holds(&elsewhere.join("notes-copy.txt")));
+    }
+}
