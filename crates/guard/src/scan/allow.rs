@@ -73,7 +73,13 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
     if PLACEHOLDER_VALUES.contains(&lower.as_str()) {
         return true;
     }
-    let template = value.starts_with("${")
+    // A format string's hole (`{}`, `{0}`, `%s`) fills in what is not written here.
+    let format_string = value.contains("{}")
+        || value.contains("{0}")
+        || value.contains("%s")
+        || value.contains("%v");
+    let template = format_string
+        || value.starts_with("${")
         || value.starts_with("{{")
         || value.starts_with("$(")
         || value.starts_with("%(")

@@ -267,6 +267,15 @@ impl Scanner {
             let Some(secret) = captures.name("s") else {
                 continue;
             };
+            // Text a format string builds (`"pypi-AgEI...{}"`): the hole right after it says
+            // the credential is not written here.
+            let after = &window[secret.end()..];
+            if [&b"{}"[..], b"{0", b"{1", b"%s", b"%v"]
+                .iter()
+                .any(|hole| after.starts_with(hole))
+            {
+                continue;
+            }
             let value = String::from_utf8_lossy(secret.as_bytes());
             let key = captures
                 .name("k")

@@ -439,3 +439,15 @@ fn a_credential_hidden_in_base64_or_hex_is_found_and_hashes_are_not() {
         assert!(found.is_empty(), "{harmless}: {found:?}");
     }
 }
+
+#[test]
+fn a_format_string_that_builds_a_credential_shape_is_not_one() {
+    for text in [
+        "let line = format!(\"password = pypi-AgEIcHlwaS5vcmc{}\", rest);",
+        "fmt.Sprintf(\"api_key=%s9f8e7d6c5b4a\", key)",
+        "\"secret = Zq8Lr2Vx9Kp4{0}\".format(x)",
+    ] {
+        let found = Scanner::new().scan(text.as_bytes());
+        assert!(found.is_empty(), "{text}: {found:?}");
+    }
+}
