@@ -40,20 +40,30 @@ pub fn commit_patch(dir: &Path, parent: &str, commit: &str) -> Result<Vec<u8>, E
 /// The paths `commit` adds or changes against `parent` (not those it deletes; a rename's new
 /// name), read with `-z` and shown as [`crate::quote`] shows names.
 pub fn commit_paths(dir: &Path, parent: &str, commit: &str) -> Result<Vec<String>, Error> {
-    let stdout = GitCommand::new(dir)
-        .read_only()
-        .args([
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            "--diff-filter=d",
-            revision(parent)?,
-            revision(commit)?,
-            "--",
-        ])
-        .run()?;
+    paths_between(dir, parent, commit, true)
+}
+
+/// The paths whose content differs between the commits `from` and `to` (renames as a deletion
+/// and an addition; deletions left out with `skip_deleted`), read with `-z` and shown as
+/// [`crate::quote`] shows names.
+pub fn paths_between(
+    dir: &Path,
+    from: &str,
+    to: &str,
+    skip_deleted: bool,
+) -> Result<Vec<String>, Error> {
+    let mut command = GitCommand::new(dir).read_only().args([
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        "--no-renames",
+        "--no-ext-diff",
+    ]);
+    if skip_deleted {
+        command = command.arg("--diff-filter=d");
+    }
+    let stdout = command.args([revision(from)?, revision(to)?, "--"]).run()?;
     Ok(nul_byte_records(&stdout).map(crate::quote::quote).collect())
 }
 

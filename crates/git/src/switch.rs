@@ -27,21 +27,7 @@ pub fn tracked(dir: &Path, commit: &str) -> Result<HashSet<String>, Error> {
 /// The paths whose content differs between the commits `from` and `to` (renames as a deletion
 /// and an addition).
 pub fn changed_between(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
-    let stdout = GitCommand::new(dir)
-        .read_only()
-        .args([
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            "--no-ext-diff",
-            from,
-            to,
-            "--",
-        ])
-        .run()?;
-    Ok(names(&stdout))
+    crate::diff::paths_between(dir, from, to, false)
 }
 
 /// What in the worktree at `dir` (whose index and HEAD are at `from`) stands in the way of
