@@ -2,7 +2,8 @@
 //! under an innocent name (`notes.txt` and `~/.pgpass` being one file) is the same credential.
 //!
 //! The folders where credentials live under the home folder (`~/.ssh`, `~/.aws`, the dotfiles of
-//! the home folder itself, and the tools' folders the denylist names) are read once, every file
+//! the home folder itself, and the top of the tools' folders the denylist names) are read once
+//! a call (a few hundred entries on a developer's machine), every file
 //! the denylist denies is remembered by device and inode, and a path with more than one name is
 //! looked up there. A file with one name cannot be another path's file, so most paths cost one
 //! `stat`.
@@ -13,25 +14,15 @@ use std::path::Path;
 
 use super::Denylist;
 
-/// Folders under the home folder read to the bottom (bounded by [`MOST_FILES`]).
-const FOLDERS: &[&str] = &[
+/// Folders under the home folder that hold little but credentials, read to the bottom (bounded
+/// by [`MOST_FILES`]).
+const DEEP: &[&str] = &[
     ".ssh",
     ".aws",
     ".azure",
     ".gnupg",
-    ".docker",
-    ".kube",
-    ".cargo",
-    ".m2",
-    ".gradle",
-    ".claude",
-    ".codex",
-    ".gemini",
-    ".terraform.d",
-    ".composer",
     ".config/gh",
     ".config/git",
-    ".config/gcloud",
     ".config/github-copilot",
     ".config/glab-cli",
     ".config/doctl",
@@ -43,8 +34,24 @@ const FOLDERS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
+/// Folders where a tool keeps its credentials beside caches of thousands of files (`~/.cargo`'s
+/// registry, `~/.m2`'s repository): only the files at their top are read.
+const SHALLOW: &[&str] = &[
+    ".cargo",
+    ".m2",
+    ".gradle",
+    ".docker",
+    ".kube",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".terraform.d",
+    ".composer",
+    ".config/gcloud",
+];
+
 /// The most files read, so a home folder of millions of files costs a bounded time.
-const MOST_FILES: usize = 20_000;
+const MOST_FILES: usize = 5_000;
 
 /// The device and inode of each credential file of a home folder.
 #[derive(Debug, Default, Clone)]
@@ -61,16 +68,25 @@ impl CredentialInodes {
                 found.insert((meta.dev(), meta.ino()));
             }
         };
-        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories), not its subfolders.
-        if let Ok(entries) = std::fs::read_dir(home) {
-            for entry in entries.flatten().take(budget) {
+        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories), and the top of the
+        // tools' folders.
+        for folder in
+            std::iter::once(home.to_path_buf()).chain(SHALLOW.iter().map(|f| home.join(f)))
+        {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if budget == 0 {
+                    return Self(found);
+                }
                 budget -= 1;
                 if let Ok(meta) = entry.metadata() {
                     remember(&entry.path(), &meta);
                 }
             }
         }
-        let mut pending: Vec<std::path::PathBuf> = FOLDERS.iter().map(|f| home.join(f)).collect();
+        let mut pending: Vec<std::path::PathBuf> = DEEP.iter().map(|f| home.join(f)).collect();
         while let Some(folder) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&folder) else {
                 continue;
