@@ -516,7 +516,14 @@ fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
     let mut newest: Option<(SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let path = entry.path();
-        let candidate = if path.is_dir() {
+        // Test-only code (`tests/`, `benches/`, a `tests.rs` module) never goes into the binary,
+        // and cargo does not link it again when only that changes.
+        let test_only = path
+            .file_name()
+            .is_some_and(|n| n == "tests" || n == "benches" || n == "tests.rs");
+        let candidate = if test_only {
+            None
+        } else if path.is_dir() {
             newest_source(&path)
         } else if path.extension().is_some_and(|e| e == "rs" || e == "toml") {
             entry
