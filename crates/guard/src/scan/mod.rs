@@ -13,7 +13,7 @@ mod rules;
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -113,6 +113,7 @@ impl Scanner {
             }
         }
         let prefilter = AhoCorasickBuilder::new()
+            .kind(Some(AhoCorasickKind::DFA))
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
             .build(&keywords)
