@@ -42,8 +42,9 @@ pub fn commits_between(dir: &Path, base: &str, tip: &str) -> Result<Vec<String>,
     Ok(text.lines().map(str::to_owned).collect())
 }
 
-/// Points `reference` at `new` if, and only if, it still points at `old` (compare-and-swap through
-/// `git update-ref`, which also writes the reflog).
+/// Points `reference` at `new` if, and only if, it still points at `old` (`""`: only if it does
+/// not exist yet); compare-and-swap through `git update-ref`, which also writes the reflog. It runs
+/// shielded from the terminal's Ctrl-C: a ref moves whole or not at all.
 pub fn update_ref(
     dir: &Path,
     reference: &str,
@@ -52,6 +53,7 @@ pub fn update_ref(
     reason: &str,
 ) -> Result<(), Error> {
     GitCommand::new(dir)
+        .shielded()
         .args(["update-ref", "-m", reason, reference, new, old])
         .run()
         .map(drop)

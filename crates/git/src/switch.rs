@@ -99,17 +99,7 @@ fn uncommitted(dir: &Path, commit: &str) -> Result<Vec<String>, Error> {
 /// terminal's Ctrl-C; call [`in_the_way`] first, since read-tree overwrites ignored files.
 pub fn switch(dir: &Path, branch: &str, from: &str, to: &str, reason: &str) -> Result<(), Error> {
     read_tree_move(dir, from, to)?;
-    let moved = GitCommand::new(dir)
-        .shielded()
-        .args([
-            "update-ref",
-            "-m",
-            reason,
-            &format!("refs/heads/{branch}"),
-            to,
-            from,
-        ])
-        .run();
+    let moved = crate::graph::update_ref(dir, &format!("refs/heads/{branch}"), to, from, reason);
     if let Err(error) = moved {
         read_tree_move(dir, to, from)?;
         return Err(error);
@@ -191,6 +181,12 @@ pub fn put_back(dir: &Path, commit: &str, paths: &[String]) -> Result<(), Error>
             .input(nul_list(present))
             .run()?;
     }
+    reset_index(dir, commit)
+}
+
+/// Makes the index of the checkout at `dir` `commit`'s tree, touching no file (git's mixed
+/// reset), and refreshes what it knows of the files on disk.
+pub fn reset_index(dir: &Path, commit: &str) -> Result<(), Error> {
     GitCommand::new(dir)
         .shielded()
         .args(["read-tree", commit])

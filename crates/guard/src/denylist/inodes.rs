@@ -10,7 +10,7 @@
 
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Denylist;
 
@@ -63,16 +63,16 @@ impl CredentialInodes {
         let denylist = Denylist::standard();
         let mut found = HashSet::new();
         let mut budget = MOST_FILES;
-        let mut remember = |path: &Path, meta: &std::fs::Metadata| {
-            if meta.is_file() && denylist.judge(path, home).is_denied() {
-                found.insert((meta.dev(), meta.ino()));
-            }
-        };
-        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories), and the top of the
-        // tools' folders.
-        for folder in
-            std::iter::once(home.to_path_buf()).chain(SHALLOW.iter().map(|f| home.join(f)))
-        {
+        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories) and the top of the
+        // tools' folders, then the credential folders to the bottom: (folder, read its
+        // subfolders too).
+        let mut pending: Vec<(PathBuf, bool)> = DEEP
+            .iter()
+            .map(|f| (home.join(f), true))
+            .chain(SHALLOW.iter().map(|f| (home.join(f), false)))
+            .chain(std::iter::once((home.to_path_buf(), false)))
+            .collect();
+        while let Some((folder, deep)) = pending.pop() {
             let Ok(entries) = std::fs::read_dir(&folder) else {
                 continue;
             };
@@ -81,28 +81,22 @@ impl CredentialInodes {
                     return Self(found);
                 }
                 budget -= 1;
-                if let Ok(meta) = entry.metadata() {
-                    remember(&entry.path(), &meta);
-                }
-            }
-        }
-        let mut pending: Vec<std::path::PathBuf> = DEEP.iter().map(|f| home.join(f)).collect();
-        while let Some(folder) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                if budget == 0 {
-                    return Self(found);
-                }
-                budget -= 1;
-                let Ok(meta) = entry.metadata() else {
+                let path = entry.path();
+                let Ok(kind) = entry.file_type() else {
                     continue;
                 };
-                if meta.is_dir() && !entry.file_type().is_ok_and(|t| t.is_symlink()) {
-                    pending.push(entry.path());
-                } else {
-                    remember(&entry.path(), &meta);
+                if kind.is_dir() {
+                    if deep {
+                        pending.push((path, true));
+                    }
+                    continue;
+                }
+                // A file, or a link to one (dotfiles often are): known by what it leads to.
+                if let Ok(meta) = std::fs::metadata(&path)
+                    && meta.is_file()
+                    && denylist.judge(&path, home).is_denied()
+                {
+                    found.insert((meta.dev(), meta.ino()));
                 }
             }
         }

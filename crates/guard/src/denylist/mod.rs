@@ -161,31 +161,35 @@ fn rule_by_content(path: &Path) -> Option<String> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    let by_type = matches!(extension.as_deref(), Some("pem" | "json" | "yaml" | "yml"));
+    let linked = has_other_names(path);
+    if !by_type && !linked {
+        return None;
+    }
+    // The file's start is read once, whatever is asked of it.
+    let head = head(path)?;
+    let holds = |needles: &[&[u8]]| {
+        needles
+            .iter()
+            .any(|needle| memchr::memmem::find(&head, needle).is_some())
+    };
     let rule = match extension.as_deref() {
-        Some("pem") if head_contains(path, &[b"PRIVATE KEY-----"]) => {
-            Some("**/*.pem holding a private key")
-        }
-        Some("json")
-            if head_contains(path, &[b"\"service_account\""])
-                && head_contains(path, &[b"\"private_key\""]) =>
-        {
+        Some("pem") if holds(&[b"PRIVATE KEY-----"]) => Some("**/*.pem holding a private key"),
+        Some("json") if holds(&[b"\"service_account\""]) && holds(&[b"\"private_key\""]) => {
             Some("**/*.json holding a service-account key")
         }
         Some("json")
             if path.file_name().is_some_and(|n| n == "auth.json")
-                && head_contains(
-                    path,
-                    &[
-                        b"\"http-basic\"",
-                        b"\"github-oauth\"",
-                        b"\"gitlab-token\"",
-                        b"\"bearer\"",
-                    ],
-                ) =>
+                && holds(&[
+                    b"\"http-basic\"",
+                    b"\"github-oauth\"",
+                    b"\"gitlab-token\"",
+                    b"\"bearer\"",
+                ]) =>
         {
             Some("**/auth.json holding Composer credentials")
         }
-        Some("yaml" | "yml") if is_kubernetes_secret(path) => {
+        Some("yaml" | "yml") if is_kubernetes_secret(&head) => {
             Some("**/*.yaml holding a Kubernetes Secret")
         }
         _ => None,
@@ -193,15 +197,12 @@ fn rule_by_content(path: &Path) -> Option<String> {
     if let Some(rule) = rule {
         return Some(rule.to_owned());
     }
-    if has_other_names(path)
-        && head_contains(
-            path,
-            &[
-                b"PRIVATE KEY-----",
-                b"PuTTY-User-Key-File",
-                b"aws_secret_access_key",
-            ],
-        )
+    if linked
+        && holds(&[
+            b"PRIVATE KEY-----",
+            b"PuTTY-User-Key-File",
+            b"aws_secret_access_key",
+        ])
     {
         return Some(
             "a file with several names (hard links) holding a private key or cloud credentials"
@@ -217,17 +218,10 @@ fn has_other_names(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }
 
-/// Whether the YAML file at `path` is a Kubernetes Secret manifest (`kind: Secret`; a Sealed
+/// Whether a YAML file's start `head` is a Kubernetes Secret manifest's (`kind: Secret`; a Sealed
 /// Secret, encrypted by design, is not).
-fn is_kubernetes_secret(path: &Path) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    let mut head = Vec::new();
-    if file.take(64 * 1024).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    String::from_utf8_lossy(&head).lines().any(|line| {
+fn is_kubernetes_secret(head: &[u8]) -> bool {
+    String::from_utf8_lossy(head).lines().any(|line| {
         let line = line.trim();
         line == "kind: Secret" || line == "kind: \"Secret\"" || line == "kind: 'Secret'"
     })
@@ -307,18 +301,12 @@ fn resolve_links(path: &Path) -> Option<PathBuf> {
     touched_disk.then_some(resolved)
 }
 
-/// Whether the first 64 KiB of the file at `path` contain one of `needles`.
-fn head_contains(path: &Path, needles: &[&[u8]]) -> bool {
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
+/// The first 64 KiB of the file at `path`, when it can be read.
+fn head(path: &Path) -> Option<Vec<u8>> {
+    let file = std::fs::File::open(path).ok()?;
     let mut head = Vec::new();
-    if file.take(64 * 1024).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    needles
-        .iter()
-        .any(|needle| memchr::memmem::find(&head, needle).is_some())
+    file.take(64 * 1024).read_to_end(&mut head).ok()?;
+    Some(head)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use nodwyn_git::GitCommand;
+use nodwyn_git::{GitCommand, graph};
 
 use crate::Error;
 use crate::context::{Context, Fact, LandOutcome, PendingLanding};
@@ -50,16 +50,7 @@ impl<'a> Journal<'a> {
     /// rewrites the branch. Returns the ref.
     pub fn back_up(&mut self, dir: &Path, commit: &str) -> Result<String, Error> {
         let reference = next_backup_ref(dir, &self.ctx.session)?;
-        GitCommand::new(dir)
-            .args([
-                "update-ref",
-                "-m",
-                "nodwyn land: backup",
-                &reference,
-                commit,
-                "",
-            ])
-            .run()?;
+        graph::update_ref(dir, &reference, commit, "", "nodwyn land: backup")?;
         tracing::info!(%reference, commit, "the branch's tip is kept");
         self.ctx.report(Fact::LandBackup {
             reference: reference.clone(),
@@ -69,6 +60,15 @@ impl<'a> Journal<'a> {
             self.state.backup = Some((reference.clone(), commit.to_owned()));
         }
         Ok(reference)
+    }
+
+    /// Keeps `commit` under a backup ref unless the landing kept one already: the first backup is
+    /// what an abort puts the branch back to.
+    pub fn back_up_once(&mut self, dir: &Path, commit: &str) -> Result<(), Error> {
+        if self.state.backup.is_none() {
+            self.back_up(dir, commit)?;
+        }
+        Ok(())
     }
 
     /// Records that a `git rebase` of the commits after `upstream` onto `onto` is about to run in
@@ -133,8 +133,7 @@ impl<'a> Journal<'a> {
 
 /// `refs/nodwyn/backup/<short id>/<n>`, with `n` one more than the highest the session has.
 fn next_backup_ref(dir: &Path, session: &str) -> Result<String, Error> {
-    let short = session.rsplit('-').next().unwrap_or(session);
-    let prefix = format!("refs/nodwyn/backup/{short}/");
+    let prefix = format!("refs/nodwyn/backup/{}/", super::short_id(session));
     let listed = GitCommand::new(dir)
         .read_only()
         .args(["for-each-ref", "--format=%(refname)", &prefix])

@@ -255,7 +255,7 @@ fn continue_stopped_rebase(
         Ok(rebase::Rebased::Done) => Ok(left_out),
         Ok(rebase::Rebased::Conflict(files)) => Err(conflict(ctx, &worktree.base, &files)),
         Err(error) => {
-            let short_id = short_id(ctx);
+            let short_id = short_id(&ctx.session);
             Err(Error::refused(format!(
                 "the rebase left in progress in {} could not go on ({}); nothing was undone. Resolve it with git, or run `nodwyn land --abort {short_id}` to put the branch and files back as they were before the landing",
                 dir.display(),
@@ -269,13 +269,13 @@ fn conflict(ctx: &Context, base: &str, files: &[String]) -> Error {
     Error::refused(format!(
         "the rebase onto {base} stopped at a conflict in {}; the rebase is left in progress: resolve the files (leaving no conflict marker), then land again to continue, or run `nodwyn land --abort {}` to undo the landing",
         named(files),
-        short_id(ctx)
+        short_id(&ctx.session)
     ))
 }
 
-/// The session's 8 hex digits, as commands take them.
-fn short_id(ctx: &Context) -> &str {
-    ctx.session.rsplit('-').next().unwrap_or(&ctx.session)
+/// A session id's 8 hex digits, as commands take them.
+fn short_id(session: &str) -> &str {
+    session.rsplit('-').next().unwrap_or(session)
 }
 
 /// Refuses unless the worktree has the session's branch checked out, and no other git operation

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use nodwyn_git::{GitCommand, rebase, repo, switch};
+use nodwyn_git::{GitCommand, graph, rebase, repo, switch};
 use serde::Serialize;
 
 use super::journal::Journal;
@@ -92,7 +92,7 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
         aborted.kept = keep(&mut journal, dir, from, &differing)?;
         switch::put_back(dir, from, &differing)?;
         if repo::branch_tip(dir, &worktree.branch)?.as_deref() == Some(to.as_str()) {
-            move_branch(dir, &branch, from, to, "nodwyn land --abort")?;
+            graph::update_ref(dir, &branch, from, to, "nodwyn land --abort")?;
         }
     }
     let tip = tip_of(dir, worktree)?;
@@ -107,17 +107,9 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
     if tip != pending.head && is_child(dir, &tip, &pending.head)? {
         // The landing's own commit of the changes: the branch goes back, the files stay, and
         // the changes are uncommitted again, as they were.
-        if journal.state.backup.is_none() {
-            journal.back_up(dir, &tip)?;
-        }
-        move_branch(dir, &branch, &pending.head, &tip, "nodwyn land --abort")?;
-        GitCommand::new(dir)
-            .shielded()
-            .args(["read-tree", &pending.head])
-            .run()?;
-        GitCommand::new(dir)
-            .args(["update-index", "-q", "--refresh"])
-            .output()?;
+        journal.back_up_once(dir, &tip)?;
+        graph::update_ref(dir, &branch, &pending.head, &tip, "nodwyn land --abort")?;
+        switch::reset_index(dir, &pending.head)?;
     }
     journal.end(LandOutcome::Aborted, None)?;
     aborted.undone = true;
@@ -138,7 +130,7 @@ pub fn finish_move(
         return Ok(());
     };
     let dir = worktree.path.as_path();
-    let short_id = super::short_id(ctx);
+    let short_id = super::short_id(&ctx.session);
     let tip = tip_of(dir, worktree)?;
     if tip == to {
         journal.state.moving = None;
@@ -167,7 +159,7 @@ pub fn finish_move(
         )));
     }
     switch::put_back(dir, &to, &not_to)?;
-    move_branch(
+    graph::update_ref(
         dir,
         &format!("refs/heads/{}", worktree.branch),
         &to,
@@ -246,7 +238,7 @@ pub fn undo_stopped_rebase(
             "the rebase onto the base stopped ({error}); the branch and files were put back as they were"
         ))),
         Err(why) => {
-            let short_id = super::short_id(ctx);
+            let short_id = super::short_id(&ctx.session);
             journal.leave_open(Error::refused(format!(
                 "the rebase in {} stopped ({error}) and could not be undone ({why}); run `nodwyn land --abort {short_id}` once that is settled",
                 dir.display()
@@ -330,19 +322,4 @@ fn tip_of(dir: &Path, worktree: &WorktreeInfo) -> Result<String, Error> {
 /// Whether `child`'s first parent is `parent`.
 fn is_child(dir: &Path, child: &str, parent: &str) -> Result<bool, Error> {
     Ok(nodwyn_git::commit::parts(dir, child)?.parent.as_deref() == Some(parent))
-}
-
-fn move_branch(
-    dir: &Path,
-    reference: &str,
-    to: &str,
-    from: &str,
-    reason: &str,
-) -> Result<(), Error> {
-    GitCommand::new(dir)
-        .shielded()
-        .args(["update-ref", "-m", reason, reference, to, from])
-        .run()
-        .map(drop)
-        .map_err(Error::from)
 }

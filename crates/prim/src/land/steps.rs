@@ -111,9 +111,7 @@ impl Landing<'_> {
         let dir = worktree.path.as_path();
         refuse_in_the_way(dir, head, onto, "rebase the branch onto the new base")?;
         checkpoint(ctx, "before its rebase")?;
-        if journal.state.backup.is_none() {
-            journal.back_up(dir, head)?;
-        }
+        journal.back_up_once(dir, head)?;
         journal.rebase(onto, fork)?;
         match rebase::rebase_onto(dir, onto, fork, sign) {
             Ok(rebase::Rebased::Done) => {
@@ -192,9 +190,7 @@ impl Landing<'_> {
         }
         let mut branch_left = None;
         if landed != current {
-            if journal.state.backup.is_none() {
-                journal.back_up(dir, current)?;
-            }
+            journal.back_up_once(dir, current)?;
             journal.moving(current, &landed)?;
             let reason = format!("nodwyn land: onto {}", target.base);
             if let Err(error) = switch::switch(dir, &worktree.branch, current, &landed, &reason) {

@@ -62,7 +62,7 @@ fn interrupted_or(
         ),
         _ => String::new(),
     };
-    let short_id = short_id(ctx);
+    let short_id = short_id(&ctx.session);
     Error::Interrupted(format!(
         "the landing of {} was interrupted {what}: {committed}nothing in the worktree was rewritten. Land again to go on from there, or run `nodwyn land --abort {short_id}` to undo the landing",
         worktree.branch
