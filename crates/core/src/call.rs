@@ -184,10 +184,8 @@ pub fn call(
         append(log, result_event(name, Some(&sentence)))?;
         return Err(Error::Refused(sentence));
     }
+    // What the primitive reports was written as it happened (`record_as_it_happens`).
     let outcome = redacted(primitive.run(args, &ctx));
-    for fact in ctx.take_facts() {
-        append(log, fact_event(fact, "agent"))?;
-    }
     let error = outcome.as_ref().err().map(ToString::to_string);
     append(log, result_event(name, error.as_deref()))?;
     Ok(Called {

@@ -50,7 +50,7 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
         if !held.is_empty() {
             found.push(format!(
                 "commit {} (\"{}\") holds {}",
-                &commit[..commit.len().min(12)],
+                super::short(&commit),
                 subject(&parts.message),
                 held.join(", ")
             ));
@@ -62,7 +62,7 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
     Err(Error::refused(format!(
         "the landing would publish {}; it stopped before pushing. A commit stays refused until it is rewritten, whatever later commits do: take the secret out of the files (or, if it is not a secret, write it so it does not look like one), then drop the commits from the branch's history with `git reset --soft {}` in the worktree (the files stay as they are) and land again, which commits them afresh",
         found.join("; "),
-        &from[..from.len().min(12)]
+        super::short(from)
     )))
 }
 
