@@ -210,17 +210,64 @@ fn dirty_follows_the_persons_status_configuration() {
         false
     );
 
-    // A clean filter (as LFS installs) that git runs and libgit2 cannot: list asks git.
+    // A clean filter the repository's attributes name is not run (reads take no attributes),
+    // so a file whose bytes on disk differ from what the index holds is called changed: closing
+    // keeps it rather than guess.
+    std::fs::remove_file(path.join("untracked.txt")).unwrap();
     env.git(&repo, &["config", "filter.upper.clean", "tr a-z A-Z"]);
     env.git(&repo, &["config", "filter.upper.smudge", "cat"]);
     write(&path.join(".gitattributes"), "*.txt filter=upper\n");
     write(&path.join("shout.txt"), "LOUD\n");
     env.commit_all(&path, "filtered file");
-    // Same content after the clean filter, but a newer mtime and different bytes on disk.
+    assert_eq!(
+        env.nodwyn_json(&repo, &["worktree", "list"])[0]["dirty"],
+        false
+    );
     write(&path.join("shout.txt"), "loud\n");
-    let git_says_clean = env.git(&path, &["status", "--porcelain"]).is_empty();
     let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
-    assert_eq!(listed[0]["dirty"], !git_says_clean, "{listed}");
+    assert_eq!(listed[0]["dirty"], true, "{listed}");
+}
+
+/// A stand-in for `git lfs clean`: the pointer of what it reads on stdin.
+const LFS_CLEAN: &str = r#"#!/bin/sh
+f=$(mktemp)
+cat > "$f"
+oid=$(sha256sum < "$f" | cut -d' ' -f1)
+size=$(wc -c < "$f")
+rm -f "$f"
+printf 'version https://git-lfs.github.com/spec/v1\noid sha256:%s\nsize %s\n' "$oid" "$size"
+"#;
+
+#[test]
+fn an_lfs_file_that_is_its_pointers_object_is_unchanged_without_running_git_lfs() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    env.install_program("fake-lfs-clean", LFS_CLEAN);
+    env.git(&repo, &["config", "filter.lfs.clean", "fake-lfs-clean"]);
+    env.git(&repo, &["config", "filter.lfs.smudge", "cat"]);
+    let (id, wt) = env.session(&repo);
+    write(&wt.join(".gitattributes"), "*.bin filter=lfs\n");
+    write(&wt.join("model.bin"), "weights\n");
+    env.commit_all(&wt, "an LFS file");
+    let held = env.git(&wt, &["cat-file", "-p", "HEAD:model.bin"]);
+    assert!(held.starts_with("version https://git-lfs"), "{held}");
+
+    // Touched (git must compare content) but the same object: nothing to keep.
+    let file = std::fs::File::options()
+        .append(true)
+        .open(wt.join("model.bin"))
+        .unwrap();
+    file.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+        .unwrap();
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["dirty"], false, "{listed}");
+    let status = env.nodwyn(&repo, &["call", "--session", &id, "git-status", "{}"]);
+    assert!(!status.success().stdout.contains("model.bin"));
+
+    // Other bytes: a change.
+    write(&wt.join("model.bin"), "weights, trained\n");
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["dirty"], true, "{listed}");
 }
 
 #[test]

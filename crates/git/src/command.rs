@@ -41,10 +41,16 @@ const SCRUBBED_VARIABLES: &[&str] = &[
     "SSH_ASKPASS",
 ];
 
+/// The empty tree. Read as the attribute source (`--attr-source`), it makes git ignore every
+/// `.gitattributes` in the checkout; as a commit's parent, it stands for "nothing before".
+pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
 /// A `git` invocation under construction. See the module documentation for what it guarantees.
 #[derive(Debug)]
 pub struct GitCommand {
     dir: PathBuf,
+    /// Options for git itself, given before the subcommand.
+    global: Vec<OsString>,
     args: Vec<OsString>,
     command: Command,
     input: Option<Vec<u8>>,
@@ -65,6 +71,7 @@ impl GitCommand {
             .stderr(Stdio::piped());
         Self {
             dir: dir.to_path_buf(),
+            global: Vec::new(),
             args: Vec::new(),
             command,
             input: None,
@@ -72,9 +79,23 @@ impl GitCommand {
     }
 
     /// Marks the call as a read: git takes no optional lock (such as the index refresh of
-    /// `git status`), so a read never collides with an agent's own git in the same worktree.
+    /// `git status`), so a read never collides with an agent's own git in the same worktree; and
+    /// it reads [`Self::without_attributes`], so repository content cannot make a read run
+    /// anything.
     pub fn read_only(mut self) -> Self {
         self.command.env("GIT_OPTIONAL_LOCKS", "0");
+        self.without_attributes()
+    }
+
+    /// Makes git read no `.gitattributes` (`--attr-source` on the empty tree). Attributes are
+    /// repository content, which an agent writes: they choose which of the drivers defined in
+    /// git's configuration (a clean filter such as LFS's, a diff text conversion, a merge driver)
+    /// run on which file. Without them git hashes, compares and merges bytes as they are.
+    pub fn without_attributes(mut self) -> Self {
+        let option = format!("--attr-source={EMPTY_TREE}");
+        if !self.global.iter().any(|o| *o == *option) {
+            self.global.push(option.into());
+        }
         self
     }
 
@@ -143,7 +164,7 @@ impl GitCommand {
     /// Runs git and returns its output whatever the exit status; only a failure to start git at
     /// all is an error.
     pub fn output(mut self) -> Result<Output, Error> {
-        self.command.args(&self.args);
+        self.command.args(&self.global).args(&self.args);
         let started = Instant::now();
         let spawn_error = |source| Error::Spawn {
             dir: self.dir.clone(),
@@ -210,8 +231,9 @@ impl GitCommand {
     }
 
     fn display_args(&self) -> String {
-        self.args
+        self.global
             .iter()
+            .chain(&self.args)
             .map(|a| a.to_string_lossy())
             .collect::<Vec<_>>()
             .join(" ")

@@ -30,7 +30,6 @@ pub fn unified(dir: &Path, range: &str) -> Result<Vec<u8>, Error> {
 pub fn commit_patch(dir: &Path, parent: &str, commit: &str) -> Result<Vec<u8>, Error> {
     GitCommand::new(dir)
         .read_only()
-        .arg(format!("--attr-source={EMPTY_TREE}"))
         .args(["diff-tree", "-r", "-p", "-a"])
         .args(PLAIN)
         .args(["--unified=0", revision(parent)?, revision(commit)?, "--"])
@@ -86,10 +85,7 @@ const PLAIN: &[&str] = &[
     "--dst-prefix=b/",
 ];
 
-/// The empty tree. Read as the attribute source (`--attr-source`), it makes git ignore every
-/// `.gitattributes` in the checkout, so repository content cannot select a clean filter, a diff
-/// driver or a text conversion for a read nodwyn makes.
-pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+pub use crate::command::EMPTY_TREE;
 
 /// One file of a snapshot's diff against a commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,7 +137,7 @@ impl Snapshot {
     fn git(&self) -> GitCommand {
         GitCommand::new(&self.dir)
             .env("GIT_INDEX_FILE", &self.index)
-            .arg(format!("--attr-source={EMPTY_TREE}"))
+            .without_attributes()
     }
 
     fn diff(&self) -> GitCommand {

@@ -56,7 +56,9 @@ pub fn is_landed(dir: &Path, tip: &str, base: &str) -> Result<bool, Error> {
 }
 
 fn merge_adds_nothing(dir: &Path, tip: &str, base: &str, base_tree: Oid) -> Result<bool, Error> {
+    // A read: no merge driver a repository's attributes name may run.
     let output = GitCommand::new(dir)
+        .without_attributes()
         .args(["merge-tree", "--write-tree", "--no-messages", base, tip])
         .output()?;
     // Exit 1 means conflicts (so the merge would change something); other codes, such as

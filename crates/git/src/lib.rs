@@ -3,7 +3,8 @@
 //! Two engines, one rule. libgit2 (`git2`) answers reads: discovery, HEAD, refs, ancestry,
 //! quick status. The `git` program does everything that must run the person's own configuration
 //! (hooks, filters, transports) and answers where libgit2 would differ from git; it is only ever
-//! started through [`GitCommand`], with fixed arguments and a scrubbed environment. This crate
+//! started through [`GitCommand`], with fixed arguments and a scrubbed environment, and for a
+//! read with no repository attributes, so repository content cannot choose a program to run. This crate
 //! depends on no other nodwyn crate and never prints.
 
 pub mod base;
@@ -14,6 +15,7 @@ pub mod diff;
 mod error;
 pub mod graph;
 pub mod landed;
+pub mod lfs;
 pub mod push;
 pub mod quote;
 pub mod rebase;

@@ -34,14 +34,7 @@ pub struct Change {
 
 /// How many lines `git status --porcelain` prints in `dir`.
 pub fn porcelain_line_count(dir: &Path) -> Result<usize, Error> {
-    let stdout = GitCommand::new(dir)
-        .read_only()
-        .args(["status", "--porcelain"])
-        .run()?;
-    Ok(stdout
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .count())
+    Ok(porcelain(dir, &[])?.len())
 }
 
 /// Every change in `dir` of any kind: staged, unstaged, untracked and ignored.
@@ -50,24 +43,12 @@ pub fn changes(dir: &Path, detail: Detail) -> Result<Vec<Change>, Error> {
         Detail::Folders => "--untracked-files=normal",
         Detail::Files => "--untracked-files=all",
     };
-    let stdout = GitCommand::new(dir)
-        .read_only()
-        .args([
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--no-renames",
-            "--ignored=traditional",
-            untracked,
-        ])
-        .run()?;
-    Ok(nul_byte_records(&stdout)
-        .filter_map(|record| {
-            let (code, path) = (record.get(..2)?, record.get(3..)?);
-            Some(Change {
-                code: String::from_utf8_lossy(code).into_owned(),
-                path: crate::quote::quote(path),
-            })
+    let records = porcelain(dir, &["--no-renames", "--ignored=traditional", untracked])?;
+    Ok(records
+        .into_iter()
+        .map(|(code, path)| Change {
+            code,
+            path: crate::quote::quote(&path),
         })
         .collect())
 }
@@ -78,11 +59,84 @@ pub fn is_dirty(dir: &Path) -> Result<bool, Error> {
     if let Some(dirty) = is_dirty_libgit2(dir) {
         return Ok(dirty);
     }
+    Ok(!porcelain(dir, &[])?.is_empty())
+}
+
+/// `git status --porcelain=v1 -z` in `dir` with `options`, as (two letters, raw path) records
+/// (a rename's old name dropped), read without the repository's attributes and then corrected
+/// for LFS files (see [`lfs_corrected`]).
+fn porcelain(dir: &Path, options: &[&str]) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let stdout = GitCommand::new(dir)
         .read_only()
-        .args(["status", "--porcelain", "-z"])
+        .args(["status", "--porcelain=v1", "-z"])
+        .args(options)
         .run()?;
-    Ok(!stdout.is_empty())
+    let mut records = Vec::new();
+    let mut fields = nul_byte_records(&stdout);
+    while let Some(record) = fields.next() {
+        let (Some(code), Some(path)) = (record.get(..2), record.get(3..)) else {
+            continue;
+        };
+        if matches!(code[0], b'R' | b'C') {
+            fields.next(); // the name it was renamed or copied from
+        }
+        records.push((String::from_utf8_lossy(code).into_owned(), path.to_vec()));
+    }
+    Ok(lfs_corrected(dir, records))
+}
+
+/// Reads run with no attributes, so git calls an LFS file changed whenever it compares the file
+/// (the object) with the index (the pointer). Where the person uses LFS (`filter.lfs` is
+/// configured), a worktree change whose index entry is a pointer to exactly the file on disk is
+/// no change: its worktree letter becomes a space, and a record left with no change goes.
+fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Vec<u8>)> {
+    if !records.iter().any(|(code, _)| code.ends_with('M')) {
+        return records;
+    }
+    let Ok(repo) = Repository::open(dir) else {
+        return records;
+    };
+    let uses_lfs = repo.config().is_ok_and(|config| {
+        config.get_entry("filter.lfs.clean").is_ok()
+            || config.get_entry("filter.lfs.process").is_ok()
+    });
+    let index = repo.index().ok().filter(|_| uses_lfs);
+    let Some(index) = index else {
+        return records;
+    };
+    let is_pointer_to_file = |path: &[u8]| {
+        let Some(entry) = index.get_path(&bytes_to_path(path), 0) else {
+            return false;
+        };
+        let Ok(blob) = repo.find_blob(entry.id) else {
+            return false;
+        };
+        crate::lfs::Pointer::parse(blob.content())
+            .is_some_and(|pointer| pointer.is_content_of(&dir.join(bytes_to_path(path))))
+    };
+    records
+        .into_iter()
+        .filter_map(|(code, path)| {
+            if !code.ends_with('M') || !is_pointer_to_file(&path) {
+                return Some((code, path));
+            }
+            let staged = &code[..1];
+            (staged != " ").then(|| (format!("{staged} "), path))
+        })
+        .collect()
+}
+
+/// A path git printed (bytes, relative to the checkout's top) as a [`Path`].
+fn bytes_to_path(bytes: &[u8]) -> std::path::PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
 }
 
 /// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open, a
