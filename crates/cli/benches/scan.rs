@@ -6,7 +6,8 @@
 //!
 //! Run: `cargo bench -p nodwyn --bench scan` (optionally `-- --mib N --runs N`, or
 //! `-- --file PATH` to scan a copy of a real file instead of the generated mix; then "planted"
-//! is unknown and only speed and the number reported are compared).
+//! is unknown and only speed and the number reported are compared; `-- --save PATH` also keeps
+//! the scanned text at PATH, for profiling one scanner on it).
 
 // A benchmark's output is its result.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -192,6 +193,9 @@ fn main() {
         None => generate(mib),
     };
     std::fs::write(&file, &text).unwrap();
+    if let Some(keep) = common::text_arg("--save") {
+        std::fs::write(&keep, &text).expect("--save is writable");
+    }
     let megabytes = text.len() as f64 / 1_000_000.0;
     let path = "mix.txt";
     let dir = dir.path();

@@ -4,7 +4,7 @@
 //! `${API_KEY}` would be a bug.
 
 /// Words that mark a value as a stand-in for a real secret.
-const PLACEHOLDER_WORDS: &[&str] = &[
+static PLACEHOLDER_WORDS: WordList = WordList::new(&[
     "example",
     // Six in a row: a real token holds four `x` by chance once in about ten thousand.
     "xxxxxx",
@@ -38,7 +38,7 @@ const PLACEHOLDER_WORDS: &[&str] = &[
     "fixme",
     "<",
     ">",
-];
+]);
 
 /// Values that name what goes there rather than being it (`postgres://user:password@...`).
 const PLACEHOLDER_VALUES: &[&str] = &[
@@ -69,15 +69,18 @@ pub(crate) fn is_sealed_secret(value: &str) -> bool {
 
 /// Whether `value` is a placeholder or a documented example rather than a credential.
 pub(crate) fn is_placeholder(value: &str) -> bool {
-    let lower = value.to_ascii_lowercase();
-    if PLACEHOLDER_VALUES.contains(&lower.as_str()) {
+    if PLACEHOLDER_VALUES
+        .iter()
+        .any(|placeholder| value.eq_ignore_ascii_case(placeholder))
+    {
         return true;
     }
+    let bytes = value.as_bytes();
     // A format string's hole (`{}`, `{0}`, `%s`) fills in what is not written here.
-    let format_string = value.contains("{}")
-        || value.contains("{0}")
-        || value.contains("%s")
-        || value.contains("%v");
+    let format_string = bytes
+        .windows(2)
+        .any(|pair| matches!(pair, b"{}" | b"%s" | b"%v"))
+        || bytes.windows(3).any(|three| three == b"{0}");
     let template = format_string
         || value.starts_with("${")
         || value.starts_with("{{")
@@ -89,9 +92,36 @@ pub(crate) fn is_placeholder(value: &str) -> bool {
             && value[1..]
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'_'));
-    template
-        || PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w))
-        || is_one_repeated_character(value)
+    template || PLACEHOLDER_WORDS.found_in(value) || is_one_repeated_character(value)
+}
+
+/// A list of words looked for in one pass, ignoring ASCII case. These checks run on every
+/// candidate match, so a `contains` per word would cost more than the match; the automaton is
+/// built on first use.
+pub(crate) struct WordList {
+    words: &'static [&'static str],
+    automaton: std::sync::OnceLock<aho_corasick::AhoCorasick>,
+}
+
+impl WordList {
+    const fn new(words: &'static [&'static str]) -> Self {
+        Self {
+            words,
+            automaton: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether `text` holds any of the words.
+    pub(crate) fn found_in(&self, text: &str) -> bool {
+        self.automaton
+            .get_or_init(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(self.words)
+                    .expect("a word list builds an automaton")
+            })
+            .is_match(text)
+    }
 }
 
 fn is_one_repeated_character(value: &str) -> bool {
@@ -107,6 +137,7 @@ pub(crate) fn is_not_a_secret_value(value: &str) -> bool {
         || is_identifier(value)
         || is_uuid(value)
         || is_integrity_hash(value)
+        || has_escaped_line_break(value)
         || value.starts_with('/')
         || value.starts_with("./")
         || value.starts_with("~/")
@@ -116,46 +147,56 @@ pub(crate) fn is_not_a_secret_value(value: &str) -> bool {
             .all(|b| b.is_ascii_digit() || b == b'.' || b == b'-')
 }
 
+/// A `\n` or `\r` written out inside a string literal (`"Credentials: yes\r\nNext: ..."`): the
+/// value ends at the line break, and what the pattern took for one value is the start of the
+/// next line as well.
+fn has_escaped_line_break(value: &str) -> bool {
+    value
+        .as_bytes()
+        .windows(2)
+        .any(|pair| matches!(pair, br"\n" | br"\r"))
+}
+
 /// Whether an assignment's key names something public or descriptive, not a secret.
 pub(crate) fn is_not_a_secret_key(key: &str) -> bool {
-    let key = key.to_ascii_lowercase();
-    [
-        "public",
-        "publishable",
-        "pub_key",
-        "pubkey",
-        "hash",
-        "digest",
-        "checksum",
-        "sha",
-        "integrity",
-        "_file",
-        "_path",
-        "_url",
-        "_uri",
-        "_env",
-        "_name",
-        "_type",
-        "_length",
-        "_len",
-        "_count",
-        "_size",
-        "_field",
-        "_header",
-        "_prefix",
-        "_regex",
-        "_pattern",
-        "tokenizer",
-        "_expires",
-        "_expiry",
-        "_ttl",
-        "_policy",
-        "_min",
-        "_max",
-    ]
-    .iter()
-    .any(|word| key.contains(word))
+    NOT_SECRET_KEY_WORDS.found_in(key)
 }
+
+/// Words in an assignment's key that name something public or descriptive.
+static NOT_SECRET_KEY_WORDS: WordList = WordList::new(&[
+    "public",
+    "publishable",
+    "pub_key",
+    "pubkey",
+    "hash",
+    "digest",
+    "checksum",
+    "sha",
+    "integrity",
+    "_file",
+    "_path",
+    "_url",
+    "_uri",
+    "_env",
+    "_name",
+    "_type",
+    "_length",
+    "_len",
+    "_count",
+    "_size",
+    "_field",
+    "_header",
+    "_prefix",
+    "_regex",
+    "_pattern",
+    "tokenizer",
+    "_expires",
+    "_expiry",
+    "_ttl",
+    "_policy",
+    "_min",
+    "_max",
+]);
 
 fn is_code_reference(value: &str) -> bool {
     const PREFIXES: &[&str] = &[

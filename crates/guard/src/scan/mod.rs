@@ -260,11 +260,18 @@ impl Scanner {
         spans: &mut Vec<(usize, usize, usize)>,
     ) {
         let window = &text[window_start..window_end];
-        // Most candidate windows hold no match; the matcher without captures says so fastest.
-        if !compiled.regex().is_match(window) {
-            return;
-        }
-        for captures in compiled.regex().captures_iter(window) {
+        let regex = compiled.regex();
+        // The matcher without captures finds each match fastest; captures (a slower engine) run
+        // only for matches a cheap test does not already reject.
+        for found in regex.find_iter(window) {
+            if compiled.rule.check == Check::Assignment
+                && is_not_a_secret_key(&String::from_utf8_lossy(assignment_key(found.as_bytes())))
+            {
+                continue;
+            }
+            let Some(captures) = regex.captures_at(window, found.start()) else {
+                continue;
+            };
             let Some(secret) = captures.name("s") else {
                 continue;
             };
@@ -346,30 +353,40 @@ fn chunks(text: &[u8], size: usize) -> Vec<(usize, usize)> {
     bounds
 }
 
-/// Whether a match passes its rule's check and is not an allowed shape.
+/// Whether a match passes its rule's check and is not an allowed shape. The cheap tests that
+/// reject most candidates (the key's name, the mix of characters) come first.
 fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
-    if is_placeholder(value) {
-        return false;
-    }
     match check {
+        Check::Assignment => {
+            !key.is_some_and(is_not_a_secret_key)
+                && character_classes(value) >= 2
+                && !is_not_a_secret_value(value)
+                && entropy(value) >= 3.2
+        }
+        Check::Bearer => {
+            !value.starts_with("eyJ")
+                && character_classes(value) >= 2
+                && !is_not_a_secret_value(value)
+                && entropy(value) >= 3.5
+        }
+        _ if is_placeholder(value) => false,
         Check::Shape => true,
         Check::Entropy(bits) => entropy(value) >= bits,
         Check::Base64Credentials => is_base64_credentials(value),
         Check::Base64PrivateKey => decodes_to_private_key(decode_base64(value)),
         Check::HexPrivateKey => decodes_to_private_key(decode_hex(value)),
-        Check::Bearer => {
-            !value.starts_with("eyJ")
-                && !is_not_a_secret_value(value)
-                && entropy(value) >= 3.5
-                && character_classes(value) >= 2
-        }
-        Check::Assignment => {
-            !key.is_some_and(is_not_a_secret_key)
-                && !is_not_a_secret_value(value)
-                && entropy(value) >= 3.2
-                && character_classes(value) >= 2
-        }
     }
+}
+
+/// The key of an assignment match: the assignment pattern starts with its key group, a greedy run
+/// of `[A-Za-z0-9_.-]` that nothing after it in the pattern can continue, so the key is the
+/// match's longest prefix of those bytes.
+fn assignment_key(matched: &[u8]) -> &[u8] {
+    let end = matched
+        .iter()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .unwrap_or(matched.len());
+    &matched[..end]
 }
 
 /// Whether decoded bytes are a PEM private key.

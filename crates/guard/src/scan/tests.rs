@@ -243,6 +243,10 @@ fn shapes_that_are_not_credentials_are_never_reported() {
         "if token == previous_token_value { return; }".into(),
         "self.push_token(Token::RecursiveZeroOrMore)?;".into(),
         "postgres://localhost:5432/shop".into(),
+        // A string literal of several lines: what follows `Credentials:` runs into the next one.
+        r#"b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Credentials: hell\x01o\r\nBread: baguette\r\n";"#
+            .into(),
+        r#"let body = "secret: yes-and-then\nsome more text";"#.into(),
     ];
     let scanner = Scanner::new();
     for text in &clean {
