@@ -508,33 +508,6 @@ fn dont_ask_is_turned_on_only_on_a_terminal() {
 }
 
 #[test]
-fn a_command_an_agent_runs_may_itself_call_nodwyn_in_the_same_session() {
-    let env = TestEnv::new();
-    let repo = env.repo("repo");
-    let (id, wt) = env.session(&repo);
-    env.turn_dont_ask_on(&repo, &id);
-    let nodwyn = nodwyn_tests::nodwyn_binary().to_str().unwrap();
-    let ran = call(
-        &env,
-        &repo,
-        &id,
-        "shell-exec",
-        json!({"argv": [nodwyn, "call", "--session", id, "worktree"], "timeout_seconds": 20}),
-    )
-    .success()
-    .json();
-    assert_eq!(ran["timed_out"], false, "{ran}");
-    assert_eq!(ran["status"], 0, "{ran}");
-    assert!(
-        ran["stdout"]
-            .as_str()
-            .unwrap()
-            .contains(wt.to_str().unwrap()),
-        "{ran}"
-    );
-}
-
-#[test]
 fn arguments_too_long_for_a_command_line_come_on_standard_input() {
     let env = TestEnv::new();
     let repo = env.repo("repo");

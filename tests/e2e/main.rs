@@ -14,5 +14,6 @@ mod lifecycle;
 mod listing;
 mod new;
 mod pull_request;
+mod sandbox;
 mod scan;
 mod scheme;

@@ -4,11 +4,13 @@
 //! `~/.config/nodwyn/config.toml` and `<repository>/.nodwyn/config.toml`. A malformed file is an
 //! error naming the file and line, never a silent default. The repository's file is repository
 //! content (anyone who can commit can write it), so it may only choose settings that give an
-//! attacker nothing; today that is `worktrees.location`.
+//! attacker nothing; today that is `worktrees.location`. `[sandbox]` (how an agent's commands
+//! are confined) is the person's alone: in a repository's file it is refused, naming the file.
 
 use std::path::Path;
 
 use anyhow::Context;
+use nodwyn_core::host::SandboxChoice;
 use nodwyn_core::worktree::WorktreeLocation;
 use serde::Deserialize;
 
@@ -17,6 +19,24 @@ use serde::Deserialize;
 struct ConfigFile {
     #[serde(default)]
     worktrees: WorktreesSection,
+    sandbox: Option<SandboxSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SandboxSection {
+    mode: Option<SandboxMode>,
+    #[serde(default)]
+    writable: Vec<String>,
+    network: Option<bool>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum SandboxMode {
+    On,
+    Off,
+    Ask,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -37,6 +57,8 @@ enum Location {
 pub struct Settings {
     /// Where new worktrees go.
     pub worktree_location: WorktreeLocation,
+    /// How commands are confined, from the person's own file only.
+    pub sandbox: SandboxChoice,
 }
 
 impl Settings {
@@ -44,11 +66,36 @@ impl Settings {
     pub fn resolve(user_file: Option<&Path>, repository: Option<&Path>) -> anyhow::Result<Self> {
         let mut settings = Settings::default();
         let repository_file = repository.map(|r| r.join(".nodwyn").join("config.toml"));
+        if let Some(sandbox) = user_file
+            .map(read)
+            .transpose()?
+            .flatten()
+            .and_then(|c| c.sandbox)
+        {
+            settings.sandbox = SandboxChoice {
+                mode: match sandbox.mode {
+                    None | Some(SandboxMode::On) => nodwyn_core::host::SandboxMode::On,
+                    Some(SandboxMode::Off) => nodwyn_core::host::SandboxMode::Off,
+                    Some(SandboxMode::Ask) => nodwyn_core::host::SandboxMode::Ask,
+                },
+                writable: sandbox.writable.iter().map(|f| expand_home(f)).collect(),
+                network: sandbox.network.unwrap_or(true),
+            };
+        }
         for file in [user_file, repository_file.as_deref()]
             .into_iter()
             .flatten()
         {
-            if let Some(config) = read(file)?
+            let config = read(file)?;
+            if Some(file) == repository_file.as_deref()
+                && config.as_ref().is_some_and(|c| c.sandbox.is_some())
+            {
+                anyhow::bail!(
+                    "{} sets [sandbox], which only your own configuration may set (a repository cannot loosen how its agents' commands are confined)",
+                    file.display()
+                );
+            }
+            if let Some(config) = config
                 && let Some(location) = config.worktrees.location
             {
                 settings.worktree_location = match location {
@@ -58,6 +105,14 @@ impl Settings {
             }
         }
         Ok(settings)
+    }
+}
+
+/// `~/x` as a path under the home folder; anything else as written.
+fn expand_home(folder: &str) -> std::path::PathBuf {
+    match (folder.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => std::path::PathBuf::from(home).join(rest),
+        _ => std::path::PathBuf::from(folder),
     }
 }
 
@@ -106,6 +161,36 @@ mod tests {
         .unwrap();
         let settings = Settings::resolve(Some(&user), Some(dir.path())).unwrap();
         assert_eq!(settings.worktree_location, WorktreeLocation::Repository);
+    }
+
+    #[test]
+    fn only_the_persons_own_file_sets_the_sandbox() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(
+            &user,
+            "[sandbox]\nwritable = [\"/opt/cache\"]\nnetwork = false\n",
+        )
+        .unwrap();
+        let settings = Settings::resolve(Some(&user), None).unwrap();
+        assert_eq!(
+            settings.sandbox,
+            SandboxChoice {
+                mode: nodwyn_core::host::SandboxMode::On,
+                writable: vec!["/opt/cache".into()],
+                network: false,
+            }
+        );
+        std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();
+        std::fs::write(
+            dir.path().join(".nodwyn/config.toml"),
+            "[sandbox]\nmode = \"off\"\n",
+        )
+        .unwrap();
+        let error = Settings::resolve(Some(&user), Some(dir.path()))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("only your own configuration"), "{error}");
     }
 
     #[test]

@@ -60,6 +60,27 @@ pub fn host_settings() -> nodwyn_core::host::HostSettings {
     nodwyn_core::host::HostSettings::from_environment(std::env::vars_os())
 }
 
+/// The host settings for a command that may run an agent's commands (`nodwyn call`, `eval`, a
+/// strategy): with the sandbox chosen from the person's own configuration and what the system
+/// offers. When the configuration cannot be read, commands are not confined and so ask, each
+/// time, with the reason.
+pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
+    let mut settings = host_settings();
+    let chosen = crate::config::Settings::resolve(user_config_file().as_deref(), None)
+        .and_then(|config| Ok((config.sandbox, data_dir()?)));
+    match chosen {
+        Ok((choice, data)) => {
+            settings.choose_sandbox(&choice, std::env::current_exe().ok(), &data);
+        }
+        Err(e) => {
+            settings.sandbox = nodwyn_core::prim::sandbox::Sandbox::Unavailable(format!(
+                "the sandbox settings could not be read: {e:#}"
+            ));
+        }
+    }
+    settings
+}
+
 /// The host settings, with Ctrl-C, SIGTERM and SIGHUP caught for the rest of the command: the
 /// first raises the settings' interrupt flag, which a landing looks at between its steps so it
 /// stops where it can say what state it left; a second one ends nodwyn at once.

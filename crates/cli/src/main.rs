@@ -12,10 +12,21 @@ mod person;
 use std::process::ExitCode;
 
 use clap::Parser;
+use nodwyn_core::prim::sandbox;
 
 use crate::commands::Cli;
 
 fn main() -> ExitCode {
+    // The supervisor of a confined command (see nodwyn-proc) is this binary, started with one
+    // hidden argument; it must run before anything starts a thread.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == sandbox::SUPERVISOR_ARG) {
+        sandbox::supervise(args.collect());
+    }
+    // nodwyn's memory and environment are unreadable to the commands it starts (and to any
+    // other process of the person's that is not root): /proc/<pid>/environ and mem need
+    // ptrace access, which a process that is not dumpable refuses.
+    let _ = nodwyn_core::prim::sandbox::not_dumpable();
     point_steel_home();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

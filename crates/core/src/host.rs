@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use nodwyn_guard::StandingAnswers;
+use nodwyn_prim::sandbox::Sandbox;
 use nodwyn_prim::{Context, Interrupt, Limits, WorktreeInfo};
 
 use crate::Error;
@@ -28,6 +29,44 @@ pub struct HostSettings {
     /// The person's home folder (`$HOME`), where their own credential files are found by what
     /// they are, so a hard link to one is refused like it.
     pub home: Option<PathBuf>,
+    /// How `shell-exec` confines commands (see [`HostSettings::choose_sandbox`]); unavailable,
+    /// so commands ask, until the host chooses.
+    pub sandbox: Sandbox,
+}
+
+/// What the person's own configuration says about confining commands (`[sandbox]`); a
+/// repository's configuration cannot say anything about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxChoice {
+    /// `mode`: confine (the default), not at all, or ask each time.
+    pub mode: SandboxMode,
+    /// Folders commands may write besides the session's own (`writable`).
+    pub writable: Vec<PathBuf>,
+    /// Whether commands may use the network (`network`, on unless turned off).
+    pub network: bool,
+}
+
+/// The person's `[sandbox] mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Confine every command; where the system cannot, each command asks (`"on"`, the default).
+    #[default]
+    On,
+    /// Run commands unconfined, and say so in each result (`"off"`).
+    Off,
+    /// Run commands unconfined, each only with the person's security confirm (`"ask"`): what
+    /// happens anyway where the system cannot confine.
+    Ask,
+}
+
+impl Default for SandboxChoice {
+    fn default() -> Self {
+        Self {
+            mode: SandboxMode::On,
+            writable: Vec::new(),
+            network: true,
+        }
+    }
 }
 
 /// The variables a `shell-exec` command inherits from the person's environment: what programs
@@ -50,7 +89,6 @@ pub const SHELL_VARIABLES: &[&str] = &[
     "RUSTUP_HOME",
     "GOPATH",
     "JAVA_HOME",
-    "NODWYN_HOME",
     "XDG_DATA_HOME",
 ];
 
@@ -88,6 +126,52 @@ impl HostSettings {
     }
 }
 
+impl HostSettings {
+    /// Decides how commands are confined: as the person chose, with `supervisor` (nodwyn's own
+    /// binary) when the system can confine (else commands ask, each time, unless the person
+    /// turned confinement off); the data directory `data` is never readable to a command.
+    pub fn choose_sandbox(
+        &mut self,
+        choice: &SandboxChoice,
+        supervisor: Option<PathBuf>,
+        data: &Path,
+    ) {
+        self.sandbox = match choice.mode {
+            SandboxMode::Off => Sandbox::Off,
+            SandboxMode::Ask => Sandbox::Unavailable(
+                "your configuration asks for every command ([sandbox] mode = \"ask\")".to_owned(),
+            ),
+            SandboxMode::On => match (nodwyn_prim::sandbox::availability(), supervisor) {
+                (nodwyn_prim::sandbox::Availability::Unavailable(why), _) => {
+                    Sandbox::Unavailable(why)
+                }
+                (_, None) => Sandbox::Unavailable(
+                    "nodwyn cannot find its own program to supervise commands".to_owned(),
+                ),
+                (_, Some(supervisor)) => Sandbox::On {
+                    supervisor,
+                    writable: choice.writable.clone(),
+                    hidden: vec![data.to_path_buf()],
+                    home: self.home.clone(),
+                    readable: self.program_folders(),
+                    network: choice.network,
+                },
+            },
+        };
+    }
+
+    /// The folders of the commands' `PATH`: programs there stay runnable inside the sandbox
+    /// even when a hidden folder holds them.
+    fn program_folders(&self) -> Vec<PathBuf> {
+        self.shell_environment
+            .iter()
+            .filter(|(name, _)| name == "PATH")
+            .flat_map(|(_, value)| std::env::split_paths(value).collect::<Vec<_>>())
+            .filter(|folder| folder.is_absolute())
+            .collect()
+    }
+}
+
 /// The context of `session`'s primitives.
 pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     let mut context = Context::new(
@@ -101,6 +185,12 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.limits = settings.limits;
     context.interrupt = settings.interrupt.clone();
     context.pending_landing = session.landing.clone();
+    context.sandbox = settings.sandbox.clone();
+    if let Sandbox::On { readable, .. } = &mut context.sandbox {
+        // The session's repository (its history, the main checkout) is read, never written.
+        readable.push(session.repository.clone());
+        readable.extend(settings.home.clone());
+    }
     context
 }
 

@@ -51,6 +51,10 @@ pub struct Effect {
     pub egress: Option<Egress>,
     /// Whether it cannot be undone (a push, a landing).
     pub irreversible: bool,
+    /// Why the command would run without confinement, when the person did not choose that
+    /// (the system cannot confine it): only a person's security confirm lets it run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconfined: Option<String>,
 }
 
 impl Effect {

@@ -209,6 +209,14 @@ impl Guard {
             };
             verdict = verdict.strongest(next);
         }
+        if let Some(command) = &effect.command
+            && let Some(why) = &effect.unconfined
+        {
+            verdict = verdict.strongest(Verdict::by_rule(
+                Decision::Ask(AskKind::Security),
+                format!("runs `{}` unconfined: {why}", display_command(command)),
+            ));
+        }
         if let Some(command) = &effect.command {
             if self.standing.approving_prefix(command).is_some() {
                 standing_used = true;

@@ -20,7 +20,7 @@ pub mod scan;
 mod standing;
 
 pub use decision::{AskKind, DecidedBy, Decision, DecisionRecord, Verdict};
-pub use denylist::{CredentialInodes, Denylist, Judged, PathVerdict};
+pub use denylist::{CredentialInodes, Denylist, Judged, PathVerdict, credential_files};
 pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;
 pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};

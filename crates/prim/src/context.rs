@@ -236,6 +236,8 @@ pub struct Context {
     pub interrupt: Interrupt,
     /// A landing of this session that began and did not end.
     pub pending_landing: Option<PendingLanding>,
+    /// How `shell-exec` confines what it runs.
+    pub sandbox: crate::sandbox::Sandbox,
     facts: Mutex<Vec<Fact>>,
     recorder: RecorderSlot,
 }
@@ -269,6 +271,7 @@ impl Context {
             limits: Limits::default(),
             interrupt: Interrupt::new(),
             pending_landing: None,
+            sandbox: crate::sandbox::Sandbox::default(),
             facts: Mutex::new(Vec::new()),
             recorder: RecorderSlot(None),
         }

@@ -14,6 +14,7 @@ pub mod land;
 pub mod paths;
 mod primitive;
 pub mod review;
+pub mod sandbox;
 pub mod versions;
 
 pub use context::{

@@ -55,7 +55,7 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let settings = if primitive == "git-land" {
         environment::host_settings_interruptible()?
     } else {
-        environment::host_settings()
+        environment::host_settings_confined()
     };
     let called = call(
         &store,

@@ -72,7 +72,7 @@ pub fn with_scripting<T>(
     work(&Scripting {
         store,
         registry: &Registry::builtin(),
-        settings: &environment::host_settings(),
+        settings: &environment::host_settings_confined(),
         options,
     })
 }

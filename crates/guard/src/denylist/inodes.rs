@@ -60,53 +60,65 @@ pub struct CredentialInodes(HashSet<(u64, u64)>);
 impl CredentialInodes {
     /// Reads the credential files of the home folder `home`.
     pub fn of_home(home: &Path) -> Self {
-        let denylist = Denylist::standard();
-        let mut found = HashSet::new();
-        let mut budget = MOST_FILES;
-        // The home folder's own dotfiles (`.netrc`, `.pgpass`, histories) and the top of the
-        // tools' folders, then the credential folders to the bottom: (folder, read its
-        // subfolders too).
-        let mut pending: Vec<(PathBuf, bool)> = DEEP
-            .iter()
-            .map(|f| (home.join(f), true))
-            .chain(SHALLOW.iter().map(|f| (home.join(f), false)))
-            .chain(std::iter::once((home.to_path_buf(), false)))
-            .collect();
-        while let Some((folder, deep)) = pending.pop() {
-            let Ok(entries) = std::fs::read_dir(&folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                if budget == 0 {
-                    return Self(found);
-                }
-                budget -= 1;
-                let path = entry.path();
-                let Ok(kind) = entry.file_type() else {
-                    continue;
-                };
-                if kind.is_dir() {
-                    if deep {
-                        pending.push((path, true));
-                    }
-                    continue;
-                }
-                // A file, or a link to one (dotfiles often are): known by what it leads to.
-                if let Ok(meta) = std::fs::metadata(&path)
-                    && meta.is_file()
-                    && denylist.judge(&path, home).is_denied()
-                {
-                    found.insert((meta.dev(), meta.ino()));
-                }
-            }
-        }
-        Self(found)
+        Self(
+            credential_files(home)
+                .iter()
+                .filter_map(|path| std::fs::metadata(path).ok())
+                .map(|meta| (meta.dev(), meta.ino()))
+                .collect(),
+        )
     }
 
     /// Whether `path` (links followed) is one of the credential files under another name.
     pub fn holds(&self, path: &Path) -> bool {
         std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1 && self.0.contains(&(m.dev(), m.ino())))
     }
+}
+
+/// The person's credential files under the home folder `home`, as the denylist judges them: its
+/// own dotfiles (`.netrc`, `.pgpass`, histories), the top of the tools' folders, and the
+/// credential folders to the bottom. Each is given as found (a link to a file included); at most
+/// a fixed number of entries is read, so a huge home folder costs a bounded time.
+pub fn credential_files(home: &Path) -> Vec<PathBuf> {
+    let denylist = Denylist::standard();
+    let mut found = Vec::new();
+    let mut budget = MOST_FILES;
+    // (folder, read its subfolders too)
+    let mut pending: Vec<(PathBuf, bool)> = DEEP
+        .iter()
+        .map(|f| (home.join(f), true))
+        .chain(SHALLOW.iter().map(|f| (home.join(f), false)))
+        .chain(std::iter::once((home.to_path_buf(), false)))
+        .collect();
+    while let Some((folder, deep)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return found;
+            }
+            budget -= 1;
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if deep {
+                    pending.push((path, true));
+                }
+                continue;
+            }
+            // A file, or a link to one (dotfiles often are): judged by its name here, known by
+            // what it leads to by the callers.
+            if std::fs::metadata(&path).is_ok_and(|meta| meta.is_file())
+                && denylist.judge(&path, home).is_denied()
+            {
+                found.push(path);
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ mod inodes;
 mod known;
 mod lookalike;
 
-pub use inodes::CredentialInodes;
+pub use inodes::{CredentialInodes, credential_files};
 
 use known::{DENIED, NOT_CREDENTIALS};
 

@@ -266,3 +266,24 @@ fn a_decision_is_recorded_with_its_action_answer_giver_and_reason() {
         (Some("ask"), Some("security"))
     );
 }
+
+#[test]
+fn a_command_that_would_run_unconfined_is_a_security_confirm_whatever_else_approves_it() {
+    let unconfined = Effect {
+        unconfined: Some("this kernel does not offer Landlock".to_owned()),
+        command: Some(CommandLine::Argv(vec!["cargo".into(), "test".into()])),
+        ..Effect::named("shell-exec cargo test")
+    };
+    let mut guard = guard("commands = [[\"cargo\", \"test\"]]");
+    guard.set_dont_ask(dont_ask());
+    let verdict = guard.decide(&unconfined);
+    assert_eq!(verdict.decision, SECURITY);
+    assert!(verdict.why.contains("unconfined"), "{}", verdict.why);
+    assert!(verdict.why.contains("Landlock"), "{}", verdict.why);
+    // Confined, the same command is what the standing answer says.
+    let confined = Effect {
+        unconfined: None,
+        ..unconfined
+    };
+    assert_eq!(guard.decide(&confined).decision, Decision::Allow);
+}

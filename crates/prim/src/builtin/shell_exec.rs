@@ -2,13 +2,13 @@
 //! environment the host gives, a time limit and a cap on the output kept. The exit status is in
 //! the result; a command that fails is a result, not an error.
 //!
-//! The command runs in a process group of its own. When it ends, or when its time is up, the
-//! whole group is killed, so nothing it started in the background outlives the call.
+//! It runs through `nodwyn-proc`: confined by the session's [`Sandbox`](crate::sandbox::Sandbox)
+//! (writes only in the session's folder, its own `TMPDIR` and the folders the person lists; no
+//! credential file, no other process; no terminal) and supervised, so nothing it started, however
+//! detached, outlives the call or its time limit. Where confinement is unavailable, the effect
+//! says so and the guard asks the person for a security confirm.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nodwyn_guard::{CommandLine, Effect};
 use serde::{Deserialize, Serialize};
@@ -50,6 +50,9 @@ pub struct Ran {
     pub output_left_out: u64,
     /// How long it ran, in milliseconds.
     pub elapsed_ms: u64,
+    /// Whether it ran confined: `on`, `off` (the person turned it off) or `unavailable` (a
+    /// person confirmed running it unconfined).
+    pub sandbox: &'static str,
 }
 
 const PARAMS: &[Param] = &[
@@ -106,7 +109,7 @@ impl Primitive for ShellExec {
     fn params(&self) -> &[Param] {
         PARAMS
     }
-    fn effect(&self, args: &ShellExecArgs, _ctx: &Context) -> Result<Effect, Error> {
+    fn effect(&self, args: &ShellExecArgs, ctx: &Context) -> Result<Effect, Error> {
         let command = args.command_line()?;
         let shown = match &command {
             CommandLine::Argv(argv) => argv.join(" "),
@@ -114,6 +117,7 @@ impl Primitive for ShellExec {
         };
         let mut effect = Effect::named(format!("shell-exec {shown}"));
         effect.command = Some(command);
+        effect.unconfined = ctx.sandbox.unconfined_because().map(str::to_owned);
         Ok(effect)
     }
     fn run(&self, args: ShellExecArgs, ctx: &Context) -> Result<Ran, Error> {
@@ -122,125 +126,38 @@ impl Primitive for ShellExec {
             .timeout_seconds
             .map_or(limits.shell_time, Duration::from_secs)
             .min(limits.shell_time_max);
-        let mut command = match args.command_line()? {
-            CommandLine::Argv(argv) => {
-                let mut command = Command::new(&argv[0]);
-                command.args(&argv[1..]);
-                command
-            }
-            CommandLine::Shell(line) => {
-                let mut command = Command::new("sh");
-                command.args(["-c", &line]);
-                command
-            }
+        let argv = match args.command_line()? {
+            CommandLine::Argv(argv) => argv,
+            CommandLine::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line],
         };
-        run_limited(&mut command, ctx, time)
-    }
-}
-
-fn run_limited(command: &mut Command, ctx: &Context, time: Duration) -> Result<Ran, Error> {
-    use std::os::unix::process::{CommandExt, ExitStatusExt};
-    command
-        .current_dir(&ctx.root)
-        .env_clear()
-        .envs(ctx.shell_environment.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| {
-        Error::refused(format!(
-            "shell-exec: could not start {:?}: {e}",
-            command.get_program()
-        ))
-    })?;
-    let group = child.id();
-    let cap = ctx.limits.shell_output;
-    let (out_tx, out_rx) = mpsc::channel();
-    for (index, pipe) in [
-        child
-            .stdout
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|p| Box::new(p) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let tx = out_tx.clone();
-        if let Some(pipe) = pipe {
-            std::thread::spawn(move || {
-                let _ = tx.send((index, read_capped(pipe, cap)));
-            });
-        }
-    }
-    drop(out_tx);
-    let (status_tx, status_rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let _ = status_tx.send(child.wait());
-    });
-    let (status, timed_out) = match status_rx.recv_timeout(time) {
-        Ok(status) => (status, false),
-        Err(_) => {
-            kill_group(group);
-            (
-                status_rx
-                    .recv()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("the command was lost"))),
-                true,
-            )
-        }
-    };
-    let status = status.map_err(|e| Error::refused(format!("shell-exec: {e}")))?;
-    // Whatever the command left running in its group ends with it.
-    kill_group(group);
-    let mut outputs = [(Vec::new(), 0u64), (Vec::new(), 0u64)];
-    let grace = Instant::now() + Duration::from_secs(1);
-    for _ in 0..2 {
-        let wait = grace.saturating_duration_since(Instant::now());
-        match out_rx.recv_timeout(wait) {
-            Ok((index, output)) => outputs[index] = output,
-            Err(_) => break,
-        }
-    }
-    let [(stdout, out_left), (stderr, err_left)] = outputs;
-    Ok(Ran {
-        status: status.code(),
-        timed_out: timed_out || (status.signal().is_some() && started.elapsed() >= time),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        output_left_out: out_left + err_left,
-        elapsed_ms: started.elapsed().as_millis() as u64,
-    })
-}
-
-/// Reads `pipe` to its end, keeping the first `cap` bytes and counting the rest.
-fn read_capped(mut pipe: impl Read, cap: usize) -> (Vec<u8>, u64) {
-    let mut kept = Vec::new();
-    let mut left_out = 0u64;
-    let mut buffer = [0u8; 16 * 1024];
-    loop {
-        match pipe.read(&mut buffer) {
-            Ok(0) => break,
-            Ok(n) => {
-                let room = cap.saturating_sub(kept.len()).min(n);
-                kept.extend_from_slice(&buffer[..room]);
-                left_out += (n - room) as u64;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        }
-    }
-    (kept, left_out)
-}
-
-fn kill_group(group: u32) {
-    if let Some(pid) = rustix::process::Pid::from_raw(group as i32) {
-        // ESRCH (the group is already gone) is the usual answer and nothing to report.
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        // The call's own temporary folder, its `TMPDIR`, removed when it ends.
+        let tmp = tempfile::Builder::new()
+            .prefix("nodwyn-call-")
+            .tempdir()
+            .map_err(|e| Error::refused(format!("shell-exec: no temporary folder: {e}")))?;
+        let mut env = ctx.shell_environment.clone();
+        env.retain(|(name, _)| name != "TMPDIR");
+        env.push(("TMPDIR".to_owned(), tmp.path().display().to_string()));
+        let spec = nodwyn_proc::Spec {
+            argv,
+            dir: ctx.root.clone(),
+            env,
+            confinement: ctx.sandbox.policy_for(&ctx.root, tmp.path()),
+            limits: nodwyn_proc::Limits {
+                time,
+                output: limits.shell_output,
+            },
+        };
+        let ran =
+            nodwyn_proc::run(&spec).map_err(|e| Error::refused(format!("shell-exec: {e}")))?;
+        Ok(Ran {
+            status: ran.status,
+            timed_out: ran.timed_out,
+            stdout: String::from_utf8_lossy(&ran.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
+            output_left_out: ran.output_left_out,
+            elapsed_ms: ran.elapsed.as_millis() as u64,
+            sandbox: ctx.sandbox.mode(),
+        })
     }
 }

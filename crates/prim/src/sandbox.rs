@@ -1,0 +1,91 @@
+//! How `shell-exec` confines what it runs: the person's choice (their own configuration) and
+//! what the system offers, decided once by the host and handed to every call; and the policy of
+//! one call, built from the session's folders.
+
+use std::path::{Path, PathBuf};
+
+pub use nodwyn_proc::{Availability, SUPERVISOR_ARG, availability, not_dumpable, supervise};
+
+/// How commands are confined in this session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sandbox {
+    /// Each command runs confined under `supervisor` (nodwyn's own binary).
+    On {
+        /// The supervisor's program.
+        supervisor: PathBuf,
+        /// Folders the person allows writing besides the session's own (`[sandbox] writable`).
+        writable: Vec<PathBuf>,
+        /// Paths no command may read besides the person's credential files: nodwyn's data
+        /// directory.
+        hidden: Vec<PathBuf>,
+        /// The person's home folder, whose credential files (as the denylist knows them) no
+        /// command may read; found when a command runs.
+        home: Option<PathBuf>,
+        /// Folders readable even when beneath a hidden one: the repository, the home folder,
+        /// the folders of `PATH`.
+        readable: Vec<PathBuf>,
+        /// Whether commands may use the network (`[sandbox] network`).
+        network: bool,
+    },
+    /// Confinement is not available here, for this reason: every command runs only with a
+    /// person's security confirm.
+    Unavailable(String),
+    /// The person turned confinement off in their own configuration (`[sandbox] mode = "off"`).
+    Off,
+}
+
+impl Default for Sandbox {
+    /// Nothing set up confinement: treated as unavailable, so commands ask (fail closed).
+    fn default() -> Self {
+        Sandbox::Unavailable("no sandbox was set up for this session".to_owned())
+    }
+}
+
+impl Sandbox {
+    /// Why a command would run unconfined without the person having chosen it, if it would.
+    pub fn unconfined_because(&self) -> Option<&str> {
+        match self {
+            Sandbox::Unavailable(why) => Some(why),
+            Sandbox::On { .. } | Sandbox::Off => None,
+        }
+    }
+
+    /// The name recorded with each command: `on`, `off` or `unavailable`.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            Sandbox::On { .. } => "on",
+            Sandbox::Off => "off",
+            Sandbox::Unavailable(_) => "unavailable",
+        }
+    }
+
+    /// The policy of one call in `root` with its own temporary folder `tmp`, and the supervisor
+    /// to run it under; `None` when commands run unconfined.
+    pub fn policy_for(&self, root: &Path, tmp: &Path) -> Option<(PathBuf, nodwyn_proc::Policy)> {
+        let Sandbox::On {
+            supervisor,
+            writable,
+            hidden,
+            home,
+            readable,
+            network,
+        } = self
+        else {
+            return None;
+        };
+        let credentials = home
+            .as_deref()
+            .map(nodwyn_guard::credential_files)
+            .unwrap_or_default();
+        let policy = nodwyn_proc::Policy {
+            writable: [root.to_path_buf(), tmp.to_path_buf()]
+                .into_iter()
+                .chain(writable.iter().cloned())
+                .collect(),
+            readable: readable.clone(),
+            hidden: hidden.iter().cloned().chain(credentials).collect(),
+            network: *network,
+        };
+        Some((supervisor.clone(), policy))
+    }
+}

@@ -1,0 +1,172 @@
+//! Landlock: confining the calling process (and everything it starts afterwards) to a
+//! [`Policy`]. Reads are granted on everything but the hidden paths, writes only beneath the
+//! writable folders, TCP only when the policy allows the network; signals and abstract sockets
+//! cannot reach outside the sandbox, nor can ptrace (so no other process's memory or
+//! environment). Confinement cannot be undone by the confined process.
+
+use crate::Error;
+use crate::policy::Policy;
+
+/// Whether commands can be confined on this system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    /// Landlock is there, with this ABI version.
+    Available {
+        /// The ABI version the kernel offers (as far as nodwyn knows them).
+        abi: u8,
+    },
+    /// It is not, and why, in words.
+    Unavailable(String),
+}
+
+impl Availability {
+    /// Whether commands can be confined.
+    pub fn is_available(&self) -> bool {
+        matches!(self, Availability::Available { .. })
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::path::Path;
+
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset,
+        RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+    };
+
+    use super::Availability;
+    use crate::Error;
+    use crate::policy::{DEVICES, Policy, read_grants};
+
+    /// The newest ABI nodwyn asks for; older kernels give what they have (see [`confine`]).
+    const ABI_WANTED: ABI = ABI::V6;
+
+    /// The first ABI that can refuse TCP.
+    const ABI_NETWORK: ABI = ABI::V4;
+
+    pub fn availability() -> Availability {
+        // Each ABI's ruleset is created as a hard requirement: the first the kernel accepts,
+        // newest first, is the one it offers.
+        for (abi, number) in [
+            (ABI::V6, 6),
+            (ABI::V5, 5),
+            (ABI::V4, 4),
+            (ABI::V3, 3),
+            (ABI::V2, 2),
+            (ABI::V1, 1),
+        ] {
+            let created = Ruleset::default()
+                .set_compatibility(CompatLevel::HardRequirement)
+                .handle_access(AccessFs::from_all(abi))
+                .and_then(|ruleset| ruleset.create());
+            if created.is_ok() {
+                return Availability::Available { abi: number };
+            }
+        }
+        Availability::Unavailable(
+            "this kernel does not offer Landlock (Linux 5.13 or later, with Landlock enabled)"
+                .to_owned(),
+        )
+    }
+
+    pub fn confine(policy: &Policy) -> Result<(), Error> {
+        let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
+        if let Some((folder, hidden)) = policy.writable_over_hidden() {
+            return Err(Error::Sandbox(format!(
+                "the writable folder {} holds {}, which must stay hidden",
+                folder.display(),
+                hidden.display()
+            )));
+        }
+        let all = AccessFs::from_all(ABI_WANTED);
+        let read = AccessFs::from_read(ABI_WANTED);
+        let mut ruleset = Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(all)
+            .map_err(|e| sandbox(&e))?;
+        if !policy.network {
+            // Refusing the network is a promise: a kernel that cannot keep it refuses the run.
+            ruleset = ruleset
+                .set_compatibility(CompatLevel::HardRequirement)
+                .handle_access(AccessNet::from_all(ABI_NETWORK))
+                .map_err(|e| {
+                    Error::Sandbox(format!(
+                        "the network cannot be turned off on this kernel (Landlock ABI 4 needed): {e}"
+                    ))
+                })?
+                .set_compatibility(CompatLevel::BestEffort);
+        }
+        let mut created = ruleset
+            .scope(Scope::from_all(ABI_WANTED))
+            .map_err(|e| sandbox(&e))?
+            .create()
+            .map_err(|e| sandbox(&e))?;
+        let grant = |created: landlock::RulesetCreated,
+                     path: &Path,
+                     access: landlock::BitFlags<AccessFs>| {
+            match PathFd::new(path) {
+                Ok(fd) => created
+                    .add_rule(PathBeneath::new(fd, access))
+                    .map_err(|e| Error::Sandbox(format!("{}: {e}", path.display()))),
+                // Gone since it was listed: nothing to grant.
+                Err(_) => Ok(created),
+            }
+        };
+        let hidden = policy.hidden();
+        let readable = policy
+            .readable
+            .iter()
+            .filter_map(|folder| std::fs::canonicalize(folder).ok());
+        for root in std::iter::once(std::path::PathBuf::from("/")).chain(readable) {
+            for path in read_grants(&root, &hidden) {
+                created = grant(created, &path, read)?;
+            }
+        }
+        for device in DEVICES {
+            created = grant(
+                created,
+                Path::new(device),
+                AccessFs::ReadFile | AccessFs::WriteFile,
+            )?;
+        }
+        for folder in &policy.writable {
+            created = grant(created, folder, all)?;
+        }
+        let status = created.restrict_self().map_err(|e| sandbox(&e))?;
+        if status.ruleset == RulesetStatus::NotEnforced {
+            return Err(Error::Sandbox(
+                "this kernel does not enforce Landlock".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether commands can be confined here (Linux with Landlock).
+pub fn availability() -> Availability {
+    #[cfg(target_os = "linux")]
+    {
+        linux::availability()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Availability::Unavailable("confinement is built on Linux's Landlock".to_owned())
+    }
+}
+
+/// Confines the calling thread, and every process it starts from now on, to `policy`. Call it
+/// from a process with one thread (the supervisor does, before it starts the command).
+pub(crate) fn confine(policy: &Policy) -> Result<(), Error> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::confine(policy)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = policy;
+        Err(Error::Sandbox(
+            "confinement is built on Linux's Landlock".to_owned(),
+        ))
+    }
+}

@@ -1,0 +1,39 @@
+//! `nodwyn-proc`: how nodwyn starts a process an agent asked for.
+//!
+//! [`run`] starts one command from a fixed argument vector, in a folder, with exactly the
+//! environment it is given, stdin closed, its output kept up to a cap, and a deadline. With a
+//! [`Policy`], the command runs under a supervisor (nodwyn's own binary started with
+//! [`SUPERVISOR_ARG`]) that puts it in a session of its own with no terminal, confines it with
+//! Landlock to what the policy allows, and, as the subreaper of everything it starts, ends the
+//! whole tree when the command ends or its time is up, however detached its descendants made
+//! themselves.
+//!
+//! The guard decides whether a command may run; this crate makes that decision hold after the
+//! command starts. It depends on no other nodwyn crate.
+
+mod confine;
+mod error;
+mod policy;
+mod run;
+mod supervisor;
+mod tree;
+
+pub use confine::{Availability, availability};
+pub use error::Error;
+pub use policy::{Policy, read_grants};
+pub use run::{Limits, Outcome, Spec, run};
+pub use supervisor::{SUPERVISOR_ARG, supervise};
+
+/// Makes the calling process not dumpable: its `/proc/<pid>/environ`, `mem` and the like become
+/// readable only to root, and no process of the same user may attach to it.
+pub fn not_dumpable() -> Result<(), Error> {
+    #[cfg(target_os = "linux")]
+    {
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+            .map_err(|e| Error::Sandbox(format!("could not make nodwyn undumpable: {e}")))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Ok(())
+    }
+}

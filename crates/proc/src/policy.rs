@@ -1,0 +1,227 @@
+//! What a confined command may touch: a [`Policy`] names the folders it may write and the paths
+//! it may not read; everything else on the system is readable and executable, nothing else is
+//! writable. [`read_grants`] turns "everything but these" into the list of folders and files to
+//! grant, since Landlock grants access and cannot take it away beneath a grant.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// What a confined command may touch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Policy {
+    /// Folders it may write anywhere beneath (and read): the session's folder, the call's own
+    /// temporary folder, the folders the person lists.
+    pub writable: Vec<PathBuf>,
+    /// Folders it may read even when one of the system's hidden folders holds them (a
+    /// repository under `/tmp`); hidden paths beneath them stay hidden.
+    #[serde(default)]
+    pub readable: Vec<PathBuf>,
+    /// Paths it may not read: the person's credential files, nodwyn's data directory. A folder
+    /// hides everything beneath it. The system's own secrets are added by [`Policy::hidden`].
+    pub hidden: Vec<PathBuf>,
+    /// Whether it may open TCP connections and listen on TCP ports.
+    pub network: bool,
+}
+
+/// What every confined command is kept from reading, whatever the policy: the system's password
+/// hashes, the shared temporary folders and the per-user runtime folder (where the person's
+/// agent sockets live: a name that cannot be listed cannot be found), and every device but the
+/// harmless ones (see [`DEVICES`]).
+const SYSTEM_HIDDEN: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/tmp",
+    "/var/tmp",
+    "/run/user",
+    "/dev",
+];
+
+/// The devices a confined command may read and write.
+pub(crate) const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// `/proc`, whose entries are read one by one: what describes the machine (`cpuinfo`,
+/// `meminfo`) is readable, no process's folder is (another process's `environ`, `cmdline` and
+/// memory), nor the kernel's own memory and keys.
+const PROC: &str = "/proc";
+
+/// Entries of `/proc` that are not a process's folder and still must not be read.
+const PROC_HIDDEN: &[&str] = &[
+    "self",
+    "thread-self",
+    "kcore",
+    "kmsg",
+    "kallsyms",
+    "kpagecount",
+    "kpageflags",
+    "kpagecgroup",
+    "keys",
+    "key-users",
+    "sysrq-trigger",
+    "timer_list",
+    "slabinfo",
+    "vmallocinfo",
+];
+
+impl Policy {
+    /// Every path the command may not read: the policy's own, the system's secrets (including
+    /// the ssh daemon's host keys), each as the kernel will see it (links resolved).
+    pub fn hidden(&self) -> Vec<PathBuf> {
+        let host_keys = std::fs::read_dir("/etc/ssh")
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
+            });
+        let mut hidden: Vec<PathBuf> = self
+            .hidden
+            .iter()
+            .cloned()
+            .chain(SYSTEM_HIDDEN.iter().map(PathBuf::from))
+            .chain(host_keys)
+            .map(|path| std::fs::canonicalize(&path).unwrap_or(path))
+            .collect();
+        hidden.sort();
+        hidden.dedup();
+        hidden
+    }
+
+    /// The first writable folder that holds a hidden path, with that path: such a policy would
+    /// give back what it hides (Landlock's grants add up), so it is refused.
+    pub fn writable_over_hidden(&self) -> Option<(PathBuf, PathBuf)> {
+        let hidden = self.hidden();
+        self.writable.iter().find_map(|folder| {
+            let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+            hidden
+                .iter()
+                .find(|h| h.starts_with(&folder))
+                .map(|h| (folder.clone(), h.clone()))
+        })
+    }
+}
+
+/// The folders and files to grant read access to so that everything under `root` is readable
+/// except `hidden` (canonical paths, see [`Policy::hidden`]) and the processes in `/proc`. A
+/// folder with nothing hidden beneath it is one grant; a folder with something hidden beneath is
+/// read and each entry judged on its own. Links are not followed: what a link leads to is
+/// reachable through its own grant, and a link to a hidden file stays hidden.
+pub fn read_grants(root: &Path, hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut grants = Vec::new();
+    walk(root, hidden, &mut grants);
+    grants
+}
+
+fn walk(path: &Path, hidden: &[PathBuf], grants: &mut Vec<PathBuf>) {
+    if hidden.iter().any(|h| h == path) || is_hidden_in_proc(path) {
+        return;
+    }
+    let holds_hidden = path == Path::new(PROC)
+        || hidden
+            .iter()
+            .any(|h| h.starts_with(path) && h.as_path() != path);
+    if !holds_hidden {
+        grants.push(path.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
+            continue;
+        }
+        walk(&entry.path(), hidden, grants);
+    }
+}
+
+fn is_hidden_in_proc(path: &Path) -> bool {
+    path.parent() == Some(Path::new(PROC))
+        && path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| {
+                name.bytes().all(|b| b.is_ascii_digit()) || PROC_HIDDEN.contains(&name)
+            })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn everything_but_the_hidden_paths_is_granted_and_links_are_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        for folder in ["home/.ssh", "home/src/app", "etc"] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+        }
+        for file in [
+            "home/.ssh/id_ed25519",
+            "home/.ssh/config",
+            "home/.bashrc",
+            "etc/hosts",
+        ] {
+            std::fs::write(root.join(file), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(
+            root.join("home/.ssh/id_ed25519"),
+            root.join("home/innocent"),
+        )
+        .unwrap();
+        let hidden = vec![root.join("home/.ssh/id_ed25519")];
+        let mut grants = read_grants(&root, &hidden);
+        grants.sort();
+        let expected: Vec<PathBuf> = ["etc", "home/.bashrc", "home/.ssh/config", "home/src"]
+            .iter()
+            .map(|p| root.join(p))
+            .collect();
+        assert_eq!(grants, expected);
+    }
+
+    #[test]
+    fn no_process_folder_in_proc_is_granted() {
+        let grants = read_grants(Path::new("/proc"), &[]);
+        assert!(
+            grants.contains(&PathBuf::from("/proc/cpuinfo")),
+            "{grants:?}"
+        );
+        for grant in &grants {
+            let name = grant.file_name().unwrap().to_str().unwrap();
+            assert!(!name.bytes().all(|b| b.is_ascii_digit()), "{grant:?}");
+            assert!(!PROC_HIDDEN.contains(&name), "{grant:?}");
+        }
+    }
+
+    #[test]
+    fn a_writable_folder_over_a_hidden_file_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(home.join(".cargo/registry")).unwrap();
+        std::fs::write(home.join(".cargo/credentials.toml"), "x").unwrap();
+        let mut policy = Policy {
+            writable: vec![home.join(".cargo/registry")],
+            readable: Vec::new(),
+            hidden: vec![home.join(".cargo/credentials.toml")],
+            network: true,
+        };
+        assert_eq!(policy.writable_over_hidden(), None);
+        policy.writable.push(home.join(".cargo"));
+        assert_eq!(
+            policy.writable_over_hidden(),
+            Some((home.join(".cargo"), home.join(".cargo/credentials.toml")))
+        );
+    }
+}

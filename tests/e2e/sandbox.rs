@@ -1,0 +1,299 @@
+//! `shell-exec` runs confined: the attacks of an agent holding one approved command (a `cargo
+//! test` running code it wrote), each through the built binary, fail; ordinary work (git,
+//! the session's files, the call's `TMPDIR`) goes on. `[sandbox] mode = "off"` in the person's
+//! own configuration is the only way back to unconfined commands, and says so.
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_tests::{TestEnv, write};
+use serde_json::{Value, json};
+
+/// A session with Don't ask on (the person approved commands for it), its id and worktree.
+fn session(env: &TestEnv) -> (PathBuf, String, PathBuf) {
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    (repo, id, wt)
+}
+
+/// Runs `script` with `sh -c` through `shell-exec`, as an agent's approved command.
+fn run(env: &TestEnv, repo: &Path, id: &str, script: &str) -> Value {
+    env.nodwyn(
+        repo,
+        &[
+            "call",
+            "--session",
+            id,
+            "shell-exec",
+            &json!({"argv": ["sh", "-c", script], "timeout_seconds": 20}).to_string(),
+        ],
+    )
+    .success()
+    .json()
+}
+
+fn stderr(ran: &Value) -> &str {
+    ran["stderr"].as_str().unwrap()
+}
+
+fn person_config(env: &TestEnv, text: &str) {
+    write(&env.home().join(".config/nodwyn/config.toml"), text);
+}
+
+#[test]
+fn a_command_cannot_reach_the_persons_switches_even_through_a_terminal() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    // The person approved `sh` commands for this repository, and nothing else.
+    write(&repo.join(".nodwyn/allow.toml"), "commands = [[\"sh\"]]\n");
+    let nodwyn = nodwyn_tests::nodwyn_binary().display().to_string();
+    // The agent wrote this script; the approved command starts it. It waits in the background
+    // for the call to end (and the session's lock to go), then answers nodwyn's questions on a
+    // pseudo-terminal of its own, as if it were the person.
+    write(
+        &wt.join("attack.sh"),
+        &format!(
+            "export NODWYN_HOME='{data}'\n\
+             setsid sh -c 'sleep 1\n\
+               printf \"y\\n\" | script -qec \"\\\"$0\\\" session dont-ask $1\" /dev/null\n\
+               printf \"y\\n\" | script -qec \"\\\"$0\\\" allow command rm\" /dev/null\n\
+               touch \"$2\"' '{nodwyn}' '{id}' '{done}' >/dev/null 2>&1 &\n\
+             echo started\n",
+            data = env.data().display(),
+            done = env.root().join("attack-done").display(),
+        ),
+    );
+    let ran = run(&env, &repo, &id, "sh attack.sh");
+    assert_eq!(ran["status"], 0, "{ran}");
+    // Long enough for the background attack to have finished, had it survived the call.
+    std::thread::sleep(std::time::Duration::from_secs(4));
+    assert!(
+        !env.root().join("attack-done").exists(),
+        "the attack outlived the call"
+    );
+    assert!(!env.has_record(&id, "session.dont_ask"), "{ran}");
+    let allow = std::fs::read_to_string(repo.join(".nodwyn/allow.toml")).unwrap();
+    assert_eq!(allow, "commands = [[\"sh\"]]\n", "{ran}");
+}
+
+#[test]
+fn a_command_cannot_plant_hooks_or_change_git_configuration() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    let common = repo.join(".git");
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        &format!(
+            "printf '#!/bin/sh\\ntouch planted\\n' > '{hooks}/pre-commit'; \
+             git config core.fsmonitor 'touch planted'; \
+             git remote add evil /tmp/evil.git; \
+             git config --file '{config}' core.hooksPath /tmp",
+            hooks = common.join("hooks").display(),
+            config = common.join("config").display(),
+        ),
+    );
+    assert!(stderr(&ran).contains("Permission denied"), "{ran}");
+    assert!(!common.join("hooks/pre-commit").exists(), "{ran}");
+    let config = std::fs::read_to_string(common.join("config")).unwrap();
+    for planted in ["fsmonitor", "evil", "hooksPath"] {
+        assert!(!config.contains(planted), "{planted} in {config}");
+    }
+}
+
+#[test]
+fn a_command_reads_no_credential_file_and_no_other_process() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    write(&env.home().join(".ssh/id_ed25519"), "PRIVATE KEY\n");
+    write(
+        &env.home().join(".config/gh/hosts.yml"),
+        "oauth_token: gho_x\n",
+    );
+    write(&env.home().join(".bashrc"), "alias ll='ls -l'\n");
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
+         cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc",
+    );
+    let out = ran["stdout"].as_str().unwrap();
+    assert!(
+        !out.contains("PRIVATE KEY") && !out.contains("gho_x"),
+        "{ran}"
+    );
+    assert!(
+        out.contains("alias ll"),
+        "the rest of the home folder is readable: {ran}"
+    );
+    for denied in [
+        ".ssh/id_ed25519",
+        "hosts.yml",
+        "environ",
+        "/proc/1/cmdline",
+        "'/tmp'",
+    ] {
+        assert!(
+            stderr(&ran)
+                .lines()
+                .any(|l| l.contains(denied) && l.contains("Permission denied")),
+            "{denied}: {ran}"
+        );
+    }
+}
+
+#[test]
+fn a_command_writes_only_its_session_folder_and_its_own_temporary_folder() {
+    let env = TestEnv::new();
+    let (repo, id, wt) = session(&env);
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        &format!(
+            "echo work > made.txt; echo tmp > \"$TMPDIR/scratch\" && cat \"$TMPDIR/scratch\"; \
+             echo x > '{main}/escaped.txt'; echo x > '{data}/escaped.txt'; \
+             echo x > '{home}/escaped.txt'; echo x > /dev/tty; git status --short",
+            main = repo.display(),
+            data = env.data().display(),
+            home = env.home().display(),
+        ),
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("made.txt")).unwrap(),
+        "work\n"
+    );
+    let out = ran["stdout"].as_str().unwrap();
+    assert!(out.contains("tmp\n"), "{ran}");
+    assert!(out.contains("?? made.txt"), "git works inside: {ran}");
+    for outside in [
+        repo.join("escaped.txt"),
+        env.data().join("escaped.txt"),
+        env.home().join("escaped.txt"),
+    ] {
+        assert!(!outside.exists(), "{}: {ran}", outside.display());
+    }
+    assert_eq!(
+        stderr(&ran).matches("Permission denied").count(),
+        4,
+        "the main checkout, the data directory, the home folder and the terminal: {ran}"
+    );
+    assert_eq!(ran["sandbox"], "on");
+}
+
+/// Whether a process whose command line holds `marker` is running.
+fn running(marker: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline"))
+            .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker))
+    })
+}
+
+#[test]
+fn nothing_a_command_starts_outlives_the_call_however_detached() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    // Unique durations, so the test finds only its own processes.
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        "setsid sleep 1001.25 & nohup sleep 1001.5 >/dev/null 2>&1 & (sleep 1001.75 &); echo left",
+    );
+    assert_eq!(ran["status"], 0, "{ran}");
+    for marker in ["1001.25", "1001.5", "1001.75"] {
+        assert!(!running(marker), "sleep {marker} outlived the call");
+    }
+    let timed = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "shell-exec",
+                &json!({"argv": ["sh", "-c", "setsid sleep 1002.25 & sleep 1002.5"], "timeout_seconds": 1})
+                    .to_string(),
+            ],
+        )
+        .success()
+        .json();
+    assert_eq!(timed["timed_out"], true, "{timed}");
+    for marker in ["1002.25", "1002.5"] {
+        assert!(!running(marker), "sleep {marker} outlived the time limit");
+    }
+}
+
+#[test]
+fn the_network_is_off_when_the_person_says_so_and_a_repository_cannot_say_anything() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 2); print('connected')\""
+    );
+    let ran = run(&env, &repo, &id, &connect);
+    assert!(
+        ran["stdout"].as_str().unwrap().contains("connected"),
+        "on by default: {ran}"
+    );
+
+    person_config(&env, "[sandbox]\nnetwork = false\n");
+    let ran = run(&env, &repo, &id, &connect);
+    assert!(
+        !ran["stdout"].as_str().unwrap().contains("connected"),
+        "{ran}"
+    );
+    assert!(stderr(&ran).contains("Permission denied"), "{ran}");
+
+    // A repository's configuration may not turn it back on, or turn the sandbox off.
+    write(
+        &repo.join(".nodwyn/config.toml"),
+        "[sandbox]\nmode = \"off\"\n",
+    );
+    let refused = env.nodwyn(&repo, &["worktree", "new"]).failed_with(1);
+    assert!(refused.contains("only your own configuration"), "{refused}");
+}
+
+#[test]
+fn with_the_sandbox_off_commands_run_unconfined_and_say_so_and_ask_mode_asks() {
+    let env = TestEnv::new();
+    let (repo, id, wt) = session(&env);
+    person_config(&env, "[sandbox]\nmode = \"off\"\n");
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        &format!("echo x > '{}/outside.txt'", repo.display()),
+    );
+    assert_eq!(ran["sandbox"], "off");
+    assert!(repo.join("outside.txt").exists(), "{ran}");
+
+    // "ask": as where the system cannot confine, each command is a security confirm, which
+    // Don't ask does not answer.
+    person_config(&env, "[sandbox]\nmode = \"ask\"\n");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "shell-exec",
+                r#"{"argv": ["touch", "asked.txt"]}"#,
+            ],
+        )
+        .refused();
+    assert!(refused.contains("unconfined"), "{refused}");
+    assert!(!wt.join("asked.txt").exists());
+    let records = env.records(&id);
+    let decision = records
+        .iter()
+        .rfind(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert_eq!(decision["answer"], "refuse", "{decision}");
+}
