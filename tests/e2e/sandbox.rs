@@ -297,3 +297,43 @@ fn with_the_sandbox_off_commands_run_unconfined_and_say_so_and_ask_mode_asks() {
         .unwrap();
     assert_eq!(decision["answer"], "refuse", "{decision}");
 }
+
+#[test]
+fn a_link_swapped_in_while_a_write_is_judged_never_sends_it_elsewhere() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    write(&repo.join(".nodwyn/allow.toml"), "writes = [\"src/**\"]\n");
+    let hooks = repo.join(".git/hooks");
+    let src = wt.join("src");
+    // The attacker's process turns `src` into a link to the hooks folder and back, as fast as
+    // it can, while the agent writes `src/pre-commit`, which the standing answer allows.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let racer = {
+        let (stop, src, hooks) = (stop.clone(), src.clone(), hooks.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::remove_dir_all(&src);
+                let _ = std::os::unix::fs::symlink(&hooks, &src);
+                std::thread::sleep(std::time::Duration::from_micros(700));
+                let _ = std::fs::remove_file(&src);
+                let _ = std::fs::create_dir(&src);
+                std::thread::sleep(std::time::Duration::from_micros(700));
+            }
+        })
+    };
+    let args =
+        json!({"path": "src/pre-commit", "content": "#!/bin/sh\ntouch planted\n"}).to_string();
+    for _ in 0..60 {
+        env.nodwyn(&repo, &["call", "--session", &id, "fs-write", &args]);
+        if hooks.join("pre-commit").exists() {
+            break;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    racer.join().unwrap();
+    assert!(
+        !hooks.join("pre-commit").exists(),
+        "a write the guard judged as src/pre-commit landed in .git/hooks"
+    );
+}

@@ -90,7 +90,8 @@ pub fn restore(
             ),
         }));
     }
-    let before = versions.replace(&path, &content, "nodwyn versions restore")?;
+    let file = nodwyn_prim::beneath::Beneath::for_session(&session.root, &path)?;
+    let before = versions.replace(&file, &content, "nodwyn versions restore")?;
     append(
         &locked.stored.log,
         Event::VersionRestore {

@@ -6,6 +6,7 @@
 //! `worktree`) and any an embedding program registers. The crate runs a call; judging it and
 //! logging it is the host's (`nodwyn-core`'s) job. It never prints.
 
+pub mod beneath;
 pub mod builtin;
 pub mod checkout;
 mod context;

@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::beneath::Beneath;
 
 /// One kept version of a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -55,14 +56,9 @@ impl VersionStore {
             .join(&self.session)
     }
 
-    /// Keeps the current content of `path` (a regular file) before `before` replaces it, and
-    /// returns the version's number. A path that is not a regular file keeps nothing.
-    pub fn keep(&self, path: &Path, before: &str) -> Result<Option<u64>, Error> {
-        match fs::symlink_metadata(path) {
-            Ok(meta) if meta.is_file() => {}
-            _ => return Ok(None),
-        }
-        let content = fs::read(path).map_err(Error::io(path))?;
+    /// Keeps `content`, what `path` held before `before` replaced it, and returns the version's
+    /// number.
+    pub fn keep(&self, path: &Path, content: &[u8], before: &str) -> Result<u64, Error> {
         let folder = self.prepare()?;
         let mut version = self.list()?.last().map_or(1, |v| v.version + 1);
         let mut file = loop {
@@ -79,7 +75,7 @@ impl VersionStore {
             }
         };
         let bytes_path = folder.join(format!("{version}.bytes"));
-        file.write_all(&content).map_err(Error::io(&bytes_path))?;
+        file.write_all(content).map_err(Error::io(&bytes_path))?;
         let kept = KeptVersion {
             version,
             path: path.to_path_buf(),
@@ -92,15 +88,23 @@ impl VersionStore {
         let meta_path = folder.join(format!("{version}.json"));
         let meta = serde_json::to_vec_pretty(&kept).unwrap_or_default();
         fs::write(&meta_path, meta).map_err(Error::io(&meta_path))?;
-        Ok(Some(version))
+        Ok(version)
     }
 
-    /// Keeps `path`'s current content (as [`VersionStore::keep`]), then writes `content` over it
-    /// through a temporary file renamed over it. Returns the kept version's number, if anything
-    /// was kept.
-    pub fn replace(&self, path: &Path, content: &[u8], before: &str) -> Result<Option<u64>, Error> {
-        let kept = self.keep(path, before)?;
-        write_file(path, content)?;
+    /// Keeps the file's current content when it is a regular file (see [`VersionStore::keep`]),
+    /// then writes `content` as the file, both through the folder `file` holds open (see
+    /// [`Beneath`]). Returns the kept version's number, if anything was kept.
+    pub fn replace(
+        &self,
+        file: &Beneath,
+        content: &[u8],
+        before: &str,
+    ) -> Result<Option<u64>, Error> {
+        let kept = match file.read_regular()? {
+            Some(previous) => Some(self.keep(&file.path(), &previous, before)?),
+            None => None,
+        };
+        file.write(content)?;
         Ok(kept)
     }
 

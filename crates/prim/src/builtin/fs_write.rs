@@ -5,6 +5,7 @@ use nodwyn_guard::Effect;
 use serde::{Deserialize, Serialize};
 
 use crate::Error;
+use crate::beneath::Beneath;
 use crate::context::{Context, Fact};
 use crate::paths::resolve;
 use crate::primitive::{Param, ParamKind, Primitive};
@@ -93,15 +94,15 @@ pub(crate) fn replace(
 ) -> Result<Written, Error> {
     let target = resolve(ctx, path)?;
     let shown = target.shown(ctx);
-    if target.path.is_dir() {
+    // The file is written exactly where the guard judged it: its folder is opened without
+    // following links, and everything after happens in that open folder.
+    let file = Beneath::for_session(&ctx.root, &target.path)?;
+    if file.is_folder() {
         return Err(Error::refused(format!("{shown} is a folder")));
     }
-    let created = std::fs::symlink_metadata(&target.path).is_err();
-    let kept_version = VersionStore::new(&ctx.repository, &ctx.session).replace(
-        &target.path,
-        content,
-        primitive,
-    )?;
+    let created = !file.exists();
+    let kept_version =
+        VersionStore::new(&ctx.repository, &ctx.session).replace(&file, content, primitive)?;
     if let Some(version) = kept_version {
         ctx.report(Fact::VersionKept {
             path: target.path.clone(),

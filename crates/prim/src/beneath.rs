@@ -1,0 +1,256 @@
+//! Writing a file exactly where the guard judged it, whatever changes on disk meanwhile.
+//!
+//! A path is judged as text; a write that resolved it again through the file system could be
+//! sent elsewhere by a link swapped in between (a `src` folder turned into a link to
+//! `.git/hooks`). So the folder that holds the file is opened from an anchor (the session's
+//! folder, or `/` for a path outside it), one component at a time, never following a link
+//! (`O_NOFOLLOW` at each step; missing folders are made on the way), and everything after that
+//! happens relative to that open folder: the previous content is read, a temporary file is
+//! written beside it and renamed over the name. A link anywhere on the way is refused, and a link
+//! at the name itself is replaced, never written through.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{AtFlags, Mode, OFlags};
+use rustix::io::Errno;
+
+use crate::Error;
+
+/// The open folder that holds a file, and the file's name in it.
+pub struct Beneath {
+    folder: OwnedFd,
+    folder_path: PathBuf,
+    name: OsString,
+}
+
+impl Beneath {
+    /// Opens the folder of `path` for a write in a session pinned to `root`: from `root` when
+    /// `path` is beneath it (see [`Beneath::open`]); a path outside it (which only a person's
+    /// security confirm lets through) from its folder as it is now, links resolved.
+    pub fn for_session(root: &Path, path: &Path) -> Result<Self, Error> {
+        let root = nodwyn_guard::denylist::normalise(root);
+        if path.starts_with(&root) {
+            return Self::open(&root, path);
+        }
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(Error::refused(format!("{} names no file", path.display())));
+        };
+        let folder = std::fs::canonicalize(folder).map_err(Error::io(folder))?;
+        Self::open(&folder, &folder.join(name))
+    }
+
+    /// Opens the folder of `path` (absolute, normalised) from `anchor`, which `path` must be
+    /// beneath: each folder on the way is opened without following links and made when missing.
+    pub fn open(anchor: &Path, path: &Path) -> Result<Self, Error> {
+        let relative = path.strip_prefix(anchor).map_err(|_| {
+            Error::refused(format!(
+                "{} is not beneath {}",
+                path.display(),
+                anchor.display()
+            ))
+        })?;
+        let Some(name) = relative.file_name() else {
+            return Err(Error::refused(format!("{} names no file", path.display())));
+        };
+        let mut folder = rustix::fs::open(
+            anchor,
+            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(io_error(anchor))?;
+        let mut folder_path = anchor.to_path_buf();
+        for component in relative.parent().into_iter().flat_map(Path::components) {
+            let Component::Normal(part) = component else {
+                return Err(Error::refused(format!(
+                    "{} is not a plain path (it holds `{}`)",
+                    path.display(),
+                    component.as_os_str().to_string_lossy()
+                )));
+            };
+            folder_path.push(part);
+            folder = open_or_make_folder(&folder, part, &folder_path)?;
+        }
+        Ok(Self {
+            folder,
+            folder_path,
+            name: name.to_os_string(),
+        })
+    }
+
+    /// The file's path, as opened.
+    pub fn path(&self) -> PathBuf {
+        self.folder_path.join(&self.name)
+    }
+
+    /// The file's content when it is a regular file; `None` when there is none (or a link, a
+    /// folder, a device: nothing a write would keep).
+    pub fn read_regular(&self) -> Result<Option<Vec<u8>>, Error> {
+        let file = match rustix::fs::openat(
+            &self.folder,
+            &self.name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK,
+            Mode::empty(),
+        ) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::NOENT | Errno::LOOP) => return Ok(None),
+            Err(e) => return Err(io_error(&self.path())(e)),
+        };
+        let meta = file.metadata().map_err(Error::io(&self.path()))?;
+        if !meta.is_file() {
+            return Ok(None);
+        }
+        let mut content = Vec::new();
+        (&file)
+            .read_to_end(&mut content)
+            .map_err(Error::io(&self.path()))?;
+        Ok(Some(content))
+    }
+
+    /// Whether a folder (not a link to one) has the file's name.
+    pub fn is_folder(&self) -> bool {
+        rustix::fs::statat(&self.folder, &self.name, AtFlags::SYMLINK_NOFOLLOW)
+            .is_ok_and(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode).is_dir())
+    }
+
+    /// Whether anything has the file's name.
+    pub fn exists(&self) -> bool {
+        rustix::fs::statat(&self.folder, &self.name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
+    }
+
+    /// Writes `content` as the file: a temporary file beside it, renamed over the name (a reader
+    /// never sees half a file; a link at the name is replaced). An existing regular file's
+    /// permissions are kept.
+    pub fn write(&self, content: &[u8]) -> Result<(), Error> {
+        let previous_mode = rustix::fs::statat(&self.folder, &self.name, AtFlags::SYMLINK_NOFOLLOW)
+            .ok()
+            .filter(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file())
+            .map(|stat| Mode::from_raw_mode(stat.st_mode) & Mode::from_raw_mode(0o7777));
+        let (temporary, file) = self.temporary()?;
+        let written = (|| {
+            let mut file = File::from(file);
+            if let Some(mode) = previous_mode {
+                rustix::fs::fchmod(&file, mode).map_err(io_error(&self.path()))?;
+            }
+            file.write_all(content).map_err(Error::io(&self.path()))?;
+            rustix::fs::renameat(&self.folder, &temporary, &self.folder, &self.name)
+                .map_err(io_error(&self.path()))
+        })();
+        if written.is_err() {
+            let _ = rustix::fs::unlinkat(&self.folder, &temporary, AtFlags::empty());
+        }
+        written
+    }
+
+    /// A new temporary file in the folder, made exclusively (never an existing name or link).
+    fn temporary(&self) -> Result<(OsString, OwnedFd), Error> {
+        let mut attempt = 0u32;
+        loop {
+            let mut name = OsString::from(".");
+            name.push(&self.name);
+            name.push(format!(".nodwyn-{}-{attempt}", std::process::id()));
+            match rustix::fs::openat(
+                &self.folder,
+                &name,
+                OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::from_raw_mode(0o666),
+            ) {
+                Ok(fd) => return Ok((name, fd)),
+                Err(Errno::EXIST) if attempt < 100 => attempt += 1,
+                Err(e) => return Err(io_error(&self.folder_path.join(&name))(e)),
+            }
+        }
+    }
+}
+
+/// Opens the folder `part` in `parent` without following a link, making it when missing.
+fn open_or_make_folder(parent: &OwnedFd, part: &OsStr, shown: &Path) -> Result<OwnedFd, Error> {
+    let flags = OFlags::DIRECTORY | OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    for _ in 0..2 {
+        match rustix::fs::openat(parent, part, flags, Mode::empty()) {
+            Ok(fd) => return Ok(fd),
+            Err(Errno::NOENT) => {
+                match rustix::fs::mkdirat(parent, part, Mode::from_raw_mode(0o777)) {
+                    Ok(()) | Err(Errno::EXIST) => continue,
+                    Err(e) => return Err(io_error(shown)(e)),
+                }
+            }
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                return Err(Error::refused(format!(
+                    "{} is a link or not a folder; nodwyn writes only through real folders, so a link cannot send a write elsewhere",
+                    shown.display()
+                )));
+            }
+            Err(e) => return Err(io_error(shown)(e)),
+        }
+    }
+    Err(Error::refused(format!(
+        "{} keeps changing while nodwyn makes it",
+        shown.display()
+    )))
+}
+
+fn io_error(path: &Path) -> impl Fn(Errno) -> Error + '_ {
+    move |errno| Error::io(path)(std::io::Error::from(errno))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_makes_its_folders_and_keeps_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let file = root.join("a/b/c.txt");
+        let at = Beneath::open(&root, &file).unwrap();
+        assert_eq!(at.read_regular().unwrap(), None);
+        at.write(b"one").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"one");
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let at = Beneath::open(&root, &file).unwrap();
+        assert_eq!(at.read_regular().unwrap().as_deref(), Some(&b"one"[..]));
+        at.write(b"two").unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"two");
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
+        let left: Vec<_> = std::fs::read_dir(root.join("a/b")).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file is left");
+    }
+
+    #[test]
+    fn a_link_on_the_way_is_refused_and_a_link_at_the_name_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let elsewhere = root.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::create_dir_all(root.join("session")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("session/src")).unwrap();
+        let session = root.join("session");
+        let refused = Beneath::open(&session, &session.join("src/x.txt"))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(refused.contains("is a link"), "{refused}");
+
+        std::fs::write(elsewhere.join("target.txt"), "theirs").unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("target.txt"), session.join("name.txt")).unwrap();
+        let at = Beneath::open(&session, &session.join("name.txt")).unwrap();
+        assert_eq!(at.read_regular().unwrap(), None, "a link keeps nothing");
+        at.write(b"ours").unwrap();
+        assert_eq!(
+            std::fs::read(elsewhere.join("target.txt")).unwrap(),
+            b"theirs"
+        );
+        assert_eq!(std::fs::read(session.join("name.txt")).unwrap(), b"ours");
+        assert!(
+            !std::fs::symlink_metadata(session.join("name.txt"))
+                .unwrap()
+                .is_symlink()
+        );
+    }
+}
