@@ -414,6 +414,7 @@ fn worktree_diff_shows_every_kind_of_change_and_leaves_credentials_out() {
     // Repository content may not choose a filter program for nodwyn's reads.
     write(&wt.join(".gitattributes"), "*.txt filter=evil\n");
     env.git(&repo, &["config", "filter.evil.clean", "echo FILTERED"]);
+    env.accept_config(&repo, &id);
     let review = env.nodwyn_json(&repo, &["worktree", "diff", &id]);
     let files = review["files"].as_array().unwrap();
     let by_path = |p: &str| {

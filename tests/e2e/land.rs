@@ -338,6 +338,8 @@ fn a_hooks_path_inside_the_worktree_is_refused_before_anything_runs() {
         "#!/bin/sh\ntouch /tmp/pwned\n",
     );
     env.git(&repo, &["config", "core.hooksPath", "hooks"]);
+    // Refused even once the person accepted the configuration: the worktree is the agent's.
+    env.accept_config(&repo, &s.id);
     refused_untouched(&env, &repo, &s, "core.hooksPath", 1, (&remote, &before));
 }
 
@@ -581,6 +583,7 @@ fn an_unreachable_remote_is_named_and_the_commit_is_said() {
         &repo,
         &["remote", "set-url", "origin", nowhere.to_str().unwrap()],
     );
+    env.accept_config(&repo, &s.id);
     write(&s.path.join("a.txt"), "a\n");
     let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
     assert!(
@@ -601,6 +604,7 @@ fn an_unreachable_remote_is_named_and_the_commit_is_said() {
             env.root().join("repo.git").to_str().unwrap(),
         ],
     );
+    env.accept_config(&repo, &s.id);
     let landed = land(&env, &repo, &s.id, &[]);
     assert_eq!(landed["commits"], 1);
     assert_eq!(landed["committed"], Value::Null);

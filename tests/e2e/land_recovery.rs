@@ -150,6 +150,9 @@ impl Scene {
             ),
         );
         make_executable(hook);
+        if hook.starts_with(&self.repo) {
+            self.env.accept_config(&self.repo, &self.id);
+        }
         marker
     }
 

@@ -54,11 +54,12 @@ fn close_removes_an_untouched_worktree_and_its_branch() {
         [
             "session.start",
             "worktree.create",
+            "session.config",
             "worktree.remove",
             "session.close"
         ]
     );
-    let remove = &env.records(&wt.id)[2];
+    let remove = &env.records(&wt.id)[3];
     assert_eq!(remove["by"], "close");
     assert_eq!(remove["branch_deleted"], true);
 }

@@ -121,6 +121,7 @@ fn session_events_prints_the_log() {
         [
             "session.start",
             "worktree.create",
+            "session.config",
             "worktree.remove",
             "session.close"
         ]
@@ -129,7 +130,7 @@ fn session_events_prints_the_log() {
         .nodwyn(&repo, &["session", "events", id])
         .success()
         .stdout;
-    assert_eq!(human.lines().count(), 4);
+    assert_eq!(human.lines().count(), 5);
     assert!(
         human.lines().nth(1).unwrap().contains("worktree.create"),
         "{human}"
@@ -187,7 +188,7 @@ fn a_torn_last_line_does_not_break_reading_a_session() {
             .as_array()
             .unwrap()
             .len(),
-        4
+        5
     );
 }
 

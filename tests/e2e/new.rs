@@ -52,9 +52,13 @@ fn makes_a_worktree_on_its_own_branch_and_records_it() {
         config_before
     );
 
-    // The log: session.start first, with the worktree; then worktree.create.
+    // The log: session.start first, with the worktree; then worktree.create, and the
+    // fingerprint of the repository's git configuration.
     let records = env.records(id);
-    assert_eq!(env.record_types(id), ["session.start", "worktree.create"]);
+    assert_eq!(
+        env.record_types(id),
+        ["session.start", "worktree.create", "session.config"]
+    );
     assert_eq!(records[0]["root"], path.to_str().unwrap());
     assert_eq!(records[0]["worktree"]["branch"], format!("nodwyn/{id}"));
     assert_eq!(records[0]["worktree"]["base_commit"], head.as_str());

@@ -113,14 +113,21 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         "oauth_token: gho_x\n",
     );
     write(&env.home().join(".bashrc"), "alias ll='ls -l'\n");
+    // Everything here lives under /tmp, which a command cannot list but reads by name.
+    let shared = env.root().join("shared-note.txt");
+    write(&shared, "read by its name\n");
     let ran = run(
         &env,
         &repo,
         &id,
-        "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
-         cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc",
+        &format!(
+            "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
+             cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat '{}'",
+            shared.display()
+        ),
     );
     let out = ran["stdout"].as_str().unwrap();
+    assert!(out.contains("read by its name"), "{ran}");
     assert!(
         !out.contains("PRIVATE KEY") && !out.contains("gho_x"),
         "{ran}"
@@ -336,4 +343,100 @@ fn a_link_swapped_in_while_a_write_is_judged_never_sends_it_elsewhere() {
         !hooks.join("pre-commit").exists(),
         "a write the guard judged as src/pre-commit landed in .git/hooks"
     );
+}
+
+#[test]
+fn a_landing_refuses_a_git_configuration_planted_since_the_session_started() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    // With the sandbox off, an approved command can change the repository's configuration.
+    person_config(&env, "[sandbox]\nmode = \"off\"\n");
+    let marker = env.root().join("fsmonitor-ran");
+    let evil = env.root().join("evil.git");
+    env.git(
+        &env.root(),
+        &["init", "-q", "--bare", evil.to_str().unwrap()],
+    );
+    run(
+        &env,
+        &repo,
+        &id,
+        &format!(
+            "git config core.fsmonitor 'touch {marker}'; git remote set-url --push origin '{evil}'; \
+             printf '#!/bin/sh\\nexit 0\\n' > '{hooks}/pre-push'; chmod +x '{hooks}/pre-push'",
+            marker = marker.display(),
+            evil = evil.display(),
+            hooks = repo.join(".git/hooks").display(),
+        ),
+    );
+    let _ = std::fs::remove_file(&marker);
+    write(&wt.join("feature.txt"), "work\n");
+
+    let refused = env
+        .nodwyn(&repo, &["land", &id, "-m", "Add the feature"])
+        .failed_with(1);
+    for named in [
+        "core.fsmonitor",
+        "remote.origin.pushurl",
+        "hooks/pre-push",
+        "--accept-config-change",
+    ] {
+        assert!(refused.contains(named), "{named}: {refused}");
+    }
+    assert!(!marker.exists(), "the planted fsmonitor ran");
+    for refused in [
+        env.nodwyn(&repo, &["call", "--session", &id, "git-status", "{}"])
+            .refused(),
+        env.nodwyn(&repo, &["worktree", "diff", &id]).failed_with(1),
+    ] {
+        assert!(refused.contains("core.fsmonitor"), "{refused}");
+    }
+    assert!(!marker.exists(), "the planted fsmonitor ran");
+    let no_terminal = env
+        .nodwyn(
+            &repo,
+            &[
+                "land",
+                &id,
+                "-m",
+                "Add the feature",
+                "--accept-config-change",
+            ],
+        )
+        .failed_with(1);
+    assert!(no_terminal.contains("terminal"), "{no_terminal}");
+
+    // The person takes the planted settings out: the landing goes, and names where it pushed.
+    env.git(&repo, &["config", "--unset", "core.fsmonitor"]);
+    env.git(&repo, &["config", "--unset", "remote.origin.pushurl"]);
+    std::fs::remove_file(repo.join(".git/hooks/pre-push")).unwrap();
+    let landed = env
+        .nodwyn(&repo, &["land", &id, "-m", "Add the feature"])
+        .success();
+    assert!(
+        landed.stdout.contains(remote.to_str().unwrap()),
+        "{}",
+        landed.stdout
+    );
+
+    // A change the person accepts on a terminal is the new normal.
+    env.git(&repo, &["config", "alias.st", "status"]);
+    write(&wt.join("more.txt"), "more\n");
+    let refused = env
+        .nodwyn(&repo, &["land", &id, "-m", "More"])
+        .failed_with(1);
+    assert!(refused.contains("alias.st"), "{refused}");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["land", &id, "-m", "More", "--accept-config-change"],
+        "y",
+    );
+    assert!(shown.contains("alias.st was added"), "{shown}");
+    assert_eq!(
+        env.git(&remote, &["log", "-1", "--format=%s", "main"]),
+        "More"
+    );
+    assert!(!marker.exists());
 }

@@ -366,6 +366,21 @@ impl TestEnv {
         assert!(shown.contains("Don't ask is on"), "{shown}");
     }
 
+    /// Accepts, as the person on a terminal, a change of the repository's git configuration made
+    /// since session `id` started (a hook or a setting the test itself put there).
+    pub fn accept_config(&self, dir: &Path, id: &str) {
+        self.nodwyn_on_terminal(dir, &["session", "accept-config", id], "y");
+        assert!(
+            self.records(id)
+                .iter()
+                .rev()
+                .find(|r| r["type"] == "session.config")
+                .is_some_and(|r| r.get("accepted_by").is_some())
+                || !self.has_record(id, "session.config"),
+            "the change was not accepted"
+        );
+    }
+
     /// A worktree a person made by hand (`git worktree add -b BRANCH`), at `folder` under the
     /// environment's root.
     #[track_caller]

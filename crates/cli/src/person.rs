@@ -64,6 +64,14 @@ impl Person for Terminal {
     }
 }
 
+/// Asks the person at this terminal `prompt`; `None` when nobody is at a terminal.
+pub fn confirm(prompt: &str) -> Option<bool> {
+    if !output::person_at_terminal() {
+        return None;
+    }
+    yes_or_no(prompt)
+}
+
 /// Asks on stderr and reads one line from stdin.
 fn yes_or_no(prompt: &str) -> Option<bool> {
     let mut stderr = std::io::stderr();

@@ -154,6 +154,17 @@ pub enum Event {
         /// Who turned it on or off.
         by: String,
     },
+    /// The fingerprint of what in the repository's git configuration can run a program or
+    /// redirect a push (see `nodwyn_git::fingerprint`), taken when the worktree was made, or
+    /// accepted again by a person after it changed.
+    #[serde(rename = "session.config")]
+    SessionConfig {
+        /// Each watched setting or hook file, and a digest of its value.
+        fingerprint: std::collections::BTreeMap<String, String>,
+        /// The person who accepted a change; absent when nodwyn took it at the start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accepted_by: Option<String>,
+    },
     /// A primitive was called (an agent's action, about to be judged).
     #[serde(rename = "primitive.call")]
     PrimitiveCall {

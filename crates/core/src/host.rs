@@ -179,7 +179,9 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
         session.root.clone(),
         session.repository.clone(),
     );
-    context.worktree = session.active_worktree().map(worktree_info);
+    context.worktree = session
+        .active_worktree()
+        .map(|facts| worktree_info(session, facts));
     context.shell_environment = settings.shell_environment.clone();
     context.ssh_command_inherited = settings.ssh_command_inherited;
     context.limits = settings.limits;
@@ -194,8 +196,9 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context
 }
 
-/// A worktree's facts as primitives see them.
-pub fn worktree_info(facts: &WorktreeFacts) -> WorktreeInfo {
+/// A worktree's facts as primitives see them, with the session's recorded configuration
+/// fingerprint.
+pub fn worktree_info(session: &Session, facts: &WorktreeFacts) -> WorktreeInfo {
     WorktreeInfo {
         repository: facts.repository.clone(),
         branch: facts.branch.clone(),
@@ -203,6 +206,7 @@ pub fn worktree_info(facts: &WorktreeFacts) -> WorktreeInfo {
         base_remote: facts.base_remote.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.clone(),
+        config: session.config.clone(),
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Session {
     pub dont_ask: Option<String>,
     /// A landing that began and has not ended (stopped at a conflict, interrupted, or killed).
     pub landing: Option<PendingLanding>,
+    /// The repository's configuration fingerprint as last recorded (`session.config`).
+    pub config: Option<nodwyn_git::fingerprint::Fingerprint>,
     /// The log it was read from.
     pub log_path: Option<PathBuf>,
 }
@@ -77,6 +79,7 @@ impl Session {
             kept: Vec::new(),
             dont_ask: None,
             landing: None,
+            config: None,
             log_path: Some(stored.log.path().to_path_buf()),
         };
         for (_, event) in events {
@@ -113,6 +116,7 @@ impl Session {
                 self.root = root;
             }
             Event::SessionDontAsk { on, by } => self.dont_ask = on.then_some(by),
+            Event::SessionConfig { fingerprint, .. } => self.config = Some(fingerprint),
             Event::LandBegin { head, .. } => {
                 self.landing = Some(PendingLanding {
                     head,

@@ -13,6 +13,7 @@ pub mod commit;
 pub mod config;
 pub mod diff;
 mod error;
+pub mod fingerprint;
 pub mod graph;
 pub mod landed;
 pub mod lfs;

@@ -25,6 +25,10 @@ pub struct WorktreeInfo {
     pub base_commit: String,
     /// The worktree's folder.
     pub path: PathBuf,
+    /// The fingerprint of the repository's git configuration recorded for the session, checked
+    /// before git runs for the person's landing and review (see [`crate::checkout::verified`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<nodwyn_git::fingerprint::Fingerprint>,
 }
 
 impl WorktreeInfo {

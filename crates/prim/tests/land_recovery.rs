@@ -112,6 +112,7 @@ fn context(scene: &HalfMoved) -> (Context, std::sync::Arc<std::sync::Mutex<Vec<F
         base_remote: None,
         base_commit: git(&scene.repo, &["rev-parse", "main~2"]),
         path: scene.worktree.clone(),
+        config: None,
     });
     git(
         &scene.repo,

@@ -37,7 +37,7 @@ mod linux {
 
     use super::Availability;
     use crate::Error;
-    use crate::policy::{DEVICES, Policy, read_grants};
+    use crate::policy::{DEVICES, Policy, UNLISTED, read_grants};
 
     /// The newest ABI nodwyn asks for; older kernels give what they have (see [`confine`]).
     const ABI_WANTED: ABI = ABI::V6;
@@ -121,6 +121,17 @@ mod linux {
         for root in std::iter::once(std::path::PathBuf::from("/")).chain(readable) {
             for path in read_grants(&root, &hidden) {
                 created = grant(created, &path, read)?;
+            }
+        }
+        let by_name = AccessFs::ReadFile | AccessFs::Execute;
+        for folder in UNLISTED
+            .iter()
+            .filter_map(|f| std::fs::canonicalize(f).ok())
+        {
+            let others: Vec<std::path::PathBuf> =
+                hidden.iter().filter(|h| **h != folder).cloned().collect();
+            for path in read_grants(&folder, &others) {
+                created = grant(created, &path, by_name)?;
             }
         }
         for device in DEVICES {

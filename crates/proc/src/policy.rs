@@ -25,20 +25,24 @@ pub struct Policy {
 }
 
 /// What every confined command is kept from reading, whatever the policy: the system's password
-/// hashes, the shared temporary folders and the per-user runtime folder (where the person's
-/// agent sockets live: a name that cannot be listed cannot be found), and every device but the
-/// harmless ones (see [`DEVICES`]).
+/// hashes, every device but the harmless ones (see [`DEVICES`]), and the [`UNLISTED`] folders
+/// (which are then granted again, without listing).
 const SYSTEM_HIDDEN: &[&str] = &[
     "/etc/shadow",
     "/etc/shadow-",
     "/etc/gshadow",
     "/etc/gshadow-",
     "/etc/sudoers",
+    "/dev",
     "/tmp",
     "/var/tmp",
     "/run/user",
-    "/dev",
 ];
+
+/// Folders a confined command may read and run files in by name but not list: the shared
+/// temporary folders and the per-user runtime folder, where the person's agent sockets live
+/// under names nobody can guess (a socket's name that cannot be listed cannot be found).
+pub(crate) const UNLISTED: &[&str] = &["/tmp", "/var/tmp", "/run/user"];
 
 /// The devices a confined command may read and write.
 pub(crate) const DEVICES: &[&str] = &[

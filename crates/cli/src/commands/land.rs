@@ -36,6 +36,11 @@ pub struct LandArgs {
     /// and the worktree's files go back to how they were before it began. Safe to run twice.
     #[arg(long)]
     abort: bool,
+    /// The repository's git configuration changed since the session started (a hook, an
+    /// fsmonitor, a push URL: what the landing refuses over): show the change, and, when you
+    /// accept it on this terminal, land with it. An agent's commands have no terminal.
+    #[arg(long)]
+    accept_config_change: bool,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -52,6 +57,9 @@ pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
             return output::json(&aborted);
         }
         return output::text(describe_abort(&aborted));
+    }
+    if args.accept_config_change {
+        crate::commands::session::accept_config::accept(&store, &args.id, &settings.person)?;
     }
     let landed = nodwyn_core::land(
         &store,
@@ -126,8 +134,9 @@ fn describe(landed: &Landed) -> String {
     }
     if let Some(push) = &landed.pushed {
         lines.push(format!(
-            "pushed to {} {} ({} -> {})",
+            "pushed to {} ({}) {} ({} -> {})",
             push.remote,
+            output::printable(&push.urls.join(", ")),
             push.reference,
             push.old.as_deref().map_or("none", short_commit),
             short_commit(&push.new)

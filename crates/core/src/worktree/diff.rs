@@ -14,7 +14,7 @@ use super::active_worktree;
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
     let session = Session::load(&store.find(id)?)?;
     let facts = active_worktree(&session)?;
-    let info = crate::host::worktree_info(facts);
+    let info = crate::host::worktree_info(&session, facts);
     nodwyn_prim::checkout::verified(&info)?;
     Ok(review(
         &facts.path,

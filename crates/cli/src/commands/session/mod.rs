@@ -1,5 +1,6 @@
 //! `nodwyn session ...`: the sessions of a repository and their event logs.
 
+pub mod accept_config;
 mod dont_ask;
 mod events;
 mod list;
@@ -13,6 +14,7 @@ pub enum SessionCommand {
     List(list::ListArgs),
     Events(events::EventsArgs),
     DontAsk(dont_ask::DontAskArgs),
+    AcceptConfig(accept_config::AcceptConfigArgs),
 }
 
 pub fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<()> {
@@ -20,5 +22,6 @@ pub fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<(
         SessionCommand::List(args) => list::run(args, invocation),
         SessionCommand::Events(args) => events::run(args, invocation),
         SessionCommand::DontAsk(args) => dont_ask::run(args, invocation),
+        SessionCommand::AcceptConfig(args) => accept_config::run(args, invocation),
     }
 }
