@@ -688,3 +688,44 @@ fn an_exported_git_ssh_command_wins_and_the_default_ssh_never_prompts() {
         env.git(&s.path, &["rev-parse", "HEAD"])
     );
 }
+
+#[test]
+fn a_fetch_that_stalls_is_stopped_at_the_persons_deadline() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // A remote over ssh whose "ssh" never answers.
+    env.git(
+        &repo,
+        &["remote", "add", "origin", "ssh://example.invalid/shop.git"],
+    );
+    env.git(&repo, &["config", "branch.main.remote", "origin"]);
+    env.git(&repo, &["config", "branch.main.merge", "refs/heads/main"]);
+    env.git(&repo, &["update-ref", "refs/remotes/origin/main", "main"]);
+    let s = session(&env, &repo);
+    write(&s.path.join("a.txt"), "a\n");
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        "[git]\nnetwork_timeout_seconds = 2\n",
+    );
+    env.install_program("stalled-ssh", "#!/bin/sh\nsleep 60\n");
+    let started = std::time::Instant::now();
+    let output = env
+        .nodwyn_command(&repo, &["land", &s.id, "-m", "m"])
+        .env("GIT_SSH_COMMAND", "stalled-ssh")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did not finish within 2 s"), "{stderr}");
+    // A repository cannot hold a landing longer.
+    write(
+        &repo.join(".nodwyn/config.toml"),
+        "[git]\nnetwork_timeout_seconds = 86400\n",
+    );
+    let refused = env.nodwyn(&repo, &["worktree", "new"]).failed_with(1);
+    assert!(refused.contains("only your own configuration"), "{refused}");
+}

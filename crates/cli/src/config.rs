@@ -20,6 +20,13 @@ struct ConfigFile {
     #[serde(default)]
     worktrees: WorktreesSection,
     sandbox: Option<SandboxSection>,
+    git: Option<GitSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GitSection {
+    network_timeout_seconds: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -59,6 +66,9 @@ pub struct Settings {
     pub worktree_location: WorktreeLocation,
     /// How commands are confined, from the person's own file only.
     pub sandbox: SandboxChoice,
+    /// How long a fetch or push may take (`[git] network_timeout_seconds`), from the person's
+    /// own file only.
+    pub git_network: Option<std::time::Duration>,
 }
 
 impl Settings {
@@ -66,12 +76,15 @@ impl Settings {
     pub fn resolve(user_file: Option<&Path>, repository: Option<&Path>) -> anyhow::Result<Self> {
         let mut settings = Settings::default();
         let repository_file = repository.map(|r| r.join(".nodwyn").join("config.toml"));
-        if let Some(sandbox) = user_file
-            .map(read)
-            .transpose()?
-            .flatten()
-            .and_then(|c| c.sandbox)
+        let user = user_file.map(read).transpose()?.flatten();
+        if let Some(seconds) = user
+            .as_ref()
+            .and_then(|c| c.git.as_ref())
+            .and_then(|g| g.network_timeout_seconds)
         {
+            settings.git_network = Some(std::time::Duration::from_secs(seconds.max(1)));
+        }
+        if let Some(sandbox) = user.and_then(|c| c.sandbox) {
             settings.sandbox = SandboxChoice {
                 mode: match sandbox.mode {
                     None | Some(SandboxMode::On) => nodwyn_core::host::SandboxMode::On,
@@ -88,12 +101,18 @@ impl Settings {
         {
             let config = read(file)?;
             if Some(file) == repository_file.as_deref()
-                && config.as_ref().is_some_and(|c| c.sandbox.is_some())
+                && let Some(config) = &config
             {
-                anyhow::bail!(
-                    "{} sets [sandbox], which only your own configuration may set (a repository cannot loosen how its agents' commands are confined)",
-                    file.display()
-                );
+                let personal = [
+                    ("[sandbox]", config.sandbox.is_some()),
+                    ("[git]", config.git.is_some()),
+                ];
+                if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
+                    anyhow::bail!(
+                        "{} sets {section}, which only your own configuration may set (a repository cannot loosen how its agents' commands are confined, nor hold a landing longer)",
+                        file.display()
+                    );
+                }
             }
             if let Some(config) = config
                 && let Some(location) = config.worktrees.location

@@ -67,9 +67,13 @@ pub fn host_settings() -> nodwyn_core::host::HostSettings {
 pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
     let mut settings = host_settings();
     let chosen = crate::config::Settings::resolve(user_config_file().as_deref(), None)
-        .and_then(|config| Ok((config.sandbox, data_dir()?)));
+        .and_then(|config| Ok((config, data_dir()?)));
     match chosen {
-        Ok((choice, data)) => {
+        Ok((config, data)) => {
+            if let Some(deadline) = config.git_network {
+                settings.limits.git_network = deadline;
+            }
+            let choice = config.sandbox;
             settings.choose_sandbox(&choice, std::env::current_exe().ok(), &data);
         }
         Err(e) => {
@@ -86,7 +90,11 @@ pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
 /// stops where it can say what state it left; a second one ends nodwyn at once.
 pub fn host_settings_interruptible() -> anyhow::Result<nodwyn_core::host::HostSettings> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let settings = host_settings();
+    let mut settings = host_settings();
+    let config = crate::config::Settings::resolve(user_config_file().as_deref(), None)?;
+    if let Some(deadline) = config.git_network {
+        settings.limits.git_network = deadline;
+    }
     let flag = settings.interrupt.flag();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(&flag))?;

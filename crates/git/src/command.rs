@@ -8,8 +8,8 @@
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Instant;
+use std::process::Output;
+use std::time::{Duration, Instant};
 
 use crate::Error;
 
@@ -41,6 +41,34 @@ const SCRUBBED_VARIABLES: &[&str] = &[
     "SSH_ASKPASS",
 ];
 
+/// How a fetch or push reaches a remote: the ssh program to use, if any, how long it may take,
+/// and the flag that stops it early.
+#[derive(Debug, Clone)]
+pub struct Network<'a> {
+    /// `GIT_SSH_COMMAND` for the call, when given (a fetch or push that must not fall back to an
+    /// interactive ssh).
+    pub ssh_command: Option<&'a str>,
+    /// When the call is stopped (a server that stalls must not hold a landing forever).
+    pub deadline: Duration,
+    /// Raised by the person's Ctrl-C: the call is stopped at once.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Network<'_> {
+    /// The deadline a fetch or push gets unless the person set another.
+    pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(600);
+}
+
+impl Default for Network<'_> {
+    fn default() -> Self {
+        Self {
+            ssh_command: None,
+            deadline: Self::DEFAULT_DEADLINE,
+            cancel: None,
+        }
+    }
+}
+
 /// The empty tree. Read as the attribute source (`--attr-source`), it makes git ignore every
 /// `.gitattributes` in the checkout; as a commit's parent, it stands for "nothing before".
 pub const EMPTY_TREE: &str = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -52,29 +80,27 @@ pub struct GitCommand {
     /// Options for git itself, given before the subcommand.
     global: Vec<OsString>,
     args: Vec<OsString>,
-    command: Command,
+    removed: Vec<OsString>,
+    set: Vec<(OsString, OsString)>,
     input: Option<Vec<u8>>,
+    group: nodwyn_proc::Group,
+    deadline: Option<Duration>,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl GitCommand {
     /// A `git` run in `dir`, with the scrubbed environment.
     pub fn new(dir: &Path) -> Self {
-        let mut command = Command::new("git");
-        command.current_dir(dir);
-        for name in SCRUBBED_VARIABLES {
-            command.env_remove(name);
-        }
-        command
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
         Self {
             dir: dir.to_path_buf(),
             global: Vec::new(),
             args: Vec::new(),
-            command,
+            removed: SCRUBBED_VARIABLES.iter().map(OsString::from).collect(),
+            set: vec![("GIT_TERMINAL_PROMPT".into(), "0".into())],
             input: None,
+            group: nodwyn_proc::Group::Shared,
+            deadline: None,
+            cancel: None,
         }
     }
 
@@ -82,9 +108,8 @@ impl GitCommand {
     /// `git status`), so a read never collides with an agent's own git in the same worktree; and
     /// it reads [`Self::without_attributes`], so repository content cannot make a read run
     /// anything.
-    pub fn read_only(mut self) -> Self {
-        self.command.env("GIT_OPTIONAL_LOCKS", "0");
-        self.without_attributes()
+    pub fn read_only(self) -> Self {
+        self.env("GIT_OPTIONAL_LOCKS", "0").without_attributes()
     }
 
     /// Makes git read no `.gitattributes` (`--attr-source` on the empty tree). Attributes are
@@ -103,10 +128,8 @@ impl GitCommand {
     /// no terminal for gpg's pinentry. A step that would need a passphrase the person's agent
     /// does not hold fails at once instead of waiting for an answer nobody can give.
     pub fn without_prompts(mut self) -> Self {
-        self.command
-            .env("SSH_ASKPASS_REQUIRE", "never")
-            .env_remove("GPG_TTY");
-        self
+        self.removed.push("GPG_TTY".into());
+        self.env("SSH_ASKPASS_REQUIRE", "never")
     }
 
     /// Starts git in a process group of its own, so the Ctrl-C a person types at the terminal
@@ -114,21 +137,28 @@ impl GitCommand {
     /// that must run to their end once begun (moving a worktree's files and index); the caller
     /// decides what an interrupt means before and after.
     pub fn shielded(mut self) -> Self {
-        #[cfg(unix)]
-        {
-            use std::os::unix::process::CommandExt;
-            self.command.process_group(0);
-        }
+        self.group = nodwyn_proc::Group::Own;
         self
     }
 
-    /// Sets `GIT_SSH_COMMAND` for this call when `ssh_command` is given (a fetch or push that
-    /// must not fall back to an interactive ssh).
-    pub fn ssh_command(mut self, ssh_command: Option<&str>) -> Self {
-        if let Some(ssh) = ssh_command {
-            self.command.env("GIT_SSH_COMMAND", ssh);
-        }
+    /// Kills git (and, when it runs [`shielded`](Self::shielded), everything in its group) if
+    /// it has not finished after `deadline`: a fetch or push whose server stalls must not hold a
+    /// landing forever. The failure says how long it was given.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = Some(deadline);
         self
+    }
+
+    /// A call that reaches a remote: its ssh program, its deadline and its cancel flag (see
+    /// [`Network`]), in a process group of its own, so at the deadline or on the flag the whole
+    /// of it (the ssh it started included) is ended.
+    pub fn network(mut self, network: Network<'_>) -> Self {
+        self.cancel = network.cancel.clone();
+        let command = self.shielded().deadline(network.deadline);
+        match network.ssh_command {
+            Some(ssh) => command.env("GIT_SSH_COMMAND", ssh),
+            None => command,
+        }
     }
 
     /// Appends one argument.
@@ -150,50 +180,74 @@ impl GitCommand {
 
     /// Sets one environment variable for this call.
     pub fn env(mut self, name: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
-        self.command.env(name, value);
+        self.set
+            .push((name.as_ref().to_os_string(), value.as_ref().to_os_string()));
         self
     }
 
     /// Gives git `bytes` on its standard input (a list of paths for `--stdin`), instead of none.
     pub fn input(mut self, bytes: Vec<u8>) -> Self {
-        self.command.stdin(Stdio::piped());
         self.input = Some(bytes);
         self
     }
 
     /// Runs git and returns its output whatever the exit status; only a failure to start git at
-    /// all is an error.
-    pub fn output(mut self) -> Result<Output, Error> {
-        self.command.args(&self.global).args(&self.args);
+    /// all, or its deadline passing, is an error.
+    pub fn output(self) -> Result<Output, Error> {
+        let argv = std::iter::once(OsString::from("git"))
+            .chain(self.global.iter().cloned())
+            .chain(self.args.iter().cloned())
+            .collect();
+        let spec = nodwyn_proc::Spec {
+            stdin: self.input.clone(),
+            group: self.group,
+            deadline: self.deadline,
+            cancel: self.cancel.clone(),
+            ..nodwyn_proc::Spec::new(
+                argv,
+                self.dir.clone(),
+                nodwyn_proc::Environment::Inherited {
+                    removed: self.removed.clone(),
+                    set: self.set.clone(),
+                },
+            )
+        };
         let started = Instant::now();
-        let spawn_error = |source| Error::Spawn {
+        let ran = nodwyn_proc::run(&spec).map_err(|e| Error::Spawn {
             dir: self.dir.clone(),
-            source,
-        };
-        let output = match self.input.take() {
-            None => self.command.output().map_err(spawn_error)?,
-            Some(bytes) => {
-                let mut child = self.command.spawn().map_err(spawn_error)?;
-                let stdin = child.stdin.take();
-                // Written from a thread of its own, so git filling its stdout never deadlocks.
-                let writer = std::thread::spawn(move || {
-                    if let Some(mut stdin) = stdin {
-                        let _ = std::io::Write::write_all(&mut stdin, &bytes);
-                    }
-                });
-                let output = child.wait_with_output().map_err(spawn_error)?;
-                let _ = writer.join();
-                output
-            }
-        };
+            source: std::io::Error::other(e.to_string()),
+        })?;
         tracing::info!(
             dir = %self.dir.display(),
             args = %self.display_args(),
-            status = ?output.status.code(),
+            status = ?ran.status,
             elapsed_ms = started.elapsed().as_millis() as u64,
             "git"
         );
-        Ok(output)
+        if ran.cancelled {
+            return Err(Error::Failed {
+                dir: self.dir.clone(),
+                args: self.display_args(),
+                code: None,
+                stderr: "git was stopped (interrupted)".to_owned(),
+            });
+        }
+        if ran.timed_out {
+            return Err(Error::Failed {
+                dir: self.dir.clone(),
+                args: self.display_args(),
+                code: None,
+                stderr: format!(
+                    "git did not finish within {} s and was stopped",
+                    self.deadline.unwrap_or_default().as_secs()
+                ),
+            });
+        }
+        Ok(Output {
+            status: ran.exit,
+            stdout: ran.stdout,
+            stderr: ran.stderr,
+        })
     }
 
     /// Runs git and returns its output, with the [`Error::Failed`] a non-zero exit makes, for a

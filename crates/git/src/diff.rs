@@ -120,10 +120,22 @@ impl Snapshot {
             .args(["rev-parse", "--path-format=absolute", "--git-path", "index"])
             .run_text()?;
         if Path::new(&own_index).exists() {
-            std::fs::copy(&own_index, &index).map_err(|source| Error::Io {
-                path: own_index.into(),
+            let io = |source| Error::Io {
+                path: own_index.clone().into(),
                 source,
-            })?;
+            };
+            std::fs::copy(&own_index, &index).map_err(io)?;
+            // The copy keeps the index's own time: git trusts an entry's stat data only when the
+            // entry is older than the index file, so a copy made now would hide a file changed
+            // in the same second as its checkout (same size, same second).
+            let modified = std::fs::metadata(&own_index)
+                .and_then(|meta| meta.modified())
+                .map_err(io)?;
+            std::fs::File::options()
+                .write(true)
+                .open(&index)
+                .and_then(|file| file.set_modified(modified))
+                .map_err(io)?;
         }
         let snapshot = Self {
             dir: dir.to_path_buf(),
@@ -186,5 +198,41 @@ impl Snapshot {
             .args(["--unified=3", since, "--"])
             .arg(pathspec)
             .run()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) -> String {
+        GitCommand::new(dir)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .run_text()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_file_changed_in_the_second_of_its_checkout_is_in_the_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        git(dir, &["init", "-q"]);
+        // Start at the beginning of a second, so the commit and the change share it: git keeps
+        // seconds, so the change (same size) shows only to a reader that looks at the content.
+        let since_epoch = std::time::UNIX_EPOCH.elapsed().unwrap();
+        std::thread::sleep(std::time::Duration::from_nanos(
+            1_000_000_000 - u64::from(since_epoch.subsec_nanos()) + 10_000_000,
+        ));
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+        git(dir, &["add", "a.txt"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+        std::fs::write(dir.join("a.txt"), "two\n").unwrap();
+        // The review comes later.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let snapshot = Snapshot::take(dir).unwrap();
+        let changed = snapshot.changed("HEAD").unwrap();
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert_eq!(changed[0].path, "a.txt");
     }
 }

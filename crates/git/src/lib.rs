@@ -28,6 +28,6 @@ pub mod switch;
 pub mod untracked;
 pub mod worktree;
 
-pub use command::GitCommand;
+pub use command::{GitCommand, Network};
 pub use error::Error;
 pub use repo::{Checkout, Head, discover};

@@ -25,18 +25,18 @@ pub enum Pushed {
 }
 
 /// Pushes `commit` to `refs/heads/BRANCH` of `remote`, never forced: the remote takes it only as
-/// a fast-forward. `ssh_command`, when given, is the `GIT_SSH_COMMAND` for this push.
+/// a fast-forward. `network` gives its ssh program and deadline.
 pub fn push_fast_forward(
     dir: &Path,
     remote: &str,
     commit: &str,
     branch: &str,
-    ssh_command: Option<&str>,
+    network: crate::Network<'_>,
 ) -> Result<Pushed, Error> {
     let refspec = format!("{commit}:refs/heads/{branch}");
     let command = GitCommand::new(dir)
         .without_prompts()
-        .ssh_command(ssh_command)
+        .network(network)
         .args(["push", "--porcelain", "--quiet", remote, &refspec]);
     let (output, failure) = command.output_checked()?;
     // `--porcelain` prints one line per ref: flag, TAB, from:to, TAB, summary. `!` is a refusal.

@@ -23,17 +23,17 @@ pub fn delete_branch_at(dir: &Path, branch: &str, expected: &str) -> Result<(), 
 
 /// Fetches `source` from `remote` into the local ref `destination` (forced, since it is nodwyn's
 /// own scratch ref), without tags and without writing `FETCH_HEAD`, and returns the commit it got.
-/// `ssh_command`, when given, is the `GIT_SSH_COMMAND` for this fetch.
+/// `network` gives its ssh program and deadline.
 pub fn fetch_into(
     dir: &Path,
     remote: &str,
     source: &str,
     destination: &str,
-    ssh_command: Option<&str>,
+    network: crate::Network<'_>,
 ) -> Result<String, Error> {
     GitCommand::new(dir)
         .without_prompts()
-        .ssh_command(ssh_command)
+        .network(network)
         .args([
             "fetch",
             "--quiet",

@@ -65,6 +65,8 @@ pub struct Limits {
     pub diff_per_file: usize,
     /// How long a diff of many files may take before the rest is reported as not reached.
     pub diff_time: Duration,
+    /// How long a fetch or push may take before it is stopped.
+    pub git_network: Duration,
 }
 
 impl Default for Limits {
@@ -76,6 +78,7 @@ impl Default for Limits {
             read: 1024 * 1024,
             diff_per_file: 256 * 1024,
             diff_time: Duration::from_secs(30),
+            git_network: nodwyn_git::Network::DEFAULT_DEADLINE,
         }
     }
 }

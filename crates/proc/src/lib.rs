@@ -21,7 +21,7 @@ mod tree;
 pub use confine::{Availability, availability};
 pub use error::Error;
 pub use policy::{Policy, read_grants};
-pub use run::{Limits, Outcome, Spec, run};
+pub use run::{Environment, Group, Outcome, Spec, run};
 pub use supervisor::{SUPERVISOR_ARG, supervise};
 
 /// Makes the calling process not dumpable: its `/proc/<pid>/environ`, `mem` and the like become

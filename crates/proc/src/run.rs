@@ -1,11 +1,15 @@
-//! Running one command to its end: fixed argv, a folder, exactly the environment given, stdin
-//! closed, stdout and stderr each kept up to a cap (the rest counted), and a deadline. Confined
-//! (a [`Spec::confinement`]), it runs under the supervisor, which ends its whole tree; not
-//! confined, it runs in a process group of its own, which is killed when it ends.
+//! Running one process to its end, the one way nodwyn starts any: a fixed argument vector, a
+//! folder, an environment built on purpose (exactly the variables given, or the person's with
+//! some removed and some set), stdin closed or given, stdout and stderr read (each up to a cap
+//! when one is given, the rest counted), a deadline, and a trace of what ran and how long it
+//! took. Confined (a [`Spec::confinement`]), it runs under the supervisor, which ends its whole
+//! tree; otherwise the [`Group`] says whether it shares nodwyn's process group or has its own,
+//! and whether that group is ended with it.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -13,41 +17,94 @@ use crate::Error;
 use crate::policy::Policy;
 use crate::supervisor::{FAILED_EXIT, FAILED_PREFIX, SANDBOX_FAILED, START_FAILED};
 
-/// How long a command may run and how much of its output is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Its deadline.
-    pub time: Duration,
-    /// How much of each of stdout and stderr is kept.
-    pub output: usize,
+/// The environment a process gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Environment {
+    /// Exactly these variables, nothing inherited (an agent's command).
+    Exactly(Vec<(OsString, OsString)>),
+    /// nodwyn's own, with `removed` taken out and then `set` set (git, which needs the person's
+    /// agent sockets and configuration).
+    Inherited {
+        /// Variables taken out.
+        removed: Vec<OsString>,
+        /// Variables set.
+        set: Vec<(OsString, OsString)>,
+    },
 }
 
-/// A command to run.
+/// Which process group a process runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// nodwyn's: the person's Ctrl-C reaches it too. At the deadline only the process is killed.
+    Shared,
+    /// Its own: the person's Ctrl-C does not cut it in half. At the deadline the group is killed;
+    /// what it leaves behind on a normal end (a credential cache daemon) stays.
+    Own,
+    /// Its own, killed when the process ends: nothing it started in the background outlives it.
+    OwnEndedWithIt,
+}
+
+/// A process to run.
 #[derive(Debug, Clone)]
 pub struct Spec {
     /// The program and its arguments.
-    pub argv: Vec<String>,
+    pub argv: Vec<OsString>,
     /// The folder it starts in.
     pub dir: PathBuf,
-    /// Its whole environment.
-    pub env: Vec<(String, String)>,
-    /// The supervisor's program (nodwyn's own binary) and the policy to confine it to; `None`
-    /// runs it unconfined.
+    /// Its environment.
+    pub env: Environment,
+    /// What it reads on stdin; `None` closes stdin.
+    pub stdin: Option<Vec<u8>>,
+    /// Its process group (ignored when confined: the supervisor makes a session of its own).
+    pub group: Group,
+    /// The supervisor's program (nodwyn's own binary) and the policy to confine it to.
     pub confinement: Option<(PathBuf, Policy)>,
-    /// Its limits.
-    pub limits: Limits,
+    /// When it is killed; `None` for no deadline.
+    pub deadline: Option<Duration>,
+    /// How much of each of stdout and stderr is kept; `None` keeps all.
+    pub output_cap: Option<usize>,
+    /// Raised (by a signal handler: the person's Ctrl-C) to stop it early, as the deadline would.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
-/// How a command ended.
+impl Spec {
+    /// `argv` in `dir`, with exactly the environment `env`, stdin closed, in a group of its own
+    /// ended with it, no deadline and no cap: set the rest.
+    pub fn new(argv: Vec<OsString>, dir: PathBuf, env: Environment) -> Self {
+        Self {
+            argv,
+            dir,
+            env,
+            stdin: None,
+            group: Group::OwnEndedWithIt,
+            confinement: None,
+            deadline: None,
+            output_cap: None,
+            cancel: None,
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|flag| flag.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}
+
+/// How a process ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
+    /// Its exit status.
+    pub exit: ExitStatus,
     /// The exit code, or `None` when a signal ended it.
     pub status: Option<i32>,
     /// Whether the deadline ended it.
     pub timed_out: bool,
-    /// Its standard output, up to the cap.
+    /// Whether [`Spec::cancel`] ended it.
+    pub cancelled: bool,
+    /// Its standard output (up to the cap, when there is one).
     pub stdout: Vec<u8>,
-    /// Its standard error, up to the cap.
+    /// Its standard error (up to the cap, when there is one).
     pub stderr: Vec<u8>,
     /// Bytes of output past the cap, left out (stdout and stderr together).
     pub output_left_out: u64,
@@ -62,38 +119,72 @@ const SUPERVISOR_GRACE: Duration = Duration::from_secs(10);
 /// Runs `spec` to its end (see the module documentation).
 pub fn run(spec: &Spec) -> Result<Outcome, Error> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let program_name = || {
+        spec.argv
+            .first()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
     let Some(program) = spec.argv.first() else {
         return Err(Error::Spawn {
             program: String::new(),
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "no program given"),
         });
     };
-    let (mut command, deadline) = match &spec.confinement {
-        Some((helper, policy)) => (
-            crate::supervisor::command(helper, policy, spec.limits.time, &spec.argv)?,
-            spec.limits.time + SUPERVISOR_GRACE,
-        ),
+    let (mut command, deadline, group) = match &spec.confinement {
+        Some((helper, policy)) => {
+            let time = spec.deadline.unwrap_or(Duration::from_millis(u64::MAX));
+            (
+                crate::supervisor::command(helper, policy, time, &spec.argv)?,
+                spec.deadline.map(|d| d + SUPERVISOR_GRACE),
+                // The supervisor makes a session (and group) of its own, ended with the command.
+                Group::OwnEndedWithIt,
+            )
+        }
         None => {
             let mut command = Command::new(program);
-            // A group of its own, killed when it ends; the supervisor makes its own session.
-            command.args(&spec.argv[1..]).process_group(0);
-            (command, spec.limits.time)
+            command.args(&spec.argv[1..]);
+            if spec.group != Group::Shared {
+                command.process_group(0);
+            }
+            (command, spec.deadline, spec.group)
         }
     };
+    command.current_dir(&spec.dir);
+    match &spec.env {
+        Environment::Exactly(variables) => {
+            command
+                .env_clear()
+                .envs(variables.iter().map(|(k, v)| (k, v)));
+        }
+        Environment::Inherited { removed, set } => {
+            for name in removed {
+                command.env_remove(name);
+            }
+            command.envs(set.iter().map(|(k, v)| (k, v)));
+        }
+    }
     command
-        .current_dir(&spec.dir)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let started = Instant::now();
     let mut child = command.spawn().map_err(|source| Error::Spawn {
-        program: program.clone(),
+        program: program_name(),
         source,
     })?;
-    let group = child.id();
-    let cap = spec.limits.output;
+    let pid = child.id();
+    if let (Some(bytes), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        // Written from a thread of its own, so the process filling its stdout never deadlocks.
+        std::thread::spawn(move || {
+            let _ = std::io::Write::write_all(&mut stdin, &bytes);
+        });
+    }
+    let cap = spec.output_cap.unwrap_or(usize::MAX);
     let (out_tx, out_rx) = mpsc::channel();
     let pipes = [
         child
@@ -118,43 +209,82 @@ pub fn run(spec: &Spec) -> Result<Outcome, Error> {
     std::thread::spawn(move || {
         let _ = status_tx.send(child.wait());
     });
-    let (status, overdue) = match status_rx.recv_timeout(deadline) {
-        Ok(status) => (status, false),
-        Err(_) => {
-            kill_group(group);
+    // Waited for in slices, so a raised cancel flag is seen within one.
+    let slice = Duration::from_millis(if spec.cancel.is_some() { 25 } else { 1000 });
+    let mut cancelled = false;
+    let waited = loop {
+        let left = deadline.map(|d| d.saturating_sub(started.elapsed()));
+        if left.is_some_and(|left| left.is_zero()) {
+            break None;
+        }
+        match status_rx.recv_timeout(left.map_or(slice, |left| left.min(slice))) {
+            Ok(status) => break Some(status),
+            Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+            Err(mpsc::RecvTimeoutError::Timeout) if spec.cancelled() => {
+                cancelled = true;
+                break None;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    };
+    let (status, overdue) = match waited {
+        Some(status) => (status, false),
+        None => {
+            kill(pid, group);
             let status = status_rx
                 .recv()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the command was lost")));
+                .unwrap_or_else(|_| Err(std::io::Error::other("the process was lost")));
             (status, true)
         }
     };
-    let status = status.map_err(|source| Error::Spawn {
-        program: program.clone(),
+    let exit = status.map_err(|source| Error::Spawn {
+        program: program_name(),
         source,
     })?;
-    // Whatever an unconfined command left running in its group ends with it (the supervisor
-    // has ended its own tree already; its group is gone or empty).
-    kill_group(group);
+    if group == Group::OwnEndedWithIt {
+        // Whatever it left running in its group ends with it (a supervisor has ended its own
+        // tree already; its group is gone or empty).
+        kill(pid, group);
+    }
     let mut outputs = [(Vec::new(), 0u64), (Vec::new(), 0u64)];
+    // Output still coming after the end (a descendant that kept the pipe) is waited for only
+    // briefly when something was killed.
     let grace = Instant::now() + Duration::from_secs(1);
     for _ in 0..2 {
-        let wait = grace.saturating_duration_since(Instant::now());
-        match out_rx.recv_timeout(wait) {
-            Ok((index, output)) => outputs[index] = output,
-            Err(_) => break,
+        let received = if overdue || group == Group::OwnEndedWithIt {
+            out_rx
+                .recv_timeout(grace.saturating_duration_since(Instant::now()))
+                .ok()
+        } else {
+            out_rx.recv().ok()
+        };
+        match received {
+            Some((index, output)) => outputs[index] = output,
+            None => break,
         }
     }
     let [(stdout, out_left), (stderr, err_left)] = outputs;
     let elapsed = started.elapsed();
+    tracing::debug!(
+        program = %program_name(),
+        status = ?exit.code(),
+        timed_out = overdue,
+        elapsed_ms = elapsed.as_millis() as u64,
+        "process"
+    );
     if spec.confinement.is_some()
-        && status.code() == Some(FAILED_EXIT)
+        && exit.code() == Some(FAILED_EXIT)
         && let Some(failure) = supervisor_failure(&stderr)
     {
         return Err(failure);
     }
+    let timed_out = !cancelled
+        && (overdue || (exit.signal().is_some() && spec.deadline.is_some_and(|d| elapsed >= d)));
     Ok(Outcome {
-        status: status.code(),
-        timed_out: overdue || (status.signal().is_some() && elapsed >= spec.limits.time),
+        exit,
+        status: exit.code(),
+        timed_out,
+        cancelled,
         stdout,
         stderr,
         output_left_out: out_left + err_left,
@@ -197,11 +327,18 @@ fn read_capped(mut pipe: impl Read, cap: usize) -> (Vec<u8>, u64) {
     (kept, left_out)
 }
 
-fn kill_group(group: u32) {
-    if let Some(pid) = rustix::process::Pid::from_raw(group as i32) {
-        // ESRCH (the group is already gone) is the usual answer and nothing to report.
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
+/// Kills the process `pid`, or its whole group when it has one of its own.
+fn kill(pid: u32, group: Group) {
+    let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else {
+        return;
+    };
+    // ESRCH (it is already gone) is the usual answer and nothing to report.
+    let _ = match group {
+        Group::Shared => rustix::process::kill_process(pid, rustix::process::Signal::KILL),
+        Group::Own | Group::OwnEndedWithIt => {
+            rustix::process::kill_process_group(pid, rustix::process::Signal::KILL)
+        }
+    };
 }
 
 #[cfg(test)]
@@ -210,11 +347,16 @@ mod tests {
 
     fn spec(argv: &[&str], time: Duration) -> Spec {
         Spec {
-            argv: argv.iter().map(|a| (*a).to_owned()).collect(),
-            dir: std::env::temp_dir(),
-            env: vec![("PATH".to_owned(), std::env::var("PATH").unwrap_or_default())],
-            confinement: None,
-            limits: Limits { time, output: 10 },
+            deadline: Some(time),
+            output_cap: Some(10),
+            ..Spec::new(
+                argv.iter().map(OsString::from).collect(),
+                std::env::temp_dir(),
+                Environment::Exactly(vec![(
+                    "PATH".into(),
+                    std::env::var_os("PATH").unwrap_or_default(),
+                )]),
+            )
         }
     }
 
@@ -240,6 +382,35 @@ mod tests {
         .unwrap();
         assert!(ran.timed_out);
         assert_eq!(ran.status, None);
+        assert!(ran.elapsed < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn stdin_is_given_and_output_without_a_cap_is_kept_whole() {
+        let mut spec = spec(&["cat"], Duration::from_secs(10));
+        spec.output_cap = None;
+        spec.stdin = Some(b"x".repeat(100_000));
+        let ran = run(&spec).unwrap();
+        assert_eq!(ran.stdout.len(), 100_000);
+        assert!(ran.exit.success());
+    }
+
+    #[test]
+    fn a_raised_cancel_flag_ends_the_process_and_its_group() {
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut spec = spec(
+            &["sh", "-c", "sleep 30 & sleep 30"],
+            Duration::from_secs(20),
+        );
+        spec.group = Group::Own;
+        spec.cancel = Some(flag.clone());
+        let raiser = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        });
+        let ran = run(&spec).unwrap();
+        raiser.join().unwrap();
+        assert!(ran.cancelled && !ran.timed_out, "{ran:?}");
         assert!(ran.elapsed < Duration::from_secs(5));
     }
 

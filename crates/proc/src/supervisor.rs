@@ -43,7 +43,7 @@ pub(crate) fn command(
     helper: &Path,
     policy: &Policy,
     time: Duration,
-    argv: &[String],
+    argv: &[std::ffi::OsString],
 ) -> Result<Command, crate::Error> {
     let policy = serde_json::to_string(policy)
         .map_err(|e| crate::Error::Sandbox(format!("the policy cannot be written: {e}")))?;

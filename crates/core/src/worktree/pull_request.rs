@@ -7,7 +7,6 @@
 //! a refspec.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use nodwyn_git::refs::{delete_ref, fetch_into, is_valid_branch_name};
 use serde::Deserialize;
@@ -98,7 +97,13 @@ pub fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, Error> 
     // A scratch ref of this process's own, deleted again: the new worktree's branch keeps the
     // commits reachable.
     let scratch = format!("refs/nodwyn/fetch/pr-{number}-{}", std::process::id());
-    let fetched = fetch_into(repository, REMOTE, &source, &scratch, None);
+    let fetched = fetch_into(
+        repository,
+        REMOTE,
+        &source,
+        &scratch,
+        nodwyn_git::Network::default(),
+    );
     let _ = delete_ref(repository, &scratch);
     let commit = fetched.map_err(|e| {
         Error::PullRequest(format!(
@@ -120,24 +125,48 @@ enum GhFailure {
     Failed(String),
 }
 
+/// How long a `gh` call may take (it asks GitHub over the network).
+const GH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
 fn gh(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GhFailure> {
-    let output = Command::new("gh")
-        .args(args)
-        .current_dir(dir)
-        .env("GH_PROMPT_DISABLED", "1")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => GhFailure::Missing,
-            _ => GhFailure::Failed(e.to_string()),
-        })?;
-    tracing::debug!(?args, status = ?output.status.code(), "gh");
-    if output.status.success() {
-        Ok(output.stdout)
+    let spec = nodwyn_proc::Spec {
+        deadline: Some(GH_DEADLINE),
+        group: nodwyn_proc::Group::Shared,
+        ..nodwyn_proc::Spec::new(
+            std::iter::once("gh")
+                .chain(args.iter().copied())
+                .map(Into::into)
+                .collect(),
+            dir.to_path_buf(),
+            nodwyn_proc::Environment::Inherited {
+                removed: Vec::new(),
+                set: vec![
+                    ("GH_PROMPT_DISABLED".into(), "1".into()),
+                    ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+                ],
+            },
+        )
+    };
+    let ran = nodwyn_proc::run(&spec).map_err(|e| match e {
+        nodwyn_proc::Error::Spawn { source, .. }
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            GhFailure::Missing
+        }
+        other => GhFailure::Failed(other.to_string()),
+    })?;
+    tracing::debug!(?args, status = ?ran.status, "gh");
+    if ran.timed_out {
+        return Err(GhFailure::Failed(format!(
+            "gh did not answer within {} s",
+            GH_DEADLINE.as_secs()
+        )));
+    }
+    if ran.exit.success() {
+        Ok(ran.stdout)
     } else {
         Err(GhFailure::Failed(
-            String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            String::from_utf8_lossy(&ran.stderr).trim().to_owned(),
         ))
     }
 }

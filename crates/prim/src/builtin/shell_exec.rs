@@ -126,27 +126,31 @@ impl Primitive for ShellExec {
             .timeout_seconds
             .map_or(limits.shell_time, Duration::from_secs)
             .min(limits.shell_time_max);
-        let argv = match args.command_line()? {
-            CommandLine::Argv(argv) => argv,
-            CommandLine::Shell(line) => vec!["sh".to_owned(), "-c".to_owned(), line],
+        let argv: Vec<std::ffi::OsString> = match args.command_line()? {
+            CommandLine::Argv(argv) => argv.into_iter().map(Into::into).collect(),
+            CommandLine::Shell(line) => vec!["sh".into(), "-c".into(), line.into()],
         };
         // The call's own temporary folder, its `TMPDIR`, removed when it ends.
         let tmp = tempfile::Builder::new()
             .prefix("nodwyn-call-")
             .tempdir()
             .map_err(|e| Error::refused(format!("shell-exec: no temporary folder: {e}")))?;
-        let mut env = ctx.shell_environment.clone();
-        env.retain(|(name, _)| name != "TMPDIR");
-        env.push(("TMPDIR".to_owned(), tmp.path().display().to_string()));
+        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = ctx
+            .shell_environment
+            .iter()
+            .filter(|(name, _)| name != "TMPDIR")
+            .map(|(name, value)| (name.into(), value.into()))
+            .collect();
+        env.push(("TMPDIR".into(), tmp.path().into()));
         let spec = nodwyn_proc::Spec {
-            argv,
-            dir: ctx.root.clone(),
-            env,
             confinement: ctx.sandbox.policy_for(&ctx.root, tmp.path()),
-            limits: nodwyn_proc::Limits {
-                time,
-                output: limits.shell_output,
-            },
+            deadline: Some(time),
+            output_cap: Some(limits.shell_output),
+            ..nodwyn_proc::Spec::new(
+                argv,
+                ctx.root.clone(),
+                nodwyn_proc::Environment::Exactly(env),
+            )
         };
         let ran =
             nodwyn_proc::run(&spec).map_err(|e| Error::refused(format!("shell-exec: {e}")))?;

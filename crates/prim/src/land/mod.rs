@@ -313,7 +313,11 @@ fn newest_base(ctx: &Context, worktree: &WorktreeInfo, target: &Target) -> Resul
                 &remote.remote,
                 &format!("refs/heads/{}", remote.branch),
                 &scratch,
-                ssh,
+                nodwyn_git::Network {
+                    ssh_command: ssh,
+                    deadline: ctx.limits.git_network,
+                    cancel: Some(ctx.interrupt.flag()),
+                },
             );
             let _ = refs::delete_ref(&worktree.repository, &scratch);
             Ok(fetched?)

@@ -93,9 +93,9 @@ pub fn push_to(
     target: &RemoteBranch,
     old: &str,
     commit: &str,
-    ssh: Option<&str>,
+    network: nodwyn_git::Network<'_>,
 ) -> Result<Push, Error> {
-    match push::push_fast_forward(dir, &target.remote, commit, &target.branch, ssh)? {
+    match push::push_fast_forward(dir, &target.remote, commit, &target.branch, network)? {
         push::Pushed::Done => Ok(Push {
             remote: target.remote.clone(),
             urls: target.urls.clone(),

@@ -171,7 +171,12 @@ impl Landing<'_> {
                 let ssh = publish::ssh_command(&target.config, ctx.ssh_command_inherited);
                 // From the main checkout, so a remote with a relative URL (`../origin.git`) means
                 // what it means there, as git resolves it.
-                let push = publish::push_to(&worktree.repository, remote, onto, &landed, ssh)?;
+                let network = nodwyn_git::Network {
+                    ssh_command: ssh,
+                    deadline: ctx.limits.git_network,
+                    cancel: Some(ctx.interrupt.flag()),
+                };
+                let push = publish::push_to(&worktree.repository, remote, onto, &landed, network)?;
                 ctx.report(Fact::Pushed(push.clone()))?;
                 Some(push)
             }
