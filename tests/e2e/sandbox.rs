@@ -279,6 +279,11 @@ fn with_the_sandbox_off_commands_run_unconfined_and_say_so_and_ask_mode_asks() {
     );
     assert_eq!(ran["sandbox"], "off");
     assert!(repo.join("outside.txt").exists(), "{ran}");
+    let events = env
+        .nodwyn(&repo, &["session", "events", &id])
+        .success()
+        .stdout;
+    assert!(events.contains("(sandbox off)"), "{events}");
 
     // "ask": as where the system cannot confine, each command is a security confirm, which
     // Don't ask does not answer.
@@ -439,4 +444,47 @@ fn a_landing_refuses_a_git_configuration_planted_since_the_session_started() {
         "More"
     );
     assert!(!marker.exists());
+}
+
+#[test]
+fn a_small_crate_builds_and_runs_inside_the_sandbox() {
+    let env = TestEnv::new();
+    let (repo, id, wt) = session(&env);
+    write(
+        &wt.join("tiny/Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &wt.join("tiny/src/main.rs"),
+        "fn main() { println!(\"built inside\"); }\n",
+    );
+    // The toolchain this test was built with; rustup's proxies find it through RUSTUP_HOME.
+    let cargo = PathBuf::from(env!("CARGO"));
+    let rustup_home = cargo
+        .ancestors()
+        .find(|folder| folder.file_name().is_some_and(|n| n == "toolchains"))
+        .and_then(Path::parent)
+        .map(Path::to_path_buf);
+    let mut command = env.nodwyn_command(
+        &repo,
+        &[
+            "call",
+            "--session",
+            &id,
+            "shell-exec",
+            &json!({
+                "argv": ["sh", "-c", format!("cd tiny && '{}' build --offline -q && ./target/debug/tiny", cargo.display())],
+                "timeout_seconds": 300,
+            })
+            .to_string(),
+        ],
+    );
+    if let Some(rustup_home) = rustup_home {
+        command.env("RUSTUP_HOME", rustup_home);
+    }
+    let output = command.output().unwrap();
+    let ran: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(ran["status"], 0, "{ran}");
+    assert_eq!(ran["stdout"], "built inside\n", "{ran}");
+    assert_eq!(ran["sandbox"], "on");
 }

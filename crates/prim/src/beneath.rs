@@ -145,6 +145,37 @@ impl Beneath {
         written
     }
 
+    /// Makes the file, which must not exist yet (a link at its name counts), with `content`
+    /// copied from `source` and `mode`; returns `false`, touching nothing, when something has
+    /// the name already.
+    pub fn create_from(&self, source: &mut File, mode: u32) -> Result<bool, Error> {
+        let file = match rustix::fs::openat(
+            &self.folder,
+            &self.name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        ) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::EXIST) => return Ok(false),
+            Err(e) => return Err(io_error(&self.path())(e)),
+        };
+        let mut file = file;
+        std::io::copy(source, &mut file).map_err(Error::io(&self.path()))?;
+        rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
+            .map_err(io_error(&self.path()))?;
+        Ok(true)
+    }
+
+    /// Makes the file a symbolic link to `target`; returns `false` when something has the name
+    /// already.
+    pub fn create_link(&self, target: &Path) -> Result<bool, Error> {
+        match rustix::fs::symlinkat(target, &self.folder, &self.name) {
+            Ok(()) => Ok(true),
+            Err(Errno::EXIST) => Ok(false),
+            Err(e) => Err(io_error(&self.path())(e)),
+        }
+    }
+
     /// A new temporary file in the folder, made exclusively (never an existing name or link).
     fn temporary(&self) -> Result<(OsString, OwnedFd), Error> {
         let mut attempt = 0u32;
@@ -180,7 +211,7 @@ fn open_or_make_folder(parent: &OwnedFd, part: &OsStr, shown: &Path) -> Result<O
             }
             Err(Errno::LOOP | Errno::NOTDIR) => {
                 return Err(Error::refused(format!(
-                    "{} is a link or not a folder; nodwyn writes only through real folders, so a link cannot send a write elsewhere",
+                    "{} is a symbolic link or a file, not a real folder; nodwyn writes only through real folders, so a link cannot send a write elsewhere",
                     shown.display()
                 )));
             }
@@ -235,7 +266,7 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(refused.contains("is a link"), "{refused}");
+        assert!(refused.contains("symbolic link"), "{refused}");
 
         std::fs::write(elsewhere.join("target.txt"), "theirs").unwrap();
         std::os::unix::fs::symlink(elsewhere.join("target.txt"), session.join("name.txt")).unwrap();

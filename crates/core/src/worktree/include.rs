@@ -235,27 +235,30 @@ impl Copier<'_> {
         }
     }
 
-    /// Copies one file or link; something already at the destination is left as it is.
+    /// Copies one file or link; something already at the destination is left as it is. The
+    /// destination's folder is opened from the worktree one component at a time without
+    /// following links (see `nodwyn_prim::beneath`), and the file made there exclusively, so a
+    /// link swapped in meanwhile cannot send the copy out of the worktree.
     fn copy_one(&self, relative: &str, meta: &std::fs::Metadata) -> Result<(), String> {
-        if let Some(parent) = Path::new(relative).parent().and_then(|p| p.to_str())
-            && !parent.is_empty()
-        {
-            self.make_folder(parent)?;
-        }
+        use std::os::unix::fs::PermissionsExt;
         let source = self.from.join(relative);
-        let destination = self.to.join(relative);
-        if std::fs::symlink_metadata(&destination).is_ok() {
-            return Ok(());
-        }
+        let destination = nodwyn_prim::beneath::Beneath::open(self.to, &self.to.join(relative))
+            .map_err(|e| e.to_string())?;
         if meta.file_type().is_symlink() {
             let target = std::fs::read_link(&source).map_err(|e| e.to_string())?;
-            return copy_link(&target, &destination);
+            return destination
+                .create_link(&target)
+                .map(drop)
+                .map_err(|e| e.to_string());
         }
         if !meta.is_file() {
             return Ok(());
         }
-        reflink_copy::reflink_or_copy(&source, &destination).map_err(|e| e.to_string())?;
-        std::fs::set_permissions(&destination, meta.permissions()).map_err(|e| e.to_string())
+        let mut file = std::fs::File::open(&source).map_err(|e| e.to_string())?;
+        destination
+            .create_from(&mut file, meta.permissions().mode())
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 
     /// Makes `relative` a real folder in the worktree, one component at a time, refusing to go
@@ -283,16 +286,6 @@ impl Copier<'_> {
         }
         Ok(())
     }
-}
-
-#[cfg(unix)]
-fn copy_link(target: &Path, destination: &Path) -> Result<(), String> {
-    std::os::unix::fs::symlink(target, destination).map_err(|e| e.to_string())
-}
-
-#[cfg(not(unix))]
-fn copy_link(_target: &Path, _destination: &Path) -> Result<(), String> {
-    Err("symbolic links are not copied on this system".to_owned())
 }
 
 fn fail(failed: &mut Vec<IncludeFailure>, path: &str, error: String) {

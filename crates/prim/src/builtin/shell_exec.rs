@@ -115,7 +115,13 @@ impl Primitive for ShellExec {
             CommandLine::Argv(argv) => argv.join(" "),
             CommandLine::Shell(line) => line.clone(),
         };
-        let mut effect = Effect::named(format!("shell-exec {shown}"));
+        // A command the person's configuration runs unconfined says so in the record.
+        let off = if ctx.sandbox == crate::sandbox::Sandbox::Off {
+            " (sandbox off)"
+        } else {
+            ""
+        };
+        let mut effect = Effect::named(format!("shell-exec {shown}{off}"));
         effect.command = Some(command);
         effect.unconfined = ctx.sandbox.unconfined_because().map(str::to_owned);
         Ok(effect)
