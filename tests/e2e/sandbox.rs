@@ -488,3 +488,48 @@ fn a_small_crate_builds_and_runs_inside_the_sandbox() {
     assert_eq!(ran["stdout"], "built inside\n", "{ran}");
     assert_eq!(ran["sandbox"], "on");
 }
+
+#[test]
+fn the_person_may_add_writable_folders_but_not_one_over_a_credential_file() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    let cache = env.home().join(".cache/tool");
+    std::fs::create_dir_all(&cache).unwrap();
+    write(&env.home().join(".ssh/id_ed25519"), "PRIVATE KEY\n");
+    person_config(&env, "[sandbox]\nwritable = [\"~/.cache/tool\"]\n");
+    let script = format!("echo cached > '{}/entry'", cache.display());
+    let ran = run(&env, &repo, &id, &script);
+    assert_eq!(ran["status"], 0, "{ran}");
+    assert!(cache.join("entry").exists());
+
+    person_config(&env, "[sandbox]\nwritable = [\"~\"]\n");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "shell-exec",
+                &json!({"argv": ["sh", "-c", "touch ~/planted"]}).to_string(),
+            ],
+        )
+        .refused();
+    assert!(refused.contains("must stay hidden"), "{refused}");
+    assert!(!env.home().join("planted").exists());
+
+    person_config(&env, "[sandbox]\nwritable = [\"relative\"]\n");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "shell-exec",
+                r#"{"argv": ["true"]}"#,
+            ],
+        )
+        .refused();
+    assert!(refused.contains("not an absolute folder"), "{refused}");
+}

@@ -91,7 +91,11 @@ impl Settings {
                     Some(SandboxMode::Off) => nodwyn_core::host::SandboxMode::Off,
                     Some(SandboxMode::Ask) => nodwyn_core::host::SandboxMode::Ask,
                 },
-                writable: sandbox.writable.iter().map(|f| expand_home(f)).collect(),
+                writable: sandbox
+                    .writable
+                    .iter()
+                    .map(|f| expand_home(f))
+                    .collect::<anyhow::Result<_>>()?,
                 network: sandbox.network.unwrap_or(true),
             };
         }
@@ -127,11 +131,21 @@ impl Settings {
     }
 }
 
-/// `~/x` as a path under the home folder; anything else as written.
-fn expand_home(folder: &str) -> std::path::PathBuf {
-    match (folder.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => std::path::PathBuf::from(home).join(rest),
-        _ => std::path::PathBuf::from(folder),
+/// A folder the person wrote in their configuration: `~` and `~/x` under the home folder, else
+/// as written; it must come out absolute (a relative folder would mean a different place for
+/// every session).
+fn expand_home(folder: &str) -> anyhow::Result<std::path::PathBuf> {
+    let home = || std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let expanded = match (folder, folder.strip_prefix("~/")) {
+        ("~", _) => home(),
+        (_, Some(rest)) => home().map(|home| home.join(rest)),
+        _ => Some(std::path::PathBuf::from(folder)),
+    };
+    match expanded {
+        Some(path) if path.is_absolute() => Ok(path),
+        _ => anyhow::bail!(
+            "[sandbox] writable: `{folder}` is not an absolute folder (write it as /path or ~/path)"
+        ),
     }
 }
 

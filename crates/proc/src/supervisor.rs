@@ -102,7 +102,10 @@ fn run(args: Vec<OsString>) -> Result<Ended, String> {
     rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
         .map_err(|e| setup("child subreaper", &e))?;
     let mut children = Children::open().map_err(|e| setup("its list of children", &e))?;
-    confine(&policy).map_err(|e| format!("{SANDBOX_FAILED}{e}"))?;
+    confine(&policy).map_err(|e| match e {
+        crate::Error::Sandbox(why) => format!("{SANDBOX_FAILED}{why}"),
+        other => format!("{SANDBOX_FAILED}{other}"),
+    })?;
 
     let mut child = Command::new(program).args(arguments).spawn().map_err(|e| {
         format!(
