@@ -17,3 +17,4 @@ mod pull_request;
 mod sandbox;
 mod scan;
 mod scheme;
+mod terminal;

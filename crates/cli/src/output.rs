@@ -12,10 +12,12 @@ pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints human text on stdout.
+/// Prints human text on stdout, every control, escape sequence, bidi control and invisible
+/// character shown escaped (line breaks and tabs kept): whatever repository content or an agent
+/// put in it, the terminal shows it and obeys none of it.
 pub fn text(text: impl AsRef<str>) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{}", text.as_ref())?;
+    writeln!(stdout, "{}", nodwyn_text::escape_lines(text.as_ref()))?;
     Ok(())
 }
 
@@ -27,9 +29,13 @@ pub fn bytes(bytes: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Prints a note for the person on stderr.
+/// Prints a note for the person on stderr, escaped as [`text`] is.
 pub fn note(text: impl AsRef<str>) {
-    let _ = writeln!(std::io::stderr(), "{}", text.as_ref());
+    let _ = writeln!(
+        std::io::stderr(),
+        "{}",
+        nodwyn_text::escape_lines(text.as_ref())
+    );
 }
 
 /// Each of `notes` on stderr, as `note: ...`.
@@ -97,18 +103,10 @@ pub fn short_commit(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
 }
 
-/// `text` with control characters (newlines too) shown as `\u{..}`, so a file or an agent's
-/// command cannot rewrite the terminal (move the cursor, hide a line) while a person reads it.
+/// `text` as one line for a person to read: line breaks, controls, escape sequences, bidi
+/// controls and invisible characters shown as `\u{..}` (see `nodwyn_text`).
 pub fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\t' {
-                format!("\\u{{{:x}}}", c as u32)
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    nodwyn_text::escape_line(text)
 }
 
 /// A duration in seconds as a person reads an age: `42s`, `5m`, `3h`, `2d`.

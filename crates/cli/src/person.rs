@@ -75,7 +75,7 @@ pub fn confirm(prompt: &str) -> Option<bool> {
 /// Asks on stderr and reads one line from stdin.
 fn yes_or_no(prompt: &str) -> Option<bool> {
     let mut stderr = std::io::stderr();
-    let _ = stderr.write_all(prompt.as_bytes());
+    let _ = stderr.write_all(nodwyn_text::escape_lines(prompt).as_bytes());
     let _ = stderr.flush();
     let mut answer = String::new();
     std::io::stdin().lock().read_line(&mut answer).ok()?;

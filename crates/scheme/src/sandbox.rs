@@ -157,7 +157,7 @@ pub const WRITING_TO_STDOUT: &[(&str, &str)] = &[("stdout-simple-displayln", "di
 fn print_to_stderr(engine: &mut Engine) {
     engine.register_value(
         "%nodwyn-output-port",
-        SteelVal::new_dyn_writer_port(std::io::stderr()),
+        SteelVal::new_dyn_writer_port(nodwyn_text::EscapingWriter::new(std::io::stderr())),
     );
     let mut originals = String::from("(define %nodwyn-original-output current-output-port)\n");
     let mut wrappers = String::new();

@@ -24,8 +24,13 @@ pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
     output::text(lines.join("\n"))
 }
 
-/// `at  type  field=value ...`, values as compact JSON.
+/// `at  type  field=value ...`, values as compact JSON, each field on the record's one line: a
+/// value's line breaks and controls are shown escaped, so no field can make a line of its own.
 fn describe(record: &Value) -> String {
+    nodwyn_text::escape_line(&describe_raw(record))
+}
+
+fn describe_raw(record: &Value) -> String {
     let Value::Object(fields) = record else {
         return record.to_string();
     };
