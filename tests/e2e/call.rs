@@ -697,3 +697,82 @@ fn credential_files_outside_the_session_are_refused_whatever_their_spelling() {
         "db:5432:*:me:hunter2\n"
     );
 }
+
+#[test]
+fn a_restore_writes_only_where_the_session_could_and_the_record_cannot_redirect_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    write(&wt.join("f.txt"), "before\n");
+    call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": "f.txt", "content": "after\n"}),
+    )
+    .success();
+    write(&repo.join(".nodwyn/allow.toml"), "writes = []\n");
+    // The kept version's record is repository content: rewritten to name the standing answers.
+    let store = repo.join(".nodwyn/versions");
+    let record = std::fs::read_dir(&store)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().is_dir())
+        .unwrap()
+        .path()
+        .join("1.json");
+    let mut kept: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    kept["path"] = json!(repo.join(".nodwyn/allow.toml"));
+    std::fs::write(&record, kept.to_string()).unwrap();
+
+    let refused = env
+        .nodwyn(&repo, &["versions", "restore", &id, "1"])
+        .refused();
+    assert!(refused.contains("--to"), "{refused}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".nodwyn/allow.toml")).unwrap(),
+        "writes = []\n"
+    );
+    // The person may still put it where they choose.
+    let to = wt.join("restored.txt");
+    env.nodwyn(
+        &repo,
+        &[
+            "versions",
+            "restore",
+            &id,
+            "1",
+            "--to",
+            to.to_str().unwrap(),
+        ],
+    )
+    .success();
+    assert_eq!(std::fs::read_to_string(&to).unwrap(), "before\n");
+}
+
+#[test]
+fn a_huge_folder_is_listed_up_to_the_cap_with_a_count_of_the_rest() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    let many = wt.join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    for i in (0..1500).rev() {
+        std::fs::write(many.join(format!("f{i:04}")), "").unwrap();
+    }
+    let listed = call(&env, &repo, &id, "fs-list", json!({"path": "many"}))
+        .success()
+        .json();
+    let entries = listed["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1000);
+    assert_eq!(entries[0]["name"], "f0000");
+    assert_eq!(entries[999]["name"], "f0999");
+    assert_eq!(listed["left_out"], 500);
+    let small = call(&env, &repo, &id, "fs-list", json!({}))
+        .success()
+        .json();
+    assert!(small.get("left_out").is_none(), "{small}");
+}

@@ -62,6 +62,38 @@ pub struct Restored {
     pub kept: Option<u64>,
 }
 
+/// Refuses a kept version whose record names a path the session could not have written without
+/// a person: outside the session's folder, under its `.git` or `.nodwyn`, or a credential file.
+/// The record lives in the repository's `.nodwyn/versions/`, so it is judged as the guard judges
+/// an agent's write, not trusted.
+fn refuse_unless_the_sessions_own(
+    session: &crate::session::Session,
+    path: &Path,
+    version: u64,
+) -> Result<(), Error> {
+    use nodwyn_guard::{Decision, Effect, Guard, StandingAnswers};
+    let mut guard = Guard::new(
+        &session.root,
+        &session.repository,
+        StandingAnswers::default(),
+    );
+    let verdict = guard.decide(&Effect {
+        writes: vec![path.to_path_buf()],
+        ..Effect::named("versions restore")
+    });
+    if matches!(
+        verdict.decision,
+        Decision::Refuse | Decision::Ask(nodwyn_guard::AskKind::Security)
+    ) {
+        return Err(Error::Refused(format!(
+            "version {version}'s record names {}, which it cannot write back ({}); give --to PATH to write it where you choose",
+            path.display(),
+            verdict.why
+        )));
+    }
+    Ok(())
+}
+
 /// Writes version `version` of session `id` back to its file, or to `to` when given.
 pub fn restore(
     store: &Store,
@@ -75,7 +107,10 @@ pub fn restore(
     let (kept, content) = versions.content(version)?;
     let path = match to {
         Some(to) => std::path::absolute(to).map_err(Error::io(to))?,
-        None => kept.path.clone(),
+        None => {
+            refuse_unless_the_sessions_own(session, &kept.path, version)?;
+            kept.path.clone()
+        }
     };
     let folder = path.parent().unwrap_or(Path::new("/"));
     if !folder.is_dir() {

@@ -67,6 +67,8 @@ pub struct Limits {
     pub diff_time: Duration,
     /// How long a fetch or push may take before it is stopped.
     pub git_network: Duration,
+    /// The most entries `fs-list` returns of one folder.
+    pub list: usize,
 }
 
 impl Default for Limits {
@@ -79,6 +81,7 @@ impl Default for Limits {
             diff_per_file: 256 * 1024,
             diff_time: Duration::from_secs(30),
             git_network: nodwyn_git::Network::DEFAULT_DEADLINE,
+            list: 1000,
         }
     }
 }

@@ -37,10 +37,17 @@ pub struct Entry {
 pub struct Listing {
     /// The folder as shown.
     pub path: String,
-    /// Its entries.
+    /// Its entries, the first [`Limits::list`](crate::Limits) by name.
     pub entries: Vec<Entry>,
+    /// How many entries there are past those shown.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub left_out: u64,
     /// Whether it lies outside the session's folder.
     pub outside: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 const PARAMS: &[Param] = &[Param::optional(
@@ -74,17 +81,33 @@ impl Primitive for FsList {
     fn run(&self, args: FsListArgs, ctx: &Context) -> Result<Listing, Error> {
         let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
         let read = std::fs::read_dir(&target.path).map_err(Error::io(&target.path))?;
-        let mut entries: Vec<Entry> = read
-            .filter_map(Result::ok)
-            .map(|entry| {
-                let meta = entry.path().symlink_metadata().ok();
+        // The first `cap` names in order, kept in a bounded heap while the folder is read: a
+        // folder of a million entries costs time in proportion, and memory for `cap`.
+        let cap = ctx.limits.list;
+        let mut first = std::collections::BinaryHeap::new();
+        let mut total = 0u64;
+        for entry in read.filter_map(Result::ok) {
+            total += 1;
+            let name = nodwyn_git::quote::quote(entry.file_name().as_encoded_bytes());
+            if first.len() < cap {
+                first.push((name, entry.path()));
+            } else if first.peek().is_some_and(|(last, _)| name < *last) {
+                first.pop();
+                first.push((name, entry.path()));
+            }
+        }
+        let left_out = total - first.len() as u64;
+        let mut entries: Vec<Entry> = first
+            .into_iter()
+            .map(|(name, path)| {
+                let meta = path.symlink_metadata().ok();
                 let kind = match &meta {
                     Some(m) if m.file_type().is_symlink() => "link",
                     Some(m) if m.is_dir() => "folder",
                     _ => "file",
                 };
                 Entry {
-                    name: nodwyn_git::quote::quote(entry.file_name().as_encoded_bytes()),
+                    name,
                     kind,
                     size: meta.filter(|m| m.is_file()).map(|m| m.len()),
                 }
@@ -94,6 +117,7 @@ impl Primitive for FsList {
         Ok(Listing {
             path: target.shown(ctx),
             entries,
+            left_out,
             outside: !target.inside,
         })
     }
