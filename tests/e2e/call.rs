@@ -776,3 +776,26 @@ fn a_huge_folder_is_listed_up_to_the_cap_with_a_count_of_the_rest() {
         .json();
     assert!(small.get("left_out").is_none(), "{small}");
 }
+
+#[test]
+fn a_path_longer_than_the_system_allows_is_refused_and_the_log_stays_small() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _wt) = env.session(&repo);
+    let before = std::fs::metadata(env.log_path(&id)).unwrap().len();
+    let path = "a/".repeat(10 * 1024 * 1024);
+    let refused = env
+        .nodwyn_with_stdin(
+            &repo,
+            &["call", "--session", &id, "fs-read", "-"],
+            &json!({ "path": path }).to_string(),
+        )
+        .refused();
+    assert!(
+        refused.contains("at most 4096"),
+        "{}",
+        &refused[..refused.len().min(300)]
+    );
+    let grown = std::fs::metadata(env.log_path(&id)).unwrap().len() - before;
+    assert!(grown < 20_000, "the log grew by {grown} bytes");
+}

@@ -69,18 +69,20 @@ impl EventLog {
     /// Every record, as JSON values, in order. Lines that are not JSON objects (a torn last line)
     /// are skipped.
     pub fn read_values(&self) -> Result<Vec<Value>, Error> {
-        let text = std::fs::read_to_string(&self.path).map_err(Error::io(&self.path))?;
-        Ok(text
-            .lines()
-            .filter(|l| !l.trim().is_empty())
-            .filter_map(|l| match serde_json::from_str::<Value>(l) {
-                Ok(value @ Value::Object(_)) => Some(value),
+        let file = File::open(&self.path).map_err(Error::io(&self.path))?;
+        let mut values = Vec::new();
+        each_line(
+            std::io::BufReader::new(file),
+            LONGEST_LINE,
+            |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
+                Some(value @ Value::Object(_)) => values.push(value),
                 _ => {
                     tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
-                    None
                 }
-            })
-            .collect())
+            },
+        )
+        .map_err(Error::io(&self.path))?;
+        Ok(values)
     }
 
     /// Every record nodwyn can read, in order.
@@ -120,10 +122,87 @@ impl EventLog {
     }
 }
 
+/// The longest string field a record keeps whole; a longer one keeps its start and says how
+/// long it was, so no call (a 20 MB path, a huge error) can grow the log by its own size.
+const LONGEST_FIELD: usize = 4096;
+
+/// A line longer than this is not read as a record (no record nodwyn writes comes near it):
+/// it is skipped, and skipping it costs no memory.
+const LONGEST_LINE: usize = 1 << 20;
+
 fn line(record: &Record) -> Result<Vec<u8>, Error> {
-    let mut bytes = serde_json::to_vec(record).map_err(Error::Encode)?;
+    let value = bounded(serde_json::to_value(record).map_err(Error::Encode)?);
+    let mut bytes = serde_json::to_vec(&value).map_err(Error::Encode)?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+/// `value` with every string longer than [`LONGEST_FIELD`] cut to its start and its length.
+fn bounded(value: Value) -> Value {
+    match value {
+        Value::String(s) if s.len() > LONGEST_FIELD => {
+            let mut end = 256;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            Value::String(format!("{}... [{} bytes in all]", &s[..end], s.len()))
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(bounded).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, bounded(v))).collect())
+        }
+        other => other,
+    }
+}
+
+/// Calls `each` with every non-empty line of `reader` (without its line break), or with `None`
+/// for a line longer than `longest`, which is read past without being kept.
+fn each_line(
+    mut reader: impl std::io::BufRead,
+    longest: usize,
+    mut each: impl FnMut(Option<&[u8]>),
+) -> std::io::Result<()> {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buffer = reader.fill_buf()?;
+        if buffer.is_empty() {
+            break;
+        }
+        let (chunk, ends_line) = match memchr_newline(buffer) {
+            Some(at) => (&buffer[..at], true),
+            None => (buffer, false),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > longest {
+                too_long = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(ends_line);
+        reader.consume(used);
+        if ends_line {
+            emit(&mut line, &mut too_long, &mut each);
+        }
+    }
+    emit(&mut line, &mut too_long, &mut each);
+    Ok(())
+}
+
+fn emit(line: &mut Vec<u8>, too_long: &mut bool, each: &mut impl FnMut(Option<&[u8]>)) {
+    if *too_long {
+        each(None);
+    } else if !line.iter().all(u8::is_ascii_whitespace) {
+        each(Some(line));
+    }
+    line.clear();
+    *too_long = false;
+}
+
+fn memchr_newline(bytes: &[u8]) -> Option<usize> {
+    bytes.iter().position(|b| *b == b'\n')
 }
 
 fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
@@ -171,5 +250,39 @@ mod tests {
         let path = dir.path().join("s.jsonl");
         EventLog::create(path.clone(), &close(&[])).unwrap();
         assert!(EventLog::create(path, &close(&[])).is_err());
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    #[test]
+    fn long_fields_are_cut_and_long_lines_skipped_without_being_kept() {
+        let long = "p".repeat(20 * 1024 * 1024);
+        let cut = bounded(serde_json::json!({"action": long, "n": [1, "short"]}));
+        let action = cut["action"].as_str().unwrap();
+        assert!(action.len() < 400, "{}", action.len());
+        assert!(action.ends_with("[20971520 bytes in all]"));
+        assert_eq!(cut["n"], serde_json::json!([1, "short"]));
+
+        let text = format!("{{\"a\":1}}\n{}\n\n{{\"b\":2}}", "x".repeat(3000));
+        let mut seen = Vec::new();
+        each_line(
+            std::io::BufReader::with_capacity(64, text.as_bytes()),
+            1000,
+            |line| {
+                seen.push(line.map(|l| String::from_utf8_lossy(l).into_owned()));
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            seen,
+            [
+                Some("{\"a\":1}".to_owned()),
+                None,
+                Some("{\"b\":2}".to_owned())
+            ]
+        );
     }
 }

@@ -41,6 +41,12 @@ impl Target {
     }
 }
 
+/// The longest path Linux accepts (`PATH_MAX`).
+const LONGEST_PATH: usize = 4096;
+
+/// The longest name of one file or folder (`NAME_MAX`).
+const LONGEST_NAME: usize = 255;
+
 /// Resolves `given` against the session's folder. A name in git's quoted form
 /// (`"caf\351.txt"`, as nodwyn shows a name that is not UTF-8) stands for the name it quotes.
 pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
@@ -49,6 +55,19 @@ pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
     }
     if given.contains('\0') {
         return Err(Error::refused("the path contains a NUL byte"));
+    }
+    // Longer than any system allows: refused before anything records or judges it.
+    if given.len() > LONGEST_PATH {
+        return Err(Error::refused(format!(
+            "the path is {} bytes long; a path may have at most {LONGEST_PATH}",
+            given.len()
+        )));
+    }
+    if let Some(part) = given.split('/').find(|part| part.len() > LONGEST_NAME) {
+        return Err(Error::refused(format!(
+            "a name in the path is {} bytes long; a name may have at most {LONGEST_NAME}",
+            part.len()
+        )));
     }
     // A name nodwyn showed in git's quoted form (not UTF-8) is read back to its bytes.
     let name = nodwyn_git::quote::os_name(given);
