@@ -799,3 +799,57 @@ fn a_path_longer_than_the_system_allows_is_refused_and_the_log_stays_small() {
     let grown = std::fs::metadata(env.log_path(&id)).unwrap().len() - before;
     assert!(grown < 20_000, "the log grew by {grown} bytes");
 }
+
+#[test]
+fn a_record_nodwyn_did_not_seal_grants_nothing_and_a_sealed_one_cannot_be_replayed() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    let log = env.log_path(&id);
+    let append = |line: &str| {
+        let mut text = std::fs::read_to_string(&log).unwrap();
+        text.push_str(line);
+        text.push('\n');
+        std::fs::write(&log, text).unwrap();
+    };
+    let write_call = || {
+        call(
+            &env,
+            &repo,
+            &id,
+            "fs-write",
+            json!({"path": "a.txt", "content": "a"}),
+        )
+    };
+    // A process other than nodwyn appends Don't ask, as the person.
+    append(
+        r#"{"at":"2026-11-30T00:00:00.000Z","type":"session.dont_ask","on":true,"by":"person"}"#,
+    );
+    let refused = write_call().refused();
+    assert!(refused.contains("dont-ask"), "{refused}");
+    assert!(!wt.join("a.txt").exists());
+
+    // The person's own, sealed, works; copied after the person turned it off, it does not.
+    env.turn_dont_ask_on(&repo, &id);
+    let sealed = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .rfind(|l| l.contains("session.dont_ask"))
+        .unwrap()
+        .to_owned();
+    assert!(sealed.contains("\"seal\""), "{sealed}");
+    write_call().success();
+    env.nodwyn(&repo, &["session", "dont-ask", &id, "--off"])
+        .success();
+    append(&sealed);
+    let refused = call(
+        &env,
+        &repo,
+        &id,
+        "fs-write",
+        json!({"path": "b.txt", "content": "b"}),
+    )
+    .refused();
+    assert!(refused.contains("dont-ask"), "{refused}");
+    assert!(!wt.join("b.txt").exists());
+}

@@ -153,6 +153,9 @@ pub enum Event {
         on: bool,
         /// Who turned it on or off.
         by: String,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one turns nothing on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
     },
     /// The fingerprint of what in the repository's git configuration can run a program or
     /// redirect a push (see `nodwyn_git::fingerprint`), taken when the worktree was made, or
@@ -164,6 +167,9 @@ pub enum Event {
         /// The person who accepted a change; absent when nodwyn took it at the start.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         accepted_by: Option<String>,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one is not used.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
     },
     /// A primitive was called (an agent's action, about to be judged).
     #[serde(rename = "primitive.call")]

@@ -18,6 +18,7 @@ pub mod log;
 mod project;
 pub mod scan;
 pub mod scripts;
+pub mod seal;
 pub mod session;
 pub mod store;
 pub mod versions;

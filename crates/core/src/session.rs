@@ -82,13 +82,22 @@ impl Session {
             config: None,
             log_path: Some(stored.log.path().to_path_buf()),
         };
-        for (_, event) in events {
-            session.apply(event);
+        let seal = crate::store::Store::data_dir_of(stored.log.path())
+            .and_then(|home| crate::seal::Seal::of(&home).ok());
+        // Place 0 is the session.start record.
+        for (place, (_, event)) in events.enumerate() {
+            session.apply(event, place + 1, seal.as_ref());
         }
         Ok(session)
     }
 
-    fn apply(&mut self, event: Event) {
+    /// Folds one record, at `place` in the log; what grants authority counts only with a valid
+    /// seal (see `crate::seal`).
+    fn apply(&mut self, event: Event, place: usize, seal: Option<&crate::seal::Seal>) {
+        let id = self.id.to_string();
+        let sealed = |what: &str, given: &Option<String>| {
+            seal.is_some_and(|seal| seal.verifies(what, given.as_deref()))
+        };
         match event {
             Event::WorktreeCreate { worktree, .. } => {
                 self.worktree = Some(worktree);
@@ -115,8 +124,28 @@ impl Session {
                 self.open = true;
                 self.root = root;
             }
-            Event::SessionDontAsk { on, by } => self.dont_ask = on.then_some(by),
-            Event::SessionConfig { fingerprint, .. } => self.config = Some(fingerprint),
+            Event::SessionDontAsk { on, by, seal } => {
+                if !on {
+                    self.dont_ask = None;
+                } else if sealed(&crate::seal::dont_ask_sealed(&id, place, on, &by), &seal) {
+                    self.dont_ask = Some(by);
+                } else {
+                    tracing::info!(session = %id, place, "a session.dont_ask record nodwyn did not seal is ignored");
+                }
+            }
+            Event::SessionConfig {
+                fingerprint,
+                accepted_by,
+                seal,
+            } => {
+                let what =
+                    crate::seal::config_sealed(&id, place, &fingerprint, accepted_by.as_deref());
+                if sealed(&what, &seal) {
+                    self.config = Some(fingerprint);
+                } else {
+                    tracing::info!(session = %id, place, "a session.config record nodwyn did not seal is ignored");
+                }
+            }
             Event::LandBegin { head, .. } => {
                 self.landing = Some(PendingLanding {
                     head,

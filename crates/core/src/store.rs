@@ -70,6 +70,12 @@ impl Store {
             .join(Self::project_id(repository))
     }
 
+    /// The data directory a session log at `log` belongs to (logs live in
+    /// `<data>/sessions/<project>/`).
+    pub fn data_dir_of(log: &Path) -> Option<PathBuf> {
+        log.parent()?.parent()?.parent().map(Path::to_path_buf)
+    }
+
     fn sessions_dir(&self, repository: &Path) -> PathBuf {
         self.home
             .join("sessions")

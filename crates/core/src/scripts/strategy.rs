@@ -151,11 +151,18 @@ fn approvals_file(store: &Store, repository: &Path) -> PathBuf {
 /// Whether a person approved strategy content `sha256` for `repository`.
 pub fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<bool, Error> {
     let file = approvals_file(store, repository);
-    match std::fs::read_to_string(&file) {
-        Ok(text) => Ok(text.lines().any(|line| line.trim() == sha256)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(Error::io(&file)(e)),
-    }
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::io(&file)(e)),
+    };
+    // Each line is `<sha256> <seal>`; a line nodwyn did not seal approves nothing.
+    let seal = crate::seal::Seal::of(store.home())?;
+    let what = crate::seal::approval_sealed(&Store::project_id(repository), sha256);
+    Ok(text.lines().any(|line| {
+        let mut fields = line.split_whitespace();
+        fields.next() == Some(sha256) && seal.verifies(&what, fields.next())
+    }))
 }
 
 /// Remembers that a person approved strategy content `sha256` for `repository`.
@@ -169,7 +176,11 @@ pub fn approve(store: &Store, repository: &Path, sha256: &str) -> Result<(), Err
         .append(true)
         .open(&file)
         .map_err(Error::io(&file))?;
-    writeln!(out, "{sha256}").map_err(Error::io(&file))
+    let seal = crate::seal::Seal::of(store.home())?.sign(&crate::seal::approval_sealed(
+        &Store::project_id(repository),
+        sha256,
+    ));
+    writeln!(out, "{sha256} {seal}").map_err(Error::io(&file))
 }
 
 #[cfg(test)]

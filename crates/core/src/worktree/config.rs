@@ -18,15 +18,30 @@ use super::{active_worktree, locked_session};
 /// (`session.config`), taken by nodwyn (`accepted_by` empty) or accepted by a person.
 pub(crate) fn record(
     log: &EventLog,
+    session: &str,
     path: &Path,
     accepted_by: Option<String>,
 ) -> Result<(), Error> {
     let fingerprint = nodwyn_git::fingerprint::fingerprint(path)?;
+    let home = crate::store::Store::data_dir_of(log.path()).ok_or_else(|| {
+        Error::Refused(format!(
+            "{} is not in a data directory",
+            log.path().display()
+        ))
+    })?;
+    let place = log.read()?.len();
+    let seal = crate::seal::Seal::of(&home)?.sign(&crate::seal::config_sealed(
+        session,
+        place,
+        &fingerprint,
+        accepted_by.as_deref(),
+    ));
     log.append(&Record::new(
         Timestamp::now(),
         Event::SessionConfig {
             fingerprint,
             accepted_by,
+            seal: Some(seal),
         },
     ))?;
     Ok(())
@@ -49,5 +64,10 @@ pub fn changes(store: &Store, id: &str) -> Result<Vec<String>, Error> {
 pub fn accept(store: &Store, id: &str, person: &str) -> Result<(), Error> {
     let locked = locked_session(store, id)?;
     let facts = active_worktree(&locked.session)?;
-    record(&locked.stored.log, &facts.path, Some(person.to_owned()))
+    record(
+        &locked.stored.log,
+        &locked.session.id.to_string(),
+        &facts.path,
+        Some(person.to_owned()),
+    )
 }

@@ -189,7 +189,7 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
             include_failed: included.failed.clone(),
         },
     ))?;
-    super::config::record(&stored.log, &facts.path, None)?;
+    super::config::record(&stored.log, &stored.id.to_string(), &facts.path, None)?;
     Ok(Created {
         id: stored.id.short().to_owned(),
         session: stored.id,
