@@ -104,12 +104,18 @@ pub struct Snapshot {
     dir: std::path::PathBuf,
     _folder: TempDir,
     index: std::path::PathBuf,
+    /// Where the snapshot's new objects go (the temporary folder), and the repository's own
+    /// objects, read through as an alternate: the review writes nothing into the repository.
+    objects: std::path::PathBuf,
+    alternate: String,
 }
 
 impl Snapshot {
     /// Takes the snapshot of the checkout at `dir`: its index copied (so unchanged files are not
-    /// read again), then every file added to the copy, with no `.gitattributes` applied.
-    pub fn take(dir: &Path) -> Result<Self, Error> {
+    /// read again), then every file added to the copy, with no `.gitattributes` applied. The
+    /// objects it makes go to a temporary object folder, removed with the snapshot; `within`
+    /// bounds the time it may take.
+    pub fn take(dir: &Path, within: std::time::Duration) -> Result<Self, Error> {
         let folder = TempDir::new().map_err(|source| Error::Io {
             path: std::env::temp_dir(),
             source,
@@ -137,18 +143,40 @@ impl Snapshot {
                 .and_then(|file| file.set_modified(modified))
                 .map_err(io)?;
         }
+        let objects = folder.path().join("objects");
+        std::fs::create_dir(&objects).map_err(|source| Error::Io {
+            path: objects.clone(),
+            source,
+        })?;
+        let alternate = GitCommand::new(dir)
+            .read_only()
+            .args([
+                "rev-parse",
+                "--path-format=absolute",
+                "--git-path",
+                "objects",
+            ])
+            .run_text()?;
         let snapshot = Self {
             dir: dir.to_path_buf(),
             _folder: folder,
             index,
+            objects,
+            alternate,
         };
-        snapshot.git().args(["add", "--all"]).run()?;
+        snapshot
+            .git()
+            .deadline(within)
+            .args(["add", "--all"])
+            .run()?;
         Ok(snapshot)
     }
 
     fn git(&self) -> GitCommand {
         GitCommand::new(&self.dir)
             .env("GIT_INDEX_FILE", &self.index)
+            .env("GIT_OBJECT_DIRECTORY", &self.objects)
+            .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.alternate)
             .without_attributes()
     }
 
@@ -230,9 +258,32 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "two\n").unwrap();
         // The review comes later.
         std::thread::sleep(std::time::Duration::from_millis(1100));
-        let snapshot = Snapshot::take(dir).unwrap();
+        let snapshot = Snapshot::take(dir, std::time::Duration::from_secs(30)).unwrap();
         let changed = snapshot.changed("HEAD").unwrap();
         assert_eq!(changed.len(), 1, "{changed:?}");
         assert_eq!(changed[0].path, "a.txt");
+    }
+
+    #[test]
+    fn a_snapshot_writes_no_object_into_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+        git(dir, &["add", "a.txt"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+        let count = || git(dir, &["count-objects"]);
+        let before = count();
+        std::fs::write(dir.join("big.bin"), vec![7u8; 1 << 20]).unwrap();
+        std::fs::write(dir.join("a.txt"), "changed\n").unwrap();
+        let snapshot = Snapshot::take(dir, std::time::Duration::from_secs(30)).unwrap();
+        let changed = snapshot.changed("HEAD").unwrap();
+        assert_eq!(changed.len(), 2, "{changed:?}");
+        assert!(!snapshot.file_diff("HEAD", "a.txt").unwrap().is_empty());
+        assert_eq!(
+            count(),
+            before,
+            "the review wrote objects into the repository"
+        );
     }
 }

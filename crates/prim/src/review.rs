@@ -65,7 +65,9 @@ pub struct Review {
 /// the whole taking about `time` at most.
 pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Result<Review, Error> {
     let started = Instant::now();
-    let snapshot = Snapshot::take(dir)?;
+    // The snapshot counts against the limit (with at least a second to take it): a folder of a
+    // million untracked files stops the review with a sentence rather than holding it.
+    let snapshot = Snapshot::take(dir, time.max(Duration::from_secs(1)))?;
     let denylist = Denylist::standard();
     let mut review = Review {
         base_commit: since.to_owned(),
