@@ -500,3 +500,33 @@ fn prune_removes_only_what_close_would_and_dry_run_changes_nothing() {
         .unwrap();
     assert_eq!(remove["by"], "prune");
 }
+
+#[test]
+fn a_forged_log_claiming_an_open_sessions_worktree_makes_prune_remove_nothing() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    write(&path.join("work.txt"), "unsaved work\n");
+    // A copy of its log under another id, closed: as if that session owned the worktree.
+    let log = env.log_path(id);
+    let name = log.file_name().unwrap().to_str().unwrap().to_owned();
+    let forged_name = name.replace(id, "0badf00d");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(r#"{"at":"2026-11-30T00:00:00.000Z","type":"session.close","kept":[]}"#);
+    text.push('\n');
+    std::fs::write(log.with_file_name(&forged_name), text).unwrap();
+    std::fs::remove_file(path.join("work.txt")).unwrap();
+
+    let pruned = env.nodwyn_json(&repo, &["worktree", "prune"]);
+    assert!(path.exists(), "{pruned}");
+    let forged = pruned
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["session"].as_str().unwrap().ends_with("0badf00d"))
+        .unwrap();
+    assert_eq!(forged["removed"], false, "{pruned}");
+    assert!(forged["kept"][0].as_str().unwrap().contains(id), "{pruned}");
+}
