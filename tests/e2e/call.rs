@@ -853,3 +853,26 @@ fn a_record_nodwyn_did_not_seal_grants_nothing_and_a_sealed_one_cannot_be_replay
     assert!(refused.contains("dont-ask"), "{refused}");
     assert!(!wt.join("b.txt").exists());
 }
+
+#[test]
+fn a_command_waiting_for_a_busy_session_says_so() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, _wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let args = json!({"argv": ["sleep", "2"]}).to_string();
+    let mut busy = env
+        .nodwyn_command(&repo, &["call", "--session", &id, "shell-exec", &args])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let closed = env.nodwyn(&repo, &["worktree", "close", &id]).success();
+    assert!(
+        closed.stderr.contains("waiting for session"),
+        "{}",
+        closed.stderr
+    );
+    assert!(busy.wait().unwrap().success());
+}

@@ -28,6 +28,14 @@ fn main() -> ExitCode {
     // ptrace access, which a process that is not dumpable refuses.
     let _ = nodwyn_core::prim::sandbox::not_dumpable();
     point_steel_home();
+    nodwyn_core::log::on_waiting_for_lock(|log| {
+        output::note(format!(
+            "note: waiting for session {}: another nodwyn command is using it (an agent's call holds it until its command ends, at most its time limit)",
+            log.file_stem()
+                .map(|s| s.to_string_lossy())
+                .unwrap_or_default()
+        ));
+    });
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return error::usage(e, std::env::args_os().any(|a| a == "--json")),

@@ -108,7 +108,18 @@ impl EventLog {
     /// Waits for, then takes, the session's lock; it is released when the guard is dropped.
     pub fn lock(&self) -> Result<LogLock, Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
-        file.lock().map_err(Error::io(&self.path))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                // Another command holds it (a call holds it until its command ends, at most its
+                // time limit): say so before waiting, so the wait is never silent.
+                if let Some(notice) = WAITING_NOTICE.get() {
+                    notice(&self.path);
+                }
+                file.lock().map_err(Error::io(&self.path))?;
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&self.path)(e)),
+        }
         Ok(LogLock { _file: file })
     }
 
@@ -120,6 +131,16 @@ impl EventLog {
         file.lock_shared().map_err(Error::io(&self.path))?;
         Ok(LogLock { _file: file })
     }
+}
+
+/// What to do when a command must wait for a session's lock; the command line sets it to tell
+/// the person.
+static WAITING_NOTICE: std::sync::OnceLock<fn(&Path)> = std::sync::OnceLock::new();
+
+/// Has `notice` called with the log's path whenever a command must wait for a session's lock
+/// that another command holds.
+pub fn on_waiting_for_lock(notice: fn(&Path)) {
+    let _ = WAITING_NOTICE.set(notice);
 }
 
 /// The longest string field a record keeps whole; a longer one keeps its start and says how
