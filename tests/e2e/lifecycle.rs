@@ -530,3 +530,29 @@ fn a_forged_log_claiming_an_open_sessions_worktree_makes_prune_remove_nothing() 
     assert_eq!(forged["removed"], false, "{pruned}");
     assert!(forged["kept"][0].as_str().unwrap().contains(id), "{pruned}");
 }
+
+#[test]
+fn removing_a_worktree_the_person_moved_refuses_and_records_nothing() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    let moved = env.root().join("moved-here");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "move",
+            path.to_str().unwrap(),
+            moved.to_str().unwrap(),
+        ],
+    );
+    let before = env.record_types(id);
+    let refused = env
+        .nodwyn(&repo, &["worktree", "remove", id, "--force"])
+        .failed_with(1);
+    assert!(refused.contains(moved.to_str().unwrap()), "{refused}");
+    assert!(moved.join("README.md").exists());
+    assert_eq!(env.record_types(id), before, "nothing is recorded");
+}
