@@ -103,3 +103,46 @@ fn a_token_in_a_file_with_a_nul_byte_is_refused() {
     let refused = refused_before_the_push(&env, &repo, &remote, &id);
     assert!(refused.contains("data.bin:2"), "{refused}");
 }
+
+#[test]
+fn a_token_in_an_lfs_object_is_refused_though_the_diff_shows_only_its_pointer() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    // What git-lfs would have stored: the object in the local LFS store, its pointer committed.
+    let content = format!("weights\nGITHUB_TOKEN={}\n", token());
+    let oid = nodwyn_tests::sha256_hex(&content);
+    let object = repo
+        .join(".git/lfs/objects")
+        .join(&oid[..2])
+        .join(&oid[2..4])
+        .join(&oid);
+    write(&object, &content);
+    write(
+        &path.join("model.bin"),
+        &format!(
+            "version https://git-lfs.github.com/spec/v1\noid sha256:{oid}\nsize {}\n",
+            content.len()
+        ),
+    );
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("LFS object of model.bin"), "{refused}");
+}
+
+#[test]
+fn a_change_of_a_submodule_is_refused_with_a_sentence() {
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    let head = env.git(&path, &["rev-parse", "HEAD"]);
+    env.git(
+        &path,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{head},vendor/lib"),
+        ],
+    );
+    env.git(&path, &["commit", "-q", "-m", "vendor a library"]);
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("submodule vendor/lib"), "{refused}");
+}

@@ -557,3 +557,12 @@ fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
     }
     newest
 }
+
+/// The SHA-256 of `text`, as lowercase hex (what an LFS pointer names).
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

@@ -36,10 +36,39 @@ pub fn commit_patch(dir: &Path, parent: &str, commit: &str) -> Result<Vec<u8>, E
         .run()
 }
 
-/// The paths `commit` adds or changes against `parent` (not those it deletes; a rename's new
-/// name), read with `-z` and shown as [`crate::quote`] shows names.
-pub fn commit_paths(dir: &Path, parent: &str, commit: &str) -> Result<Vec<String>, Error> {
-    paths_between(dir, parent, commit, true)
+/// A file a commit adds or changes, as its tree holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewBlob {
+    /// Its path, as [`crate::quote`] shows names.
+    pub path: String,
+    /// Its mode (`100644`, `100755`, `120000` for a link, `160000` for a submodule's commit).
+    pub mode: String,
+    /// The object it names.
+    pub oid: String,
+}
+
+/// The files `commit` adds or changes against `parent` (not those it deletes), read with `-z`.
+pub fn commit_blobs(dir: &Path, parent: &str, commit: &str) -> Result<Vec<NewBlob>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["diff-tree", "-r", "-z", "--no-renames", "--diff-filter=d"])
+        .args([revision(parent)?, revision(commit)?, "--"])
+        .run()?;
+    // Each change is `:OLDMODE NEWMODE OLDOID NEWOID STATUS` then the path, NUL-separated.
+    let mut records = nul_byte_records(&stdout);
+    let mut blobs = Vec::new();
+    while let (Some(meta), Some(path)) = (records.next(), records.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let fields: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        if let [_, mode, _, oid, _] = fields.as_slice() {
+            blobs.push(NewBlob {
+                path: crate::quote::quote(path),
+                mode: (*mode).to_owned(),
+                oid: (*oid).to_owned(),
+            });
+        }
+    }
+    Ok(blobs)
 }
 
 /// The paths whose content differs between the commits `from` and `to` (renames as a deletion

@@ -58,6 +58,31 @@ impl Pointer {
         })
     }
 
+    /// The pointer the blob `oid` of the repository at `dir` holds, if it is one.
+    pub fn in_blob(dir: &Path, oid: &str) -> Option<Self> {
+        let repo = git2::Repository::open(dir).ok()?;
+        let oid = git2::Oid::from_str(oid).ok()?;
+        let header = repo.odb().ok()?.read_header(oid).ok()?;
+        if header.0 > MAX_POINTER_BYTES || header.1 != git2::ObjectType::Blob {
+            return None;
+        }
+        Self::parse(repo.find_blob(oid).ok()?.content())
+    }
+
+    /// Where the local LFS store of the repository at `dir` keeps this pointer's object
+    /// (`<git common dir>/lfs/objects/ab/cd/abcd...`), which a push uploads from there.
+    pub fn local_object(&self, dir: &Path) -> Option<std::path::PathBuf> {
+        let repo = git2::Repository::open(dir).ok()?;
+        Some(
+            repo.commondir()
+                .join("lfs")
+                .join("objects")
+                .join(&self.oid[..2])
+                .join(&self.oid[2..4])
+                .join(&self.oid),
+        )
+    }
+
     /// Whether the file at `path` is the object this pointer names (its size, then its hash).
     pub fn is_content_of(&self, path: &Path) -> bool {
         let Ok(metadata) = std::fs::symlink_metadata(path) else {

@@ -29,11 +29,12 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
         let parts = nodwyn_git::commit::parts(dir, &commit)?;
         let parent = parts.parent.as_deref().unwrap_or(diff::EMPTY_TREE);
         let mut held: Vec<String> = Vec::new();
-        for path in diff::commit_paths(dir, parent, &commit)? {
-            let name = nodwyn_git::quote::os_name(&path);
+        for blob in diff::commit_blobs(dir, parent, &commit)? {
+            let name = nodwyn_git::quote::os_name(&blob.path);
             if denylist.judge(Path::new(&name), dir).is_denied() {
-                held.push(format!("the credential file {path}"));
+                held.push(format!("the credential file {}", blob.path));
             }
+            held.extend(beyond_the_diff(dir, &blob, scanner));
         }
         for finding in scan_diff(scanner, &diff::commit_patch(dir, parent, &commit)?) {
             held.push(format!(
@@ -64,6 +65,50 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
         found.join("; "),
         super::short(from)
     )))
+}
+
+/// The most of one LFS object the landing reads to scan.
+const LARGEST_SCANNED_OBJECT: u64 = 512 * 1024 * 1024;
+
+/// What leaves with a commit beyond its diff: a submodule's commit (whose content nodwyn does
+/// not scan, so it is refused) and the content of an LFS object (the diff shows only its
+/// pointer; git-lfs uploads the object with the push), scanned from the local LFS store.
+fn beyond_the_diff(dir: &Path, blob: &diff::NewBlob, scanner: &Scanner) -> Vec<String> {
+    if blob.mode == "160000" {
+        return vec![format!(
+            "a change of the submodule {}, whose commits nodwyn does not scan or publish (land it from the submodule itself)",
+            blob.path
+        )];
+    }
+    let Some(pointer) = nodwyn_git::lfs::Pointer::in_blob(dir, &blob.oid) else {
+        return Vec::new();
+    };
+    let Some(object) = pointer.local_object(dir).filter(|o| o.exists()) else {
+        // Not in the local store: git-lfs has nothing of it to upload.
+        return Vec::new();
+    };
+    if pointer.size > LARGEST_SCANNED_OBJECT {
+        return vec![format!(
+            "the LFS object of {} ({} bytes), too large to scan before it is uploaded",
+            blob.path, pointer.size
+        )];
+    }
+    match std::fs::read(&object) {
+        Ok(content) => scanner
+            .scan(&content)
+            .into_iter()
+            .map(|finding| {
+                format!(
+                    "what looks like a credential in the LFS object of {}, line {} ({})",
+                    blob.path, finding.line, finding.rule
+                )
+            })
+            .collect(),
+        Err(e) => vec![format!(
+            "the LFS object of {}, which could not be read to scan it ({e})",
+            blob.path
+        )],
+    }
 }
 
 /// A commit message's first line, shortened for a sentence, with any credential in it redacted.
