@@ -146,3 +146,39 @@ fn a_change_of_a_submodule_is_refused_with_a_sentence() {
     let refused = refused_before_the_push(&env, &repo, &remote, &id);
     assert!(refused.contains("submodule vendor/lib"), "{refused}");
 }
+
+#[test]
+fn with_git_lfs_a_token_in_a_tracked_file_never_reaches_the_lfs_store() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    env.git(&repo, &["lfs", "install", "--local"]);
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap().to_owned();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    write(
+        &path.join(".gitattributes"),
+        "*.bin filter=lfs diff=lfs merge=lfs -text\n",
+    );
+    write(
+        &path.join("model.bin"),
+        &format!("weights\nGITHUB_TOKEN={}\n", token()),
+    );
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("LFS object of model.bin"), "{refused}");
+    let committed = env.git(&path, &["show", "HEAD:model.bin"]);
+    assert!(
+        committed.starts_with("version https://git-lfs"),
+        "git-lfs ran: {committed}"
+    );
+    let uploaded = remote.join("lfs/objects");
+    assert!(
+        !uploaded.exists() || std::fs::read_dir(&uploaded).unwrap().next().is_none(),
+        "an object reached the remote's LFS store"
+    );
+
+    // Without the token the same landing goes through, and git-lfs uploads the object.
+    write(&path.join("model.bin"), "weights only\n");
+    env.git(&path, &["reset", "-q", "--soft", "HEAD~1"]);
+    env.nodwyn(&repo, &["land", &id, "-m", "model"]).success();
+    assert!(uploaded.exists(), "git-lfs uploaded nothing");
+}
