@@ -138,3 +138,27 @@ fn what_a_script_prints_reaches_the_terminal_escaped() {
     assert_eq!(active(&run.stderr), Vec::<char>::new(), "{:?}", run.stderr);
     assert!(run.stderr.contains("loud"), "{:?}", run.stderr);
 }
+
+#[test]
+fn a_repositorys_prompts_file_cannot_drive_the_terminal_nor_can_the_prompt() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(display \"\\x1b;]52;c;Y3VybCBldmlsIHwgc2g=\\x07;\")\n\
+         (define (project-prompt) \"Be careful.\\x1b;[2K\\r\\x1b;]0;title\\x07;\")\n",
+    );
+    env.commit_all(&repo, "prompts");
+    let made = env.nodwyn(&repo, &["worktree", "new"]).success();
+    for text in [&made.stdout, &made.stderr] {
+        assert_eq!(active(text), Vec::<char>::new(), "{text:?}");
+    }
+    let id = env.nodwyn_json(&repo, &["worktree", "list"])[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let prompt = env.nodwyn(&repo, &["prompt", "--session", &id]).success();
+    for text in [&prompt.stdout, &prompt.stderr] {
+        assert_eq!(active(text), Vec::<char>::new(), "{text:?}");
+    }
+}

@@ -137,9 +137,15 @@ pub struct Snapshot {
     /// objects, read through as an alternate: the review writes nothing into the repository.
     objects: std::path::PathBuf,
     alternate: String,
+    /// Untracked files larger than [`Snapshot::LARGEST_READ`], left out of the snapshot (not
+    /// read, not hashed), with their sizes.
+    pub too_large: Vec<(String, u64)>,
 }
 
 impl Snapshot {
+    /// The largest untracked file a snapshot reads; a larger one is named with its size.
+    pub const LARGEST_READ: u64 = 64 * 1024 * 1024;
+
     /// Takes the snapshot of the checkout at `dir`: its index copied (so unchanged files are not
     /// read again), then every file added to the copy, with no `.gitattributes` applied. The
     /// objects it makes go to a temporary object folder, removed with the snapshot; `within`
@@ -186,17 +192,42 @@ impl Snapshot {
                 "objects",
             ])
             .run_text()?;
-        let snapshot = Self {
+        let mut snapshot = Self {
             dir: dir.to_path_buf(),
             _folder: folder,
             index,
             objects,
             alternate,
+            too_large: Vec::new(),
         };
+        // Untracked files too large to read are left out by name (a 300 MB download in the
+        // worktree would otherwise be read and hashed for a review that cannot show it).
+        let untracked = GitCommand::new(dir)
+            .read_only()
+            .deadline(within)
+            .args(["ls-files", "-z", "--others", "--exclude-standard"])
+            .run()?;
+        let mut pathspecs: Vec<u8> = b".\0".to_vec();
+        for name in nul_byte_records(&untracked) {
+            let path = dir.join(crate::quote::os_name(&crate::quote::quote(name)));
+            let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if size > Self::LARGEST_READ {
+                pathspecs.extend_from_slice(b":(exclude,literal)");
+                pathspecs.extend_from_slice(name);
+                pathspecs.push(0);
+                snapshot.too_large.push((crate::quote::quote(name), size));
+            }
+        }
         snapshot
             .git()
             .deadline(within)
-            .args(["add", "--all"])
+            .args([
+                "add",
+                "--all",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+            ])
+            .input(pathspecs)
             .run()?;
         Ok(snapshot)
     }
@@ -314,5 +345,24 @@ mod tests {
             before,
             "the review wrote objects into the repository"
         );
+    }
+
+    #[test]
+    fn an_untracked_file_too_large_to_read_is_named_not_hashed() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        git(dir, &["init", "-q"]);
+        git(dir, &["commit", "-q", "--allow-empty", "-m", "first"]);
+        let big = std::fs::File::create(dir.join("download.iso")).unwrap();
+        big.set_len(Snapshot::LARGEST_READ + 1).unwrap();
+        std::fs::write(dir.join("small.txt"), "small\n").unwrap();
+        let snapshot = Snapshot::take(dir, std::time::Duration::from_secs(30)).unwrap();
+        assert_eq!(
+            snapshot.too_large,
+            [("download.iso".to_owned(), Snapshot::LARGEST_READ + 1)]
+        );
+        let changed = snapshot.changed("HEAD").unwrap();
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert_eq!(changed[0].path, "small.txt");
     }
 }

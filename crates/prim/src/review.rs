@@ -72,7 +72,17 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
     let mut review = Review {
         base_commit: since.to_owned(),
         files: Vec::new(),
-        omitted: Vec::new(),
+        omitted: snapshot
+            .too_large
+            .iter()
+            .map(|(path, size)| Omitted {
+                path: path.clone(),
+                why: format!(
+                    "an untracked file of {size} bytes, larger than a review reads ({} MiB)",
+                    Snapshot::LARGEST_READ / (1024 * 1024)
+                ),
+            })
+            .collect(),
     };
     for changed in snapshot.changed(since)? {
         let name = nodwyn_git::quote::os_name(&changed.path);
