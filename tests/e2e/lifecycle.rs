@@ -529,6 +529,14 @@ fn a_forged_log_claiming_an_open_sessions_worktree_makes_prune_remove_nothing() 
         .unwrap();
     assert_eq!(forged["removed"], false, "{pruned}");
     assert!(forged["kept"][0].as_str().unwrap().contains(id), "{pruned}");
+    // Nor does closing either claimant, or removing the real one.
+    let closed = env.nodwyn_json(&repo, &["worktree", "close", "0badf00d"]);
+    assert_eq!(closed["removed"], false, "{closed}");
+    let refused = env
+        .nodwyn(&repo, &["worktree", "remove", id, "--force"])
+        .failed_with(1);
+    assert!(refused.contains("0badf00d"), "{refused}");
+    assert!(path.exists());
 }
 
 #[test]

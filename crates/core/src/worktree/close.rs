@@ -9,7 +9,7 @@ use crate::event::{Event, Record, RemovedBy};
 use crate::session::WorktreeState;
 use crate::store::Store;
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
-use crate::worktree::verdict::keep_reasons;
+use crate::worktree::verdict::{claimed_by_others, keep_reasons, other_claimants};
 use crate::worktree::{LockedSession, locked_session};
 
 /// What `close` did.
@@ -41,7 +41,12 @@ pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
     };
     match (&session.worktree, session.worktree_state) {
         (Some(facts), WorktreeState::Active) => {
-            closed.kept = keep_reasons(store, facts, session.landing.as_ref())?;
+            let others = other_claimants(store, facts, &session.id)?;
+            closed.kept = if others.is_empty() {
+                keep_reasons(store, facts, session.landing.as_ref())?
+            } else {
+                vec![claimed_by_others(&others)]
+            };
             if closed.kept.is_empty() {
                 closed.branch = Some(remove_worktree(
                     &stored.log,

@@ -10,7 +10,7 @@ use crate::event::RemovedBy;
 use crate::session::{Unreadable, sessions_of};
 use crate::store::Store;
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
-use crate::worktree::verdict::keep_reasons;
+use crate::worktree::verdict::{claimed_by_others, keep_reasons, other_claimants};
 use crate::worktree::{LockedSession, locked_session};
 
 /// What prune did, or would do, with one worktree.
@@ -38,15 +38,6 @@ pub fn prune(
 ) -> Result<(Vec<Pruned>, Vec<Unreadable>), Error> {
     let mut report = Vec::new();
     let (sessions, unreadable) = sessions_of(store, repository)?;
-    // Who claims each worktree: one claimed by two logs (one of them not nodwyn's, or a copy)
-    // is removed by neither, since removing it could lose the other's work.
-    let claimants = |path: &Path| -> Vec<String> {
-        sessions
-            .iter()
-            .filter(|s| s.active_worktree().is_some_and(|f| f.path == path))
-            .map(|s| s.id.short().to_owned())
-            .collect()
-    };
     // A first look without the lock skips the sessions with nothing to prune.
     for candidate in sessions.iter().filter(|s| s.active_worktree().is_some()) {
         let LockedSession {
@@ -64,19 +55,13 @@ pub fn prune(
             branch: None,
             kept: Vec::new(),
         };
-        let others: Vec<String> = claimants(&facts.path)
-            .into_iter()
-            .filter(|id| id != session.id.short())
-            .collect();
+        let others = other_claimants(store, facts, &session.id)?;
         if session.id != candidate.id {
             entry
                 .kept
                 .push("the session locked is not the one judged".to_owned());
         } else if !others.is_empty() {
-            entry.kept.push(format!(
-                "session(s) {} claim the same worktree, so its owner is not certain",
-                others.join(", ")
-            ));
+            entry.kept.push(claimed_by_others(&others));
         } else if session.open {
             entry.kept.push("the session is open".to_owned());
         } else {

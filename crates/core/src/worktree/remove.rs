@@ -45,6 +45,14 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
     if !is_nodwyn_path(store, &facts.repository, &facts.path) {
         return Err(Error::NotNodwyns(facts.path.clone()));
     }
+    let others = crate::worktree::verdict::other_claimants(store, facts, &session.id)?;
+    if !others.is_empty() {
+        return Err(Error::Refused(format!(
+            "{} stays: {}",
+            facts.path.display(),
+            crate::worktree::verdict::claimed_by_others(&others)
+        )));
+    }
     if !force && session.landing.is_some() {
         return Err(Error::Refused(format!(
             "{} stays: {}; `--force` removes it all the same",

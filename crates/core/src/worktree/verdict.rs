@@ -191,3 +191,26 @@ pub(crate) fn landing_in_progress(branch: &str) -> String {
 pub(crate) fn short(commit: &str) -> &str {
     &commit[..commit.len().min(12)]
 }
+
+/// The short ids of the other sessions of the repository that claim the worktree at `facts.path`
+/// as theirs: a worktree two logs claim (one a copy, or not nodwyn's) is removed by neither.
+pub(crate) fn other_claimants(
+    store: &Store,
+    facts: &WorktreeFacts,
+    owner: &crate::id::SessionId,
+) -> Result<Vec<String>, Error> {
+    let (sessions, _) = crate::session::sessions_of(store, &facts.repository)?;
+    Ok(sessions
+        .iter()
+        .filter(|s| s.id != *owner && s.active_worktree().is_some_and(|f| f.path == facts.path))
+        .map(|s| s.id.short().to_owned())
+        .collect())
+}
+
+/// Why a worktree other sessions also claim stays.
+pub(crate) fn claimed_by_others(others: &[String]) -> String {
+    format!(
+        "session(s) {} claim the same worktree, so its owner is not certain",
+        others.join(", ")
+    )
+}
