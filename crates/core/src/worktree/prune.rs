@@ -10,7 +10,7 @@ use crate::event::RemovedBy;
 use crate::session::{Unreadable, sessions_of};
 use crate::store::Store;
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
-use crate::worktree::verdict::{claimed_by_others, keep_reasons, other_claimants};
+use crate::worktree::verdict::{claimants_among, claimed_by_others, keep_reasons};
 use crate::worktree::{LockedSession, locked_session};
 
 /// What prune did, or would do, with one worktree.
@@ -55,7 +55,7 @@ pub fn prune(
             branch: None,
             kept: Vec::new(),
         };
-        let others = other_claimants(store, facts, &session.id)?;
+        let others = claimants_among(&sessions, facts, &session.id);
         if session.id != candidate.id {
             entry
                 .kept

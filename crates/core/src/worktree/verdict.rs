@@ -200,11 +200,20 @@ pub(crate) fn other_claimants(
     owner: &crate::id::SessionId,
 ) -> Result<Vec<String>, Error> {
     let (sessions, _) = crate::session::sessions_of(store, &facts.repository)?;
-    Ok(sessions
+    Ok(claimants_among(&sessions, facts, owner))
+}
+
+/// [`other_claimants`] among sessions already read.
+pub(crate) fn claimants_among(
+    sessions: &[crate::session::Session],
+    facts: &WorktreeFacts,
+    owner: &crate::id::SessionId,
+) -> Vec<String> {
+    sessions
         .iter()
         .filter(|s| s.id != *owner && s.active_worktree().is_some_and(|f| f.path == facts.path))
         .map(|s| s.id.short().to_owned())
-        .collect())
+        .collect()
 }
 
 /// Why a worktree other sessions also claim stays.
