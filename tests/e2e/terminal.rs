@@ -162,3 +162,27 @@ fn a_repositorys_prompts_file_cannot_drive_the_terminal_nor_can_the_prompt() {
         assert_eq!(active(text), Vec::<char>::new(), "{text:?}");
     }
 }
+
+#[test]
+fn the_guards_question_shows_bidi_and_invisible_characters() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    // Read right to left after the override, the command looks harmless.
+    let args = json!({"argv": ["touch", "safe\u{202e}txt.sh\u{200b}"]}).to_string();
+    let shown =
+        env.nodwyn_on_terminal(&repo, &["call", "--session", &id, "shell-exec", &args], "n");
+    assert!(shown.contains("safe\\u{202e}txt.sh\\u{200b}"), "{shown:?}");
+    assert_eq!(
+        active(&shown.replace("\r\n", "\n")),
+        Vec::<char>::new(),
+        "{shown:?}"
+    );
+    assert!(
+        std::fs::read_dir(&wt).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("safe"))
+    );
+}
