@@ -135,6 +135,7 @@ pub fn call(
             .map(|who| DontAsk { turned_on_by: who }),
     );
     let mut verdict = guard.decide(&effect);
+    let mut permit = guard.permit(&effect);
     if let Decision::Ask(kind) = verdict.decision {
         let question = Question {
             session: id,
@@ -143,7 +144,7 @@ pub fn call(
         };
         verdict = match person.ask(&question) {
             Some(true) => {
-                guard.approved_by_person(&effect);
+                permit = guard.permit_approved(&effect);
                 Verdict {
                     decision: Decision::Allow,
                     by: DecidedBy::Person,
@@ -176,16 +177,19 @@ pub fn call(
             verdict: verdict.clone(),
         },
     )?;
-    if verdict.decision != Decision::Allow {
-        let mut sentence = format!("{} was refused: {}", effect.action, verdict.why);
-        if let Some(note) = &note {
-            sentence.push_str(&format!(" (note: {note})"));
+    let permit = match permit {
+        Some(permit) if verdict.decision == Decision::Allow => permit,
+        _ => {
+            let mut sentence = format!("{} was refused: {}", effect.action, verdict.why);
+            if let Some(note) = &note {
+                sentence.push_str(&format!(" (note: {note})"));
+            }
+            append(log, result_event(name, Some(&sentence)))?;
+            return Err(Error::Refused(sentence));
         }
-        append(log, result_event(name, Some(&sentence)))?;
-        return Err(Error::Refused(sentence));
-    }
+    };
     // What the primitive reports was written as it happened (`record_as_it_happens`).
-    let outcome = redacted(primitive.run(args, &ctx));
+    let outcome = redacted(primitive.run(args, &ctx, permit));
     let error = outcome.as_ref().err().map(ToString::to_string);
     append(log, result_event(name, error.as_deref()))?;
     Ok(Called {

@@ -56,7 +56,12 @@ impl Primitive for CountLines {
         effect.reads.push(target.path);
         Ok(effect)
     }
-    fn run(&self, args: CountLinesArgs, ctx: &Context) -> Result<Counted, Error> {
+    fn run(
+        &self,
+        args: CountLinesArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Counted, Error> {
         let target = nodwyn_core::prim::paths::resolve(ctx, &args.path)?;
         let text = std::fs::read_to_string(&target.path).map_err(Error::io(&target.path))?;
         Ok(Counted {

@@ -13,6 +13,7 @@ use crate::decision::{AskKind, DecidedBy, Decision, Verdict};
 use crate::denylist::{CredentialInodes, Denylist, normalise};
 use crate::effect::{CommandLine, Effect, EgressKind};
 use crate::judge::{Judge, RulesJudge};
+use crate::permit::Permit;
 use crate::standing::StandingAnswers;
 
 /// The default number of irreversible actions a turn may take without asking.
@@ -36,6 +37,8 @@ pub struct Guard {
     budget: u32,
     spent: u32,
     credentials: CredentialInodes,
+    /// The last action decided and its decision, which a permit is made from.
+    last: Option<(String, Decision)>,
 }
 
 impl Guard {
@@ -50,6 +53,7 @@ impl Guard {
             budget: DEFAULT_BUDGET,
             spent: 0,
             credentials: CredentialInodes::default(),
+            last: None,
         }
     }
 
@@ -125,7 +129,34 @@ impl Guard {
         if verdict.decision == Decision::Allow && effect.irreversible {
             self.spent += 1;
         }
+        self.last = Some((effect.action.clone(), verdict.decision.clone()));
         verdict
+    }
+
+    /// Leave to run `effect`, when the guard's last decision was to allow it.
+    pub fn permit(&mut self, effect: &Effect) -> Option<Permit> {
+        match self.last.take() {
+            Some((action, Decision::Allow)) if action == effect.action => Some(Permit::new(action)),
+            other => {
+                self.last = other;
+                None
+            }
+        }
+    }
+
+    /// Leave to run `effect` after a person approved what the guard last asked about it; the
+    /// approval counts against the turn's budget when the action cannot be undone.
+    pub fn permit_approved(&mut self, effect: &Effect) -> Option<Permit> {
+        match self.last.take() {
+            Some((action, Decision::Ask(_))) if action == effect.action => {
+                self.approved_by_person(effect);
+                Some(Permit::new(action))
+            }
+            other => {
+                self.last = other;
+                None
+            }
+        }
     }
 
     /// The rules' answer, before budget, judge and "Don't ask".

@@ -16,6 +16,7 @@ mod effect;
 mod error;
 mod guard;
 mod judge;
+mod permit;
 pub mod scan;
 mod standing;
 
@@ -25,5 +26,6 @@ pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;
 pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};
 pub use judge::{Judge, RulesJudge};
+pub use permit::Permit;
 pub use scan::{Finding, Scanner};
 pub use standing::StandingAnswers;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use nodwyn_guard::Effect;
+use nodwyn_guard::{Effect, Permit};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -106,8 +106,8 @@ pub trait Primitive: Send + Sync + 'static {
     }
     /// What running it with `args` would do, for the guard. It must not change anything.
     fn effect(&self, args: &Self::Args, ctx: &Context) -> Result<Effect, Error>;
-    /// Runs it.
-    fn run(&self, args: Self::Args, ctx: &Context) -> Result<Self::Output, Error>;
+    /// Runs it, with the guard's leave to (see [`Permit`]: only the guard makes one).
+    fn run(&self, args: Self::Args, ctx: &Context, permit: &Permit) -> Result<Self::Output, Error>;
 }
 
 /// A primitive with its types erased, as the registry holds it.
@@ -126,8 +126,10 @@ pub trait DynPrimitive: Send + Sync {
     fn read_only(&self) -> bool;
     /// Checks `args` against the schema and describes the call.
     fn effect(&self, args: &Value, ctx: &Context) -> Result<Effect, Error>;
-    /// Runs the call and gives its result as JSON.
-    fn run(&self, args: &Value, ctx: &Context) -> Result<Value, Error>;
+    /// Runs the call with the guard's `permit` for it (see [`Permit`]: only the guard makes one,
+    /// and it is spent here) and gives its result as JSON. A permit for another action is
+    /// refused.
+    fn run(&self, args: &Value, ctx: &Context, permit: Permit) -> Result<Value, Error>;
 }
 
 impl<P: Primitive> DynPrimitive for P {
@@ -153,9 +155,17 @@ impl<P: Primitive> DynPrimitive for P {
         let args = parse_args(self, args)?;
         Primitive::effect(self, &args, ctx)
     }
-    fn run(&self, args: &Value, ctx: &Context) -> Result<Value, Error> {
+    fn run(&self, args: &Value, ctx: &Context, permit: Permit) -> Result<Value, Error> {
         let args = parse_args(self, args)?;
-        let output = Primitive::run(self, args, ctx)?;
+        let effect = Primitive::effect(self, &args, ctx)?;
+        if effect.action != permit.action() {
+            return Err(Error::refused(format!(
+                "the guard's permit is for `{}`, not for `{}`",
+                permit.action(),
+                effect.action
+            )));
+        }
+        let output = Primitive::run(self, args, ctx, &permit)?;
         serde_json::to_value(output).map_err(|e| Error::BadArguments {
             primitive: Primitive::name(self).to_owned(),
             message: format!("its result could not be encoded as JSON: {e}"),

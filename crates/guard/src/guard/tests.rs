@@ -287,3 +287,27 @@ fn a_command_that_would_run_unconfined_is_a_security_confirm_whatever_else_appro
     };
     assert_eq!(guard.decide(&confined).decision, Decision::Allow);
 }
+
+#[test]
+fn a_permit_comes_only_from_the_guards_own_allowing_decision() {
+    let mut guard = guard("writes = [\"src/**\"]");
+    let allowed = write("src/lib.rs");
+    let asked = write("build.rs");
+    // No decision yet: no permit.
+    assert!(guard.permit(&allowed).is_none());
+    assert_eq!(guard.decide(&allowed).decision, Decision::Allow);
+    // A permit for the action decided, not for another.
+    assert!(guard.permit(&asked).is_none());
+    let permit = guard.permit(&allowed).unwrap();
+    assert_eq!(permit.action(), "fs-write src/lib.rs");
+    // Once.
+    assert!(guard.permit(&allowed).is_none());
+    // An ask gives none until a person approves.
+    assert_eq!(guard.decide(&asked).decision, ORDINARY);
+    assert!(guard.permit(&asked).is_none());
+    assert!(guard.permit_approved(&asked).is_some());
+    // A refusal gives none, approved or not.
+    let credential = read(".env");
+    assert_eq!(guard.decide(&credential).decision, Decision::Refuse);
+    assert!(guard.permit_approved(&credential).is_none());
+}

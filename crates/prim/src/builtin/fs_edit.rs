@@ -53,7 +53,12 @@ impl Primitive for FsEdit {
         effect.reads = effect.writes.clone();
         Ok(effect)
     }
-    fn run(&self, args: FsEditArgs, ctx: &Context) -> Result<Written, Error> {
+    fn run(
+        &self,
+        args: FsEditArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Written, Error> {
         let target = resolve(ctx, &args.path)?;
         let shown = target.shown(ctx);
         if args.old.is_empty() {

@@ -78,7 +78,12 @@ impl Primitive for FsList {
         effect.reads.push(target.path);
         Ok(effect)
     }
-    fn run(&self, args: FsListArgs, ctx: &Context) -> Result<Listing, Error> {
+    fn run(
+        &self,
+        args: FsListArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Listing, Error> {
         let target = resolve(ctx, args.path.as_deref().unwrap_or("."))?;
         let read = std::fs::read_dir(&target.path).map_err(Error::io(&target.path))?;
         // The first `cap` names in order, kept in a bounded heap while the folder is read: a

@@ -66,7 +66,12 @@ impl Primitive for FsRead {
         effect.reads.push(target.path);
         Ok(effect)
     }
-    fn run(&self, args: FsReadArgs, ctx: &Context) -> Result<FsReadOutput, Error> {
+    fn run(
+        &self,
+        args: FsReadArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<FsReadOutput, Error> {
         let target = resolve(ctx, &args.path)?;
         let shown = target.shown(ctx);
         let meta = std::fs::metadata(&target.path).map_err(Error::io(&target.path))?;

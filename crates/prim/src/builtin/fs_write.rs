@@ -59,7 +59,12 @@ impl Primitive for FsWrite {
     fn effect(&self, args: &FsWriteArgs, ctx: &Context) -> Result<Effect, Error> {
         write_effect("fs-write", &args.path, ctx)
     }
-    fn run(&self, args: FsWriteArgs, ctx: &Context) -> Result<Written, Error> {
+    fn run(
+        &self,
+        args: FsWriteArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Written, Error> {
         refuse_redaction_marker("fs-write", &args.content)?;
         replace(ctx, "fs-write", &args.path, args.content.as_bytes())
     }

@@ -48,7 +48,12 @@ impl Primitive for GitDiff {
         effect.reads.push(ctx.root.clone());
         Ok(effect)
     }
-    fn run(&self, args: GitDiffArgs, ctx: &Context) -> Result<Review, Error> {
+    fn run(
+        &self,
+        args: GitDiffArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Review, Error> {
         if let Some(worktree) = &ctx.worktree {
             crate::checkout::verified(worktree)?;
         }

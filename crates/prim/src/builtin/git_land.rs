@@ -70,7 +70,12 @@ impl Primitive for GitLand {
         }
         Ok(effect)
     }
-    fn run(&self, args: GitLandArgs, ctx: &Context) -> Result<Landed, Error> {
+    fn run(
+        &self,
+        args: GitLandArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Landed, Error> {
         land(ctx, Some(&args.message), strategy(&args)?)
     }
 }

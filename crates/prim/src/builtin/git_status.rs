@@ -55,7 +55,12 @@ impl Primitive for GitStatus {
         effect.reads.push(ctx.root.clone());
         Ok(effect)
     }
-    fn run(&self, _args: NoArgs, ctx: &Context) -> Result<Status, Error> {
+    fn run(
+        &self,
+        _args: NoArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Status, Error> {
         if let Some(worktree) = &ctx.worktree {
             crate::checkout::verified(worktree)?;
         }

@@ -52,6 +52,30 @@ mod tests {
         )
     }
 
+    /// Runs `primitive` as the host does: the guard decides (with Don't ask on and a person who
+    /// approves what it asks), and its permit is spent on the run.
+    fn permitted(
+        primitive: &dyn crate::DynPrimitive,
+        args: &serde_json::Value,
+        ctx: &Context,
+    ) -> Result<serde_json::Value, Error> {
+        let effect = primitive.effect(args, ctx)?;
+        let mut guard = nodwyn_guard::Guard::new(
+            &ctx.root,
+            &ctx.repository,
+            nodwyn_guard::StandingAnswers::default(),
+        );
+        guard.set_dont_ask(Some(nodwyn_guard::DontAsk {
+            turned_on_by: "test".to_owned(),
+        }));
+        guard.decide(&effect);
+        let permit = guard
+            .permit(&effect)
+            .or_else(|| guard.permit_approved(&effect))
+            .expect("the guard allows it");
+        primitive.run(args, ctx, permit)
+    }
+
     #[test]
     fn arguments_are_checked_against_the_schema() {
         let dir = tempfile::tempdir().unwrap();
@@ -75,11 +99,10 @@ mod tests {
         std::fs::write(dir.path().join(name), "cafe").unwrap();
         let registry = Registry::builtin();
         let read = registry.get("fs-read").unwrap();
-        let got = read.run(&json!(["\"caf\\351.txt\""]), &ctx).unwrap();
+        let got = permitted(read, &json!(["\"caf\\351.txt\""]), &ctx).unwrap();
         assert_eq!(got["content"], "cafe");
         assert_eq!(got["path"], "\"caf\\351.txt\"");
-        let refused = read
-            .run(&json!(["\"a\\000b\""]), &ctx)
+        let refused = permitted(read, &json!(["\"a\\000b\""]), &ctx)
             .unwrap_err()
             .to_string();
         assert!(refused.contains("NUL"), "{refused}");
@@ -98,7 +121,7 @@ mod tests {
             "{refused}"
         );
         let worktree = registry.get("worktree").unwrap();
-        assert_eq!(worktree.run(&json!({}), &ctx).unwrap(), json!(null));
+        assert_eq!(permitted(worktree, &json!({}), &ctx).unwrap(), json!(null));
     }
 
     #[test]
@@ -107,9 +130,9 @@ mod tests {
         let ctx = context(dir.path());
         let registry = Registry::builtin();
         let write = registry.get("fs-write").unwrap();
-        let first = write.run(&json!(["f.txt", "one"]), &ctx).unwrap();
+        let first = permitted(write, &json!(["f.txt", "one"]), &ctx).unwrap();
         assert_eq!(first["created"], true);
-        let second = write.run(&json!(["f.txt", "two"]), &ctx).unwrap();
+        let second = permitted(write, &json!(["f.txt", "two"]), &ctx).unwrap();
         assert_eq!(second["kept_version"], 1);
         let store = crate::versions::VersionStore::new(dir.path(), &ctx.session);
         let (kept, content) = store.content(1).unwrap();
@@ -128,11 +151,9 @@ mod tests {
         std::os::unix::fs::symlink(elsewhere.path(), dir.path().join(".nodwyn")).unwrap();
         std::fs::write(dir.path().join("f.txt"), "one").unwrap();
         let ctx = context(dir.path());
-        let refused = Registry::builtin()
-            .get("fs-write")
-            .unwrap()
-            .run(&json!(["f.txt", "two"]), &ctx)
-            .unwrap_err();
+        let registry = Registry::builtin();
+        let write = registry.get("fs-write").unwrap();
+        let refused = permitted(write, &json!(["f.txt", "two"]), &ctx).unwrap_err();
         assert!(
             refused.to_string().contains("not a real folder"),
             "{refused}"
@@ -142,5 +163,25 @@ mod tests {
             "one"
         );
         assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_permit_runs_only_the_action_it_was_given_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = context(dir.path());
+        std::fs::write(dir.path().join("a.txt"), "a").unwrap();
+        std::fs::write(dir.path().join("b.txt"), "b").unwrap();
+        let registry = Registry::builtin();
+        let read = registry.get("fs-read").unwrap();
+        let effect = read.effect(&json!(["a.txt"]), &ctx).unwrap();
+        let mut guard = nodwyn_guard::Guard::new(
+            &ctx.root,
+            &ctx.repository,
+            nodwyn_guard::StandingAnswers::default(),
+        );
+        guard.decide(&effect);
+        let permit = guard.permit(&effect).unwrap();
+        let refused = read.run(&json!(["b.txt"]), &ctx, permit).unwrap_err();
+        assert!(refused.to_string().contains("permit is for"), "{refused}");
     }
 }

@@ -126,7 +126,12 @@ impl Primitive for ShellExec {
         effect.unconfined = ctx.sandbox.unconfined_because().map(str::to_owned);
         Ok(effect)
     }
-    fn run(&self, args: ShellExecArgs, ctx: &Context) -> Result<Ran, Error> {
+    fn run(
+        &self,
+        args: ShellExecArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Ran, Error> {
         let limits = ctx.limits;
         let time = args
             .timeout_seconds

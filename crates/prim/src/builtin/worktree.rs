@@ -35,7 +35,12 @@ impl Primitive for Worktree {
     fn effect(&self, _args: &NoArgs, _ctx: &Context) -> Result<Effect, Error> {
         Ok(Effect::named("worktree"))
     }
-    fn run(&self, _args: NoArgs, ctx: &Context) -> Result<Option<WorktreeInfo>, Error> {
+    fn run(
+        &self,
+        _args: NoArgs,
+        ctx: &Context,
+        _permit: &nodwyn_guard::Permit,
+    ) -> Result<Option<WorktreeInfo>, Error> {
         Ok(ctx.worktree.clone())
     }
 }
