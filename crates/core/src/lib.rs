@@ -28,12 +28,37 @@ pub use dont_ask::set_dont_ask;
 pub use error::Error;
 pub use id::SessionId;
 pub use land::{abort as abort_landing, land};
-/// The guard, for the command line's `guard` and `scan` commands.
-pub use nodwyn_guard as guard;
-/// The primitives, for the command line's `call` and `land`.
-pub use nodwyn_prim as prim;
-/// The embedded Scheme, for the command line's `prompt` and `eval`.
-pub use nodwyn_scheme as scheme;
+/// The guard's types a front-end reads (a decision, a verdict on a path, an effect). Named one
+/// by one: a front-end gets no way around the guard (a primitive runs only with its `Permit`,
+/// which only the guard makes).
+pub mod guard {
+    pub use nodwyn_guard::{
+        AskKind, DecidedBy, Decision, Denylist, Effect, Judged, PathVerdict, Permit, Verdict,
+    };
+}
+
+/// The primitives' types a front-end needs: the registry and what a custom primitive is made
+/// of, a landing's outcome, and the sandbox's supervisor.
+pub mod prim {
+    pub use nodwyn_prim::{Context, DynPrimitive, Error, Param, ParamKind, Primitive, Registry};
+    /// Resolving a path against a session's folder, for a custom primitive's effect.
+    pub mod paths {
+        pub use nodwyn_prim::paths::{Target, resolve};
+    }
+    /// What a landing reports, and its strategies.
+    pub mod land {
+        pub use nodwyn_prim::land::{Aborted, Landed, LocalBase, Strategy};
+    }
+    /// How commands are confined, and the supervisor's entry point.
+    pub mod sandbox {
+        pub use nodwyn_prim::sandbox::{SUPERVISOR_ARG, Sandbox, not_dumpable, supervise};
+    }
+}
+
+/// The embedded Scheme's types the command line needs for `prompt` and `eval`.
+pub mod scheme {
+    pub use nodwyn_scheme::{Limits, Source, THREAD_NAME};
+}
 pub use project::repository_of;
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;
