@@ -3,7 +3,6 @@
 //! JSON document), errors as one sentence on stderr starting `nodwyn: `.
 
 mod commands;
-mod config;
 mod environment;
 mod error;
 mod output;

@@ -6,10 +6,10 @@ use nodwyn_core::worktree::{Created, NewWorktree, create};
 
 use crate::commands::scheme_options::with_scripting;
 use crate::commands::{Invocation, RepoArg};
-use crate::config::Settings;
 use crate::environment::{self, user_config_file};
 use crate::output::{self, short_commit};
 use crate::person::Terminal;
+use nodwyn_config::Settings;
 
 /// Open a session in a new worktree of the repository, on a new branch `nodwyn/ID` (or
 /// `nodwyn/NAME-ID` with --name).

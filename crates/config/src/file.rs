@@ -1,4 +1,4 @@
-//! Configuration files, resolved into typed settings before any command runs.
+//! The configuration files, resolved into typed settings before any command runs.
 //!
 //! Two files, the repository's overriding the user's:
 //! `~/.config/nodwyn/config.toml` and `<repository>/.nodwyn/config.toml`. A malformed file is an

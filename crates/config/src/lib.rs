@@ -1,0 +1,10 @@
+//! `nodwyn-config`: settings in one place. Where nodwyn keeps its data, where the person's
+//! configuration and prompts live, and the settings read from those files, resolved the same way
+//! for every front-end (the command line today; the engine's later ones). Libraries below it take
+//! every setting as an argument.
+
+mod file;
+mod locations;
+
+pub use file::Settings;
+pub use locations::{data_dir, data_dir_location, user_config_file, user_prompts_file};
