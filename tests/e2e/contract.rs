@@ -282,3 +282,32 @@ fn a_name_that_is_not_utf8_is_shown_as_git_quotes_it_and_taken_back() {
     assert_eq!(std::fs::read(path.join(name)).unwrap(), b"one\ntwo\n");
     assert_eq!(env.git(&path, &["status", "--porcelain"]), "");
 }
+
+#[test]
+fn refusals_carry_a_stable_code_a_program_can_act_on() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("repo");
+    let (id, wt) = env.session(&repo);
+    let kind = |args: &[&str]| -> String {
+        let run = env.nodwyn(&repo, args);
+        assert_ne!(run.code, 0, "{}", run.stderr);
+        let document: Value = serde_json::from_str(&run.stdout).unwrap();
+        document["error"]["kind"].as_str().unwrap().to_owned()
+    };
+    // A question with nobody at a terminal to answer it.
+    let args = serde_json::json!({"path": "a.txt", "content": "a"}).to_string();
+    assert_eq!(
+        kind(&["--json", "call", "--session", &id, "fs-write", &args]),
+        "needs_person"
+    );
+    // A credential on its way out.
+    std::fs::write(
+        wt.join("config.txt"),
+        format!("token = {}\n", crate::land::token()),
+    )
+    .unwrap();
+    assert_eq!(
+        kind(&["--json", "land", &id, "-m", "config"]),
+        "credential_refused"
+    );
+}

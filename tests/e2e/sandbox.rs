@@ -503,18 +503,23 @@ fn the_person_may_add_writable_folders_but_not_one_over_a_credential_file() {
     assert!(cache.join("entry").exists());
 
     person_config(&env, "[sandbox]\nwritable = [\"~\"]\n");
-    let refused = env
-        .nodwyn(
-            &repo,
-            &[
-                "call",
-                "--session",
-                &id,
-                "shell-exec",
-                &json!({"argv": ["sh", "-c", "touch ~/planted"]}).to_string(),
-            ],
-        )
-        .refused();
+    let outcome = env.nodwyn(
+        &repo,
+        &[
+            "--json",
+            "call",
+            "--session",
+            &id,
+            "shell-exec",
+            &json!({"argv": ["sh", "-c", "touch ~/planted"]}).to_string(),
+        ],
+    );
+    let document: Value = serde_json::from_str(&outcome.stdout).unwrap();
+    let refused = outcome.failed_with(1);
+    assert_eq!(
+        document["error"]["kind"], "sandbox_unavailable",
+        "{document}"
+    );
     assert!(refused.contains("must stay hidden"), "{refused}");
     assert!(!env.home().join("planted").exists());
 

@@ -136,6 +136,7 @@ pub fn call(
     );
     let mut verdict = guard.decide(&effect);
     let mut permit = guard.permit(&effect);
+    let mut nobody_to_ask = false;
     if let Decision::Ask(kind) = verdict.decision {
         let question = Question {
             session: id,
@@ -156,11 +157,14 @@ pub fn call(
                 by: DecidedBy::Person,
                 why: format!("declined: {}", verdict.why),
             },
-            None => Verdict {
-                decision: Decision::Refuse,
-                by: DecidedBy::Rule,
-                why: no_terminal_sentence(&verdict.why, kind, &effect, &session.repository, id),
-            },
+            None => {
+                nobody_to_ask = true;
+                Verdict {
+                    decision: Decision::Refuse,
+                    by: DecidedBy::Rule,
+                    why: no_terminal_sentence(&verdict.why, kind, &effect, &session.repository, id),
+                }
+            }
         };
     }
     tracing::info!(
@@ -185,7 +189,12 @@ pub fn call(
                 sentence.push_str(&format!(" (note: {note})"));
             }
             append(log, result_event(name, Some(&sentence)))?;
-            return Err(Error::Refused(sentence));
+            let code = match verdict.by {
+                _ if nobody_to_ask => "needs_person",
+                DecidedBy::Person => "declined",
+                _ => "refused_by_guard",
+            };
+            return Err(Error::Declined { code, sentence });
         }
     };
     // What the primitive reports was written as it happened (`record_as_it_happens`).
@@ -222,7 +231,12 @@ fn redacted(outcome: Result<Value, nodwyn_prim::Error>) -> Result<Value, nodwyn_
             if cleaned == sentence {
                 Err(error)
             } else {
-                Err(nodwyn_prim::Error::Refused(cleaned))
+                Err(match error {
+                    nodwyn_prim::Error::Declined { code, .. } => {
+                        nodwyn_prim::Error::declined(code, cleaned)
+                    }
+                    _ => nodwyn_prim::Error::Refused(cleaned),
+                })
             }
         }
     }

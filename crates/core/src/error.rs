@@ -180,6 +180,16 @@ pub enum Error {
     /// The guard (or the person it asked) refused an agent's call.
     #[error("{0}")]
     Refused(String),
+    /// An agent's call the guard did not allow, with a stable code: `needs_person` (a question
+    /// with nobody at a terminal to answer it), `declined` (the person said no),
+    /// `refused_by_guard` (a rule, the judge).
+    #[error("{sentence}")]
+    Declined {
+        /// The stable code.
+        code: &'static str,
+        /// What was refused and why.
+        sentence: String,
+    },
     /// The standing answers could not be read.
     #[error(transparent)]
     Guard(#[from] nodwyn_guard::Error),
@@ -245,6 +255,7 @@ impl Error {
             Error::PullRequest(_) => "pull_request",
             Error::Prim(error) => error.code(),
             Error::Refused(_) => "refused",
+            Error::Declined { code, .. } => code,
             Error::Guard(_) => "guard",
             Error::Scheme(_) => "scheme",
         }

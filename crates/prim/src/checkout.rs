@@ -43,10 +43,13 @@ pub fn verified(worktree: &WorktreeInfo) -> Result<Checkout, Error> {
         let now = nodwyn_git::fingerprint::fingerprint(&worktree.path)?;
         let changes = nodwyn_git::fingerprint::differences(recorded, &now);
         if !changes.is_empty() {
-            return Err(Error::refused(format!(
-                "the repository's git configuration changed since the session started ({}): these settings and hooks run programs or choose where a push goes, and something may have planted them, so nodwyn runs no git here until you check them and accept the change on a terminal with `nodwyn session accept-config` (or `nodwyn land --accept-config-change`) and the session's id",
-                changes.join(", ")
-            )));
+            return Err(Error::declined(
+                "config_changed",
+                format!(
+                    "the repository's git configuration changed since the session started ({}): these settings and hooks run programs or choose where a push goes, and something may have planted them, so nodwyn runs no git here until you check them and accept the change on a terminal with `nodwyn session accept-config` (or `nodwyn land --accept-config-change`) and the session's id",
+                    changes.join(", ")
+                ),
+            ));
         }
     }
     Ok(checkout)

@@ -23,6 +23,15 @@ pub enum Error {
     /// The primitive refused, or could not do what was asked; the sentence says which and why.
     #[error("{0}")]
     Refused(String),
+    /// A refusal a program can act on: a stable code (`credential_refused`, `not_fast_forward`,
+    /// `merge_conflict`, ...) and the sentence for people.
+    #[error("{sentence}")]
+    Declined {
+        /// The stable code.
+        code: &'static str,
+        /// What was refused and why.
+        sentence: String,
+    },
     /// A person or the system stopped the work (Ctrl-C, SIGTERM); the sentence says what state it
     /// left and what to do next.
     #[error("{0}")]
@@ -49,6 +58,7 @@ impl Error {
             Error::Unknown(_) => "unknown_primitive",
             Error::Duplicate(_) => "duplicate_primitive",
             Error::Refused(_) => "refused",
+            Error::Declined { code, .. } => code,
             Error::Interrupted(_) => "interrupted",
             Error::Git(error) => error.code(),
             Error::Io { .. } => "io",
@@ -58,6 +68,14 @@ impl Error {
     /// A refusal with this sentence.
     pub fn refused(sentence: impl Into<String>) -> Self {
         Error::Refused(sentence.into())
+    }
+
+    /// A refusal with a stable `code` for programs and this sentence for people.
+    pub fn declined(code: &'static str, sentence: impl Into<String>) -> Self {
+        Error::Declined {
+            code,
+            sentence: sentence.into(),
+        }
     }
 
     /// A closure that wraps an I/O error on `path`.

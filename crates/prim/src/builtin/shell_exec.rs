@@ -163,8 +163,8 @@ impl Primitive for ShellExec {
                 nodwyn_proc::Environment::Exactly(env),
             )
         };
-        let ran =
-            nodwyn_proc::run(&spec).map_err(|e| Error::refused(format!("shell-exec: {e}")))?;
+        let ran = nodwyn_proc::run(&spec)
+            .map_err(|e| Error::declined(e.code(), format!("shell-exec: {e}")))?;
         Ok(Ran {
             status: ran.status,
             timed_out: ran.timed_out,

@@ -266,11 +266,14 @@ fn continue_stopped_rebase(
 }
 
 fn conflict(ctx: &Context, base: &str, files: &[String]) -> Error {
-    Error::refused(format!(
-        "the rebase onto {base} stopped at a conflict in {}; the rebase is left in progress: resolve the files (leaving no conflict marker), then land again to continue, or run `nodwyn land --abort {}` to undo the landing",
-        named(files),
-        short_id(&ctx.session)
-    ))
+    Error::declined(
+        "merge_conflict",
+        format!(
+            "the rebase onto {base} stopped at a conflict in {}; the rebase is left in progress: resolve the files (leaving no conflict marker), then land again to continue, or run `nodwyn land --abort {}` to undo the landing",
+            named(files),
+            short_id(&ctx.session)
+        ),
+    )
 }
 
 /// A session id's 8 hex digits, as commands take them.

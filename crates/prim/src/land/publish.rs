@@ -60,11 +60,14 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
     if found.is_empty() {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "the landing would publish {}; it stopped before pushing. A commit stays refused until it is rewritten, whatever later commits do: take the secret out of the files (or, if it is not a secret, write it so it does not look like one), then drop the commits from the branch's history with `git reset --soft {}` in the worktree (the files stay as they are) and land again, which commits them afresh",
-        found.join("; "),
-        super::short(from)
-    )))
+    Err(Error::declined(
+        "credential_refused",
+        format!(
+            "the landing would publish {}; it stopped before pushing. A commit stays refused until it is rewritten, whatever later commits do: take the secret out of the files (or, if it is not a secret, write it so it does not look like one), then drop the commits from the branch's history with `git reset --soft {}` in the worktree (the files stay as they are) and land again, which commits them afresh",
+            found.join("; "),
+            super::short(from)
+        ),
+    ))
 }
 
 /// The most of one LFS object the landing reads to scan.
@@ -148,9 +151,12 @@ pub fn push_to(
             old: Some(old.to_owned()),
             new: commit.to_owned(),
         }),
-        push::Pushed::Rejected(summary) => Err(Error::refused(format!(
-            "{} refused the push to {} ({summary}); a landing never forces: if {} moved meanwhile, land again to rebase onto it",
-            target.remote, target.branch, target.branch
-        ))),
+        push::Pushed::Rejected(summary) => Err(Error::declined(
+            "not_fast_forward",
+            format!(
+                "{} refused the push to {} ({summary}); a landing never forces: if {} moved meanwhile, land again to rebase onto it",
+                target.remote, target.branch, target.branch
+            ),
+        )),
     }
 }

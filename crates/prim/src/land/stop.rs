@@ -27,11 +27,18 @@ pub(super) fn stopped(
     };
     match (&error, &committed.commit) {
         (Error::Interrupted(_), _) | (_, None) => error,
-        (_, Some(commit)) => Error::refused(format!(
-            "{error} (the changes were committed on {} as {}; landing again goes on from there)",
-            worktree.branch,
-            short(commit)
-        )),
+        (_, Some(commit)) => {
+            let sentence = format!(
+                "{error} (the changes were committed on {} as {}; landing again goes on from there)",
+                worktree.branch,
+                short(commit)
+            );
+            match error {
+                // The refusal's code stays what a program acts on.
+                Error::Declined { code, .. } => Error::declined(code, sentence),
+                _ => Error::refused(sentence),
+            }
+        }
     }
 }
 
