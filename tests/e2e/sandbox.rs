@@ -122,12 +122,17 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         &id,
         &format!(
             "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
-             cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat '{}'",
+             cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat '{}'; ls -a ~ ~/.ssh",
             shared.display()
         ),
     );
     let out = ran["stdout"].as_str().unwrap();
     assert!(out.contains("read by its name"), "{ran}");
+    // Folders holding a credential file are still listed: a name is not its content.
+    assert!(
+        out.contains(".bashrc") && out.contains("id_ed25519"),
+        "{ran}"
+    );
     assert!(
         !out.contains("PRIVATE KEY") && !out.contains("gho_x"),
         "{ran}"

@@ -119,8 +119,20 @@ mod linux {
             .iter()
             .filter_map(|folder| std::fs::canonicalize(folder).ok());
         for root in std::iter::once(std::path::PathBuf::from("/")).chain(readable) {
-            for path in read_grants(&root, &hidden) {
-                created = grant(created, &path, read)?;
+            let grants = read_grants(&root, &hidden);
+            for path in &grants.whole {
+                created = grant(created, path, read)?;
+            }
+            // A folder holding a hidden file can still be listed (a name is not its content),
+            // unless it holds a folder that must not be listed: listing is granted to everything
+            // beneath, so `/` itself stays unlisted for `/tmp`'s sake, and `/proc` for its pids.
+            let never_listed = || UNLISTED.iter().chain(std::iter::once(&"/proc"));
+            for folder in grants
+                .listed
+                .iter()
+                .filter(|folder| !never_listed().any(|u| Path::new(u).starts_with(folder)))
+            {
+                created = grant(created, folder, AccessFs::ReadDir.into())?;
             }
         }
         let by_name = AccessFs::ReadFile | AccessFs::Execute;
@@ -130,7 +142,8 @@ mod linux {
         {
             let others: Vec<std::path::PathBuf> =
                 hidden.iter().filter(|h| **h != folder).cloned().collect();
-            for path in read_grants(&folder, &others) {
+            // Entries by name only: these folders are never listed.
+            for path in read_grants(&folder, &others).whole {
                 created = grant(created, &path, by_name)?;
             }
         }

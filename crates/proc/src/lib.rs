@@ -20,7 +20,7 @@ mod tree;
 
 pub use confine::{Availability, availability};
 pub use error::Error;
-pub use policy::{Policy, read_grants};
+pub use policy::{Grants, Policy, read_grants};
 pub use run::{Environment, Group, Outcome, Spec, run};
 pub use supervisor::{SUPERVISOR_ARG, supervise};
 

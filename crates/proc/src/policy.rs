@@ -122,13 +122,23 @@ impl Policy {
 /// folder with nothing hidden beneath it is one grant; a folder with something hidden beneath is
 /// read and each entry judged on its own. Links are not followed: what a link leads to is
 /// reachable through its own grant, and a link to a hidden file stays hidden.
-pub fn read_grants(root: &Path, hidden: &[PathBuf]) -> Vec<PathBuf> {
-    let mut grants = Vec::new();
+pub fn read_grants(root: &Path, hidden: &[PathBuf]) -> Grants {
+    let mut grants = Grants::default();
     walk(root, hidden, &mut grants);
     grants
 }
 
-fn walk(path: &Path, hidden: &[PathBuf], grants: &mut Vec<PathBuf>) {
+/// What [`read_grants`] found: what to grant whole, and the folders it read entry by entry
+/// (which may still be listed: a name is not its content).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Grants {
+    /// Folders and files readable with everything beneath them.
+    pub whole: Vec<PathBuf>,
+    /// Folders that hold something hidden: listable, their entries granted one by one.
+    pub listed: Vec<PathBuf>,
+}
+
+fn walk(path: &Path, hidden: &[PathBuf], grants: &mut Grants) {
     if hidden.iter().any(|h| h == path) || is_hidden_in_proc(path) {
         return;
     }
@@ -137,9 +147,10 @@ fn walk(path: &Path, hidden: &[PathBuf], grants: &mut Vec<PathBuf>) {
             .iter()
             .any(|h| h.starts_with(path) && h.as_path() != path);
     if !holds_hidden {
-        grants.push(path.to_path_buf());
+        grants.whole.push(path.to_path_buf());
         return;
     }
+    grants.listed.push(path.to_path_buf());
     let Ok(entries) = std::fs::read_dir(path) else {
         return;
     };
@@ -186,7 +197,14 @@ mod tests {
         )
         .unwrap();
         let hidden = vec![root.join("home/.ssh/id_ed25519")];
-        let mut grants = read_grants(&root, &hidden);
+        let found = read_grants(&root, &hidden);
+        let mut listed = found.listed.clone();
+        listed.sort();
+        assert_eq!(
+            listed,
+            [root.clone(), root.join("home"), root.join("home/.ssh")]
+        );
+        let mut grants = found.whole;
         grants.sort();
         let expected: Vec<PathBuf> = ["etc", "home/.bashrc", "home/.ssh/config", "home/src"]
             .iter()
@@ -197,7 +215,7 @@ mod tests {
 
     #[test]
     fn no_process_folder_in_proc_is_granted() {
-        let grants = read_grants(Path::new("/proc"), &[]);
+        let grants = read_grants(Path::new("/proc"), &[]).whole;
         assert!(
             grants.contains(&PathBuf::from("/proc/cpuinfo")),
             "{grants:?}"
