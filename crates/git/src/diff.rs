@@ -156,10 +156,21 @@ impl Snapshot {
             source,
         })?;
         let index = folder.path().join("index");
-        let own_index = GitCommand::new(dir)
+        // The checkout's own index and object folder, in one call.
+        let paths = GitCommand::new(dir)
             .read_only()
-            .args(["rev-parse", "--path-format=absolute", "--git-path", "index"])
+            .args(["rev-parse", "--path-format=absolute"])
+            .args(["--git-path", "index", "--git-path", "objects"])
             .run_text()?;
+        let mut paths = paths.lines().map(str::to_owned);
+        let (Some(own_index), Some(alternate)) = (paths.next(), paths.next()) else {
+            return Err(Error::Failed {
+                dir: dir.to_path_buf(),
+                args: "rev-parse --git-path index --git-path objects".to_owned(),
+                code: None,
+                stderr: "git printed no path".to_owned(),
+            });
+        };
         if Path::new(&own_index).exists() {
             let io = |source| Error::Io {
                 path: own_index.clone().into(),
@@ -183,15 +194,6 @@ impl Snapshot {
             path: objects.clone(),
             source,
         })?;
-        let alternate = GitCommand::new(dir)
-            .read_only()
-            .args([
-                "rev-parse",
-                "--path-format=absolute",
-                "--git-path",
-                "objects",
-            ])
-            .run_text()?;
         let mut snapshot = Self {
             dir: dir.to_path_buf(),
             _folder: folder,
@@ -209,7 +211,7 @@ impl Snapshot {
             .run()?;
         let mut pathspecs: Vec<u8> = b".\0".to_vec();
         for name in nul_byte_records(&untracked) {
-            let path = dir.join(crate::quote::os_name(&crate::quote::quote(name)));
+            let path = dir.join(crate::quote::path_of(name));
             let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
             if size > Self::LARGEST_READ {
                 pathspecs.extend_from_slice(b":(exclude,literal)");

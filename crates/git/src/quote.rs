@@ -104,6 +104,11 @@ pub fn os_name(shown: &str) -> OsString {
     }
 }
 
+/// A name git printed as bytes (with `-z`), as a path.
+pub fn path_of(bytes: &[u8]) -> std::path::PathBuf {
+    std::path::PathBuf::from(OsString::from_vec(bytes.to_vec()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

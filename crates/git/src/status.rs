@@ -105,14 +105,14 @@ fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Ve
         return records;
     };
     let is_pointer_to_file = |path: &[u8]| {
-        let Some(entry) = index.get_path(&bytes_to_path(path), 0) else {
+        let Some(entry) = index.get_path(&crate::quote::path_of(path), 0) else {
             return false;
         };
         let Ok(blob) = repo.find_blob(entry.id) else {
             return false;
         };
         crate::lfs::Pointer::parse(blob.content())
-            .is_some_and(|pointer| pointer.is_content_of(&dir.join(bytes_to_path(path))))
+            .is_some_and(|pointer| pointer.is_content_of(&dir.join(crate::quote::path_of(path))))
     };
     records
         .into_iter()
@@ -124,19 +124,6 @@ fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Ve
             (staged != " ").then(|| (format!("{staged} "), path))
         })
         .collect()
-}
-
-/// A path git printed (bytes, relative to the checkout's top) as a [`Path`].
-fn bytes_to_path(bytes: &[u8]) -> std::path::PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
-    }
-    #[cfg(not(unix))]
-    {
-        std::path::PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
-    }
 }
 
 /// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open, a
