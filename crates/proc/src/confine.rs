@@ -72,11 +72,12 @@ mod linux {
 
     pub fn confine(policy: &Policy) -> Result<(), Error> {
         let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
-        if let Some((folder, hidden)) = policy.writable_over_hidden() {
+        let hidden = policy.hidden();
+        if let Some((folder, over)) = policy.writable_over(&hidden) {
             return Err(Error::Sandbox(format!(
                 "the writable folder {} holds {}, which must stay hidden",
                 folder.display(),
-                hidden.display()
+                over.display()
             )));
         }
         let all = AccessFs::from_all(ABI_WANTED);
@@ -113,7 +114,6 @@ mod linux {
                 Err(_) => Ok(created),
             }
         };
-        let hidden = policy.hidden();
         let readable = policy
             .readable
             .iter()

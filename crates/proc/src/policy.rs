@@ -103,10 +103,10 @@ impl Policy {
         hidden
     }
 
-    /// The first writable folder that holds a hidden path, with that path: such a policy would
-    /// give back what it hides (Landlock's grants add up), so it is refused.
-    pub fn writable_over_hidden(&self) -> Option<(PathBuf, PathBuf)> {
-        let hidden = self.hidden();
+    /// The first writable folder that holds one of `hidden` (as [`Policy::hidden`] gives them),
+    /// with that path: such a policy would give back what it hides (Landlock's grants add up),
+    /// so it is refused.
+    pub fn writable_over(&self, hidden: &[PathBuf]) -> Option<(PathBuf, PathBuf)> {
         self.writable.iter().find_map(|folder| {
             let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
             hidden
@@ -239,10 +239,10 @@ mod tests {
             hidden: vec![home.join(".cargo/credentials.toml")],
             network: true,
         };
-        assert_eq!(policy.writable_over_hidden(), None);
+        assert_eq!(policy.writable_over(&policy.hidden()), None);
         policy.writable.push(home.join(".cargo"));
         assert_eq!(
-            policy.writable_over_hidden(),
+            policy.writable_over(&policy.hidden()),
             Some((home.join(".cargo"), home.join(".cargo/credentials.toml")))
         );
     }
