@@ -125,9 +125,15 @@ pub fn call(
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
     let mut guard = Guard::new(&session.root, &session.repository, standing);
-    if let Some(home) = &settings.home {
-        guard.set_credential_files(nodwyn_guard::CredentialInodes::of_home(home));
-    }
+    // The person's credential files, found once: the guard knows them by inode, and a command
+    // the call runs may not read them.
+    let credentials = settings
+        .home
+        .as_deref()
+        .map(nodwyn_guard::credential_files)
+        .unwrap_or_default();
+    guard.set_credential_files(nodwyn_guard::CredentialInodes::of(&credentials));
+    ctx.sandbox.hide(&credentials);
     guard.set_dont_ask(
         session
             .dont_ask

@@ -152,7 +152,6 @@ impl HostSettings {
                     supervisor,
                     writable: choice.writable.clone(),
                     hidden: vec![data.to_path_buf()],
-                    home: self.home.clone(),
                     readable: self.program_folders(),
                     network: choice.network,
                 },

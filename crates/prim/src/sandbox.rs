@@ -15,12 +15,10 @@ pub enum Sandbox {
         supervisor: PathBuf,
         /// Folders the person allows writing besides the session's own (`[sandbox] writable`).
         writable: Vec<PathBuf>,
-        /// Paths no command may read besides the person's credential files: nodwyn's data
-        /// directory.
+        /// Paths no command may read: nodwyn's data directory, and the person's credential files
+        /// (as the denylist knows them), which the host adds when a call runs (see
+        /// [`Sandbox::hide`]).
         hidden: Vec<PathBuf>,
-        /// The person's home folder, whose credential files (as the denylist knows them) no
-        /// command may read; found when a command runs.
-        home: Option<PathBuf>,
         /// Folders readable even when beneath a hidden one: the repository, the home folder,
         /// the folders of `PATH`.
         readable: Vec<PathBuf>,
@@ -59,6 +57,14 @@ impl Sandbox {
         }
     }
 
+    /// Keeps `paths` (the person's credential files, found once per call for the guard too) from
+    /// every command.
+    pub fn hide(&mut self, paths: &[PathBuf]) {
+        if let Sandbox::On { hidden, .. } = self {
+            hidden.extend_from_slice(paths);
+        }
+    }
+
     /// The policy of one call in `root` with its own temporary folder `tmp`, and the supervisor
     /// to run it under; `None` when commands run unconfined.
     pub fn policy_for(&self, root: &Path, tmp: &Path) -> Option<(PathBuf, nodwyn_proc::Policy)> {
@@ -66,24 +72,19 @@ impl Sandbox {
             supervisor,
             writable,
             hidden,
-            home,
             readable,
             network,
         } = self
         else {
             return None;
         };
-        let credentials = home
-            .as_deref()
-            .map(nodwyn_guard::credential_files)
-            .unwrap_or_default();
         let policy = nodwyn_proc::Policy {
             writable: [root.to_path_buf(), tmp.to_path_buf()]
                 .into_iter()
                 .chain(writable.iter().cloned())
                 .collect(),
             readable: readable.clone(),
-            hidden: hidden.iter().cloned().chain(credentials).collect(),
+            hidden: hidden.clone(),
             network: *network,
         };
         Some((supervisor.clone(), policy))

@@ -60,8 +60,13 @@ pub struct CredentialInodes(HashSet<(u64, u64)>);
 impl CredentialInodes {
     /// Reads the credential files of the home folder `home`.
     pub fn of_home(home: &Path) -> Self {
+        Self::of(&credential_files(home))
+    }
+
+    /// The credential files `files` (as [`credential_files`] found them), known by what they are.
+    pub fn of(files: &[PathBuf]) -> Self {
         Self(
-            credential_files(home)
+            files
                 .iter()
                 .filter_map(|path| std::fs::metadata(path).ok())
                 .map(|meta| (meta.dev(), meta.ino()))
