@@ -56,29 +56,25 @@ impl Beneath {
         let Some(name) = relative.file_name() else {
             return Err(Error::refused(format!("{} names no file", path.display())));
         };
-        let mut folder = rustix::fs::open(
-            anchor,
-            OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(io_error(anchor))?;
-        let mut folder_path = anchor.to_path_buf();
-        for component in relative.parent().into_iter().flat_map(Path::components) {
-            let Component::Normal(part) = component else {
-                return Err(Error::refused(format!(
-                    "{} is not a plain path (it holds `{}`)",
-                    path.display(),
-                    component.as_os_str().to_string_lossy()
-                )));
-            };
-            folder_path.push(part);
-            folder = open_or_make_folder(&folder, part, &folder_path)?;
-        }
+        let (folder, folder_path) = open_folders(anchor, relative.parent(), path)?;
         Ok(Self {
             folder,
             folder_path,
             name: name.to_os_string(),
         })
+    }
+
+    /// Makes the folder `path` (absolute, normalised, beneath `anchor`) and every folder on the
+    /// way, each opened without following links, as [`Beneath::open`] does for a file's folder.
+    pub fn make_folders(anchor: &Path, path: &Path) -> Result<(), Error> {
+        let relative = path.strip_prefix(anchor).map_err(|_| {
+            Error::refused(format!(
+                "{} is not beneath {}",
+                path.display(),
+                anchor.display()
+            ))
+        })?;
+        open_folders(anchor, Some(relative), path).map(drop)
     }
 
     /// The file's path, as opened.
@@ -195,6 +191,34 @@ impl Beneath {
             }
         }
     }
+}
+
+/// Opens `anchor`, then each folder of `relative` in turn without following links, making those
+/// missing; `shown` names the whole path in a refusal.
+fn open_folders(
+    anchor: &Path,
+    relative: Option<&Path>,
+    shown: &Path,
+) -> Result<(OwnedFd, PathBuf), Error> {
+    let mut folder = rustix::fs::open(
+        anchor,
+        OFlags::DIRECTORY | OFlags::RDONLY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .map_err(io_error(anchor))?;
+    let mut folder_path = anchor.to_path_buf();
+    for component in relative.into_iter().flat_map(Path::components) {
+        let Component::Normal(part) = component else {
+            return Err(Error::refused(format!(
+                "{} is not a plain path (it holds `{}`)",
+                shown.display(),
+                component.as_os_str().to_string_lossy()
+            )));
+        };
+        folder_path.push(part);
+        folder = open_or_make_folder(&folder, part, &folder_path)?;
+    }
+    Ok((folder, folder_path))
 }
 
 /// Opens the folder `part` in `parent` without following a link, making it when missing.

@@ -261,30 +261,11 @@ impl Copier<'_> {
             .map_err(|e| e.to_string())
     }
 
-    /// Makes `relative` a real folder in the worktree, one component at a time, refusing to go
-    /// through a link (which could point outside the worktree) or a file.
+    /// Makes `relative` a real folder in the worktree, one component at a time without following
+    /// links (one could point outside the worktree), as each copied file's folder is made.
     fn make_folder(&self, relative: &str) -> Result<(), String> {
-        let mut current = self.to.to_path_buf();
-        for component in Path::new(relative).components() {
-            current.push(component);
-            match std::fs::symlink_metadata(&current) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    return Err(format!(
-                        "{} is a symbolic link in the worktree; nothing is copied through it",
-                        current.display()
-                    ));
-                }
-                Ok(meta) if meta.is_dir() => {}
-                Ok(_) => {
-                    return Err(format!(
-                        "{} is a file in the worktree, not a folder",
-                        current.display()
-                    ));
-                }
-                Err(_) => std::fs::create_dir(&current).map_err(|e| e.to_string())?,
-            }
-        }
-        Ok(())
+        nodwyn_prim::beneath::Beneath::make_folders(self.to, &self.to.join(relative))
+            .map_err(|e| e.to_string())
     }
 }
 
