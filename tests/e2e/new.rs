@@ -290,7 +290,9 @@ fn a_session_is_found_by_any_unique_start_of_its_id_in_any_case() {
         if other_id[..1] == id[..1] {
             break other_id;
         }
-        assert!(others.len() < 64, "no two ids share a first digit");
+        // Each new id shares the digit with chance 1/16: 400 misses in a row happen once in
+        // 10^11 runs, where a bound of 64 failed once in 60.
+        assert!(others.len() < 400, "no two ids share a first digit");
     };
     let refused = env.nodwyn(&repo, &["worktree", "path", &id[..1]]).refused();
     assert!(refused.contains("several sessions match"), "{refused}");
