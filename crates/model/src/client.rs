@@ -1,0 +1,369 @@
+//! The [`Model`] trait and [`Client`], which speaks a profile's wire protocol over HTTP: one
+//! request per try, the stream read into events as it comes, retried only while nothing of the
+//! answer has reached the caller.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::openai::ServerError;
+use crate::profile::{Profile, Provider};
+use crate::retry::{Retry, retry_after, retryable_status};
+use crate::sse::SseReader;
+use crate::types::{Answer, Request, StopReason, StreamEvent, ToolCall, Usage};
+use crate::{anthropic, openai};
+
+/// A boxed future a model call returns.
+pub type Pending<'a> = Pin<Box<dyn Future<Output = Result<Answer, Error>> + Send + 'a>>;
+
+/// Something that answers a [`Request`].
+pub trait Model: Send + Sync {
+    /// The model and its server, for records and sentences (never the key).
+    fn describe(&self) -> String;
+
+    /// Answers `request`, handing text and tool calls to `events` as they come.
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Pending<'a>;
+}
+
+/// A model on a server, reached over HTTP.
+#[derive(Debug, Clone)]
+pub struct Client {
+    profile: Profile,
+    retry: Retry,
+    http: reqwest::Client,
+}
+
+/// How one try ended, when it did not succeed.
+enum Failed {
+    /// Worth another try, unless the answer had begun.
+    Again {
+        error: Error,
+        retry_after: Option<Duration>,
+    },
+    /// Not worth another.
+    Final(Error),
+}
+
+type Parts = (String, Vec<ToolCall>, Usage, StopReason);
+
+impl Client {
+    /// A client for `profile`.
+    pub fn new(profile: Profile) -> Result<Self, Error> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(15))
+            // Between two pieces of an answer: a local model may think for a long while.
+            .read_timeout(Duration::from_secs(600))
+            .build()
+            .map_err(|e| Error::Profile(format!("could not set up HTTP: {e}")))?;
+        Ok(Self {
+            profile,
+            retry: Retry::default(),
+            http,
+        })
+    }
+
+    /// Tries failed calls again as `retry` says.
+    pub fn with_retry(mut self, retry: Retry) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    async fn complete_with_retries(
+        &self,
+        request: &Request,
+        events: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Answer, Error> {
+        let started = Instant::now();
+        let tries = self.retry.tries.max(1);
+        let mut attempt = 1;
+        loop {
+            let mut first_output = None;
+            let mut sink = |event: StreamEvent| {
+                first_output.get_or_insert_with(|| started.elapsed());
+                events(event);
+            };
+            let outcome = self.try_once(request, &mut sink).await;
+            match outcome {
+                Ok((text, tool_calls, usage, stop)) => {
+                    return Ok(Answer {
+                        text,
+                        tool_calls,
+                        usage,
+                        stop,
+                        first_output,
+                        tries: attempt,
+                    });
+                }
+                Err(Failed::Again { error, retry_after }) => {
+                    if first_output.is_some() || attempt >= tries {
+                        return Err(with_tries(error, attempt, first_output.is_some()));
+                    }
+                    let wait = self.retry.wait(attempt + 1, retry_after);
+                    tracing::info!(server = %self.profile.server(), attempt, ?wait, error = %error, "trying the model again");
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                Err(Failed::Final(error)) => return Err(with_tries(error, attempt, false)),
+            }
+        }
+    }
+
+    async fn try_once(
+        &self,
+        request: &Request,
+        out: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Parts, Failed> {
+        let profile = &self.profile;
+        let stream = profile.stream_tools || request.tools.is_empty();
+        let body = match profile.provider {
+            Provider::OpenAi => {
+                openai::body(request, &profile.name, profile.max_output_tokens, stream)
+            }
+            Provider::Anthropic => {
+                anthropic::body(request, &profile.name, profile.max_output_tokens, stream)
+            }
+        };
+        let mut builder = self
+            .http
+            .post(profile.endpoint())
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        builder = match (profile.provider, &profile.api_key) {
+            (Provider::OpenAi, Some(key)) => {
+                builder.header("authorization", format!("Bearer {}", key.expose()))
+            }
+            (Provider::Anthropic, Some(key)) => builder.header("x-api-key", key.expose()),
+            (_, None) => builder,
+        };
+        if profile.provider == Provider::Anthropic {
+            builder = builder.header("anthropic-version", anthropic::VERSION);
+        }
+        let response = builder.send().await.map_err(|e| Failed::Again {
+            error: self.unreachable(&e),
+            retry_after: None,
+        })?;
+        let status = response.status();
+        if !status.is_success() {
+            let wait = retry_after(
+                response
+                    .headers()
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok()),
+            );
+            let text = response.text().await.unwrap_or_default();
+            let error = Error::Status {
+                server: profile.server(),
+                status: status.to_string(),
+                message: self.shown(&error_message(&text)),
+                tries: 1,
+            };
+            return Err(if retryable_status(status.as_u16()) {
+                Failed::Again {
+                    error,
+                    retry_after: wait,
+                }
+            } else {
+                Failed::Final(error)
+            });
+        }
+        if !stream {
+            let text = response.text().await.map_err(|e| Failed::Again {
+                error: self.unreachable(&e),
+                retry_after: None,
+            })?;
+            let value: Value = serde_json::from_str(&text)
+                .map_err(|e| Failed::Final(self.broken(format!("the answer is not JSON ({e})"))))?;
+            let parts = match profile.provider {
+                Provider::OpenAi => openai::whole(&value, out),
+                Provider::Anthropic => anthropic::whole(&value, out),
+            };
+            return parts.map_err(|e| self.server_failed(e));
+        }
+        let mut decoder = match profile.provider {
+            Provider::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
+            Provider::Anthropic => Decoder::Anthropic(anthropic::Decoder::default()),
+        };
+        let mut reader = SseReader::default();
+        let mut bytes = response.bytes_stream();
+        while let Some(chunk) = bytes.next().await {
+            let chunk = chunk.map_err(|e| Failed::Again {
+                error: self.broken(format!("the connection broke ({})", plain(&e))),
+                retry_after: None,
+            })?;
+            for event in reader.feed(&chunk) {
+                decoder
+                    .event(&event, out)
+                    .map_err(|e| self.server_failed(e))?;
+            }
+            if decoder.is_done() {
+                break;
+            }
+        }
+        if !decoder.is_done() {
+            return Err(Failed::Again {
+                error: self.broken("the stream ended before the answer did".to_owned()),
+                retry_after: None,
+            });
+        }
+        Ok(decoder.finish(out))
+    }
+
+    fn unreachable(&self, error: &reqwest::Error) -> Error {
+        Error::Unreachable {
+            server: self.profile.server(),
+            why: self.shown(&plain(error)),
+            tries: 1,
+        }
+    }
+
+    fn broken(&self, why: String) -> Error {
+        Error::Broken {
+            server: self.profile.server(),
+            why: self.shown(&why),
+        }
+    }
+
+    fn server_failed(&self, error: ServerError) -> Failed {
+        let failure = self.broken(format!("it reported an error: {}", error.message));
+        if error.retryable {
+            Failed::Again {
+                error: failure,
+                retry_after: None,
+            }
+        } else {
+            Failed::Final(failure)
+        }
+    }
+
+    /// Text from the server made fit to show: the key taken out, one line, shortened.
+    fn shown(&self, text: &str) -> String {
+        let text = match &self.profile.api_key {
+            Some(key) => key.scrub(text),
+            None => text.to_owned(),
+        };
+        let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.chars().count() > 300 {
+            format!("{}...", line.chars().take(300).collect::<String>())
+        } else {
+            line
+        }
+    }
+}
+
+impl Model for Client {
+    fn describe(&self) -> String {
+        format!("{} at {}", self.profile.name, self.profile.server())
+    }
+
+    fn complete<'a>(
+        &'a self,
+        request: &'a Request,
+        events: &'a mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Pending<'a> {
+        Box::pin(self.complete_with_retries(request, events))
+    }
+}
+
+/// The decoder of the profile's protocol.
+enum Decoder {
+    OpenAi(openai::Decoder),
+    Anthropic(anthropic::Decoder),
+}
+
+impl Decoder {
+    fn event(
+        &mut self,
+        event: &crate::sse::SseEvent,
+        out: &mut dyn FnMut(StreamEvent),
+    ) -> Result<(), ServerError> {
+        match self {
+            Decoder::OpenAi(d) => d.event(event, out),
+            Decoder::Anthropic(d) => d.event(event, out),
+        }
+    }
+
+    fn is_done(&self) -> bool {
+        match self {
+            Decoder::OpenAi(d) => d.is_done(),
+            Decoder::Anthropic(d) => d.is_done(),
+        }
+    }
+
+    fn finish(self, out: &mut dyn FnMut(StreamEvent)) -> Parts {
+        match self {
+            Decoder::OpenAi(d) => d.finish(out),
+            Decoder::Anthropic(d) => d.finish(),
+        }
+    }
+}
+
+/// The error a server's body carries, or the body itself.
+fn error_message(text: &str) -> String {
+    let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    value["error"]["message"]
+        .as_str()
+        .or_else(|| value["message"].as_str())
+        .or_else(|| value["error"].as_str())
+        .map(str::to_owned)
+        .unwrap_or_else(|| text.to_owned())
+}
+
+/// An HTTP error in words, without the address reqwest adds (the server is in the sentence
+/// already): what kind of failure, and its deepest cause.
+fn plain(error: &reqwest::Error) -> String {
+    let kind = if error.is_timeout() {
+        "timed out"
+    } else if error.is_connect() {
+        "could not connect"
+    } else if error.is_body() || error.is_decode() {
+        "the answer could not be read"
+    } else {
+        "the request failed"
+    };
+    let mut deepest = None;
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        deepest = Some(cause.to_string());
+        source = cause.source();
+    }
+    match deepest {
+        Some(cause) => format!("{kind}: {cause}"),
+        None => kind.to_owned(),
+    }
+}
+
+/// The error with the number of tries it took; after output had begun, a broken stream.
+fn with_tries(error: Error, tries: u32, began: bool) -> Error {
+    match error {
+        Error::Unreachable { server, why, .. } => Error::Unreachable { server, why, tries },
+        Error::Status {
+            server,
+            status,
+            message,
+            ..
+        } => Error::Status {
+            server,
+            status,
+            message,
+            tries,
+        },
+        Error::Broken { server, why } if !began && tries > 1 => Error::Broken {
+            server,
+            why: format!("{why} ({tries} tries)"),
+        },
+        other => other,
+    }
+}

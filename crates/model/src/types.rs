@@ -1,0 +1,131 @@
+//! What goes to a model and what comes back, whatever the provider.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One call to a model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Request {
+    /// The system prompt.
+    pub system: String,
+    /// The conversation so far, oldest first.
+    pub messages: Vec<Message>,
+    /// The tools the model may call.
+    pub tools: Vec<Tool>,
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Message {
+    /// What the person (or the engine on their behalf) said.
+    User {
+        /// The text.
+        text: String,
+    },
+    /// What the model answered: text, tool calls, or both.
+    Assistant {
+        /// Its text (may be empty).
+        text: String,
+        /// The tools it called, in order.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<ToolCall>,
+    },
+    /// What one tool call gave back.
+    ToolResult {
+        /// The call it answers.
+        call_id: String,
+        /// What it gave back, as text.
+        content: String,
+        /// Whether the call failed or was refused.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+}
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// Its name (letters, digits, `-` and `_`).
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// Its arguments as a JSON Schema object.
+    pub schema: Value,
+}
+
+/// One complete tool call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The provider's id for it, which the result names.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments. Arguments that are not a JSON object arrive as a string (the model's own
+    /// text), so the tool can say what was wrong with them.
+    pub arguments: Value,
+}
+
+/// Tokens a call used.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens read (the prompt and conversation).
+    pub input_tokens: u64,
+    /// Tokens written.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// Both together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+
+    /// Adds `other` to this.
+    pub fn add(&mut self, other: Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+    }
+}
+
+/// Why a model stopped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// It finished its answer.
+    EndTurn,
+    /// It called tools and waits for their results.
+    ToolUse,
+    /// It reached its output limit.
+    MaxTokens,
+    /// Something else, as the provider named it.
+    Other(String),
+}
+
+/// What a model's answer delivers as it streams.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// More of the answer's text.
+    TextDelta(String),
+    /// A tool call, whole.
+    ToolCall(ToolCall),
+}
+
+/// A model's whole answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// Its text.
+    pub text: String,
+    /// Its tool calls, in order.
+    pub tool_calls: Vec<ToolCall>,
+    /// The tokens used.
+    pub usage: Usage,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// How long after the request the first text or tool call arrived.
+    pub first_output: Option<Duration>,
+    /// How many tries it took.
+    pub tries: u32,
+}

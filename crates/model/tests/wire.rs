@@ -1,0 +1,319 @@
+//! The clients against the stand-in server: each provider's real wire format over real HTTP on
+//! 127.0.0.1, with chunks split where they split in practice, retries, broken streams and keys.
+
+use std::time::Duration;
+
+use nodwyn_model::{
+    ApiKey, Client, Error, Message, Model, Profile, Provider, Request, Retry, StopReason,
+    StreamEvent, Tool, ToolCall, Usage,
+};
+use nodwyn_standin::{Reply, StandIn, anthropic, openai};
+use serde_json::json;
+
+const KEY: &str = "sk-standin-0123456789abcdef";
+
+fn profile(provider: Provider, server: &StandIn) -> Profile {
+    Profile {
+        provider,
+        base_url: match provider {
+            Provider::OpenAi => format!("{}/v1", server.url()),
+            Provider::Anthropic => server.url().to_owned(),
+        },
+        name: "standin-model".to_owned(),
+        api_key: Some(ApiKey::new(KEY.to_owned())),
+        stream_tools: true,
+        max_output_tokens: 1024,
+    }
+}
+
+fn client(profile: Profile) -> Client {
+    Client::new(profile).unwrap().with_retry(Retry {
+        tries: 3,
+        first_wait: Duration::from_millis(10),
+        longest_wait: Duration::from_secs(2),
+    })
+}
+
+fn request() -> Request {
+    Request {
+        system: "You are a test.".to_owned(),
+        messages: vec![
+            Message::User {
+                text: "read the file".to_owned(),
+            },
+            Message::Assistant {
+                text: "reading".to_owned(),
+                tool_calls: vec![
+                    ToolCall {
+                        id: "a".to_owned(),
+                        name: "fs-read".to_owned(),
+                        arguments: json!({"path": "x"}),
+                    },
+                    ToolCall {
+                        id: "b".to_owned(),
+                        name: "fs-read".to_owned(),
+                        arguments: json!({"path": "y"}),
+                    },
+                ],
+            },
+            Message::ToolResult {
+                call_id: "a".to_owned(),
+                content: "one".to_owned(),
+                is_error: false,
+            },
+            Message::ToolResult {
+                call_id: "b".to_owned(),
+                content: "refused".to_owned(),
+                is_error: true,
+            },
+        ],
+        tools: vec![Tool {
+            name: "fs-read".to_owned(),
+            description: "Reads a file.".to_owned(),
+            schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        }],
+    }
+}
+
+async fn complete(client: &Client) -> (Result<nodwyn_model::Answer, Error>, Vec<StreamEvent>) {
+    let mut seen = Vec::new();
+    let request = request();
+    let mut sink = |event: StreamEvent| seen.push(event);
+    let answer = client.complete(&request, &mut sink).await;
+    (answer, seen)
+}
+
+fn calls() -> Vec<(&'static str, serde_json::Value)> {
+    vec![
+        (
+            "fs-write",
+            json!({"path": "src/lib.rs", "content": "fn main() {\n    println!(\"hi\");\n}\n"}),
+        ),
+        ("shell-exec", json!({"command": "cargo test"})),
+    ]
+}
+
+#[tokio::test]
+async fn openai_text_and_two_tool_calls_split_across_chunks() {
+    let server = StandIn::start(vec![openai::answer("Let me fix it.", &calls(), (321, 45))]);
+    let (answer, seen) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.text, "Let me fix it.");
+    assert_eq!(answer.tool_calls.len(), 2);
+    assert_eq!(answer.tool_calls[0].name, "fs-write");
+    assert_eq!(answer.tool_calls[0].arguments, calls()[0].1);
+    assert_eq!(answer.tool_calls[1].arguments, calls()[1].1);
+    assert_eq!(
+        answer.usage,
+        Usage {
+            input_tokens: 321,
+            output_tokens: 45
+        }
+    );
+    assert_eq!(answer.stop, StopReason::ToolUse);
+    assert!(answer.first_output.is_some());
+    let text: String = seen
+        .iter()
+        .filter_map(|e| match e {
+            StreamEvent::TextDelta(t) => Some(t.as_str()),
+            StreamEvent::ToolCall(_) => None,
+        })
+        .collect();
+    assert_eq!(text, "Let me fix it.");
+    assert!(matches!(seen.last(), Some(StreamEvent::ToolCall(c)) if c.name == "shell-exec"));
+
+    // The request as the wire carries it.
+    let sent = &server.received()[0];
+    assert_eq!(sent.path, "/v1/chat/completions");
+    assert_eq!(
+        sent.header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    let body = &sent.body;
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"]["include_usage"], true);
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(body["messages"][2]["tool_calls"][1]["id"], "b");
+    assert_eq!(
+        body["messages"][2]["tool_calls"][0]["function"]["arguments"],
+        "{\"path\":\"x\"}"
+    );
+    assert_eq!(body["messages"][4]["role"], "tool");
+    assert_eq!(body["messages"][4]["tool_call_id"], "b");
+    assert_eq!(body["tools"][0]["function"]["name"], "fs-read");
+}
+
+#[tokio::test]
+async fn anthropic_text_and_two_tool_calls_with_pings() {
+    let server = StandIn::start(vec![anthropic::answer(
+        "Let me fix it.",
+        &calls(),
+        (321, 45),
+    )]);
+    let (answer, _) = complete(&client(profile(Provider::Anthropic, &server))).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.text, "Let me fix it.");
+    assert_eq!(
+        answer
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.clone()))
+            .collect::<Vec<_>>(),
+        calls()
+    );
+    assert_eq!(answer.usage.input_tokens, 321);
+    assert_eq!(answer.usage.output_tokens, 45);
+    assert_eq!(answer.stop, StopReason::ToolUse);
+
+    let sent = &server.received()[0];
+    assert_eq!(sent.path, "/v1/messages");
+    assert_eq!(sent.header("x-api-key"), Some(KEY));
+    assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
+    let body = &sent.body;
+    assert_eq!(body["system"], "You are a test.");
+    assert_eq!(body["max_tokens"], 1024);
+    // Both tool results travel in one user message.
+    assert_eq!(body["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(body["messages"][2]["content"][1]["tool_use_id"], "b");
+    assert_eq!(body["messages"][2]["content"][1]["is_error"], true);
+    assert_eq!(body["tools"][0]["input_schema"]["required"][0], "path");
+}
+
+#[tokio::test]
+async fn a_429_waits_as_the_server_says_then_succeeds() {
+    let server = StandIn::start(vec![
+        Reply::status(429, r#"{"error":{"message":"slow down"}}"#).header("retry-after", "1"),
+        openai::text("done"),
+    ]);
+    let started = std::time::Instant::now();
+    let (answer, _) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.text, "done");
+    assert_eq!(answer.tries, 2);
+    assert!(started.elapsed() >= Duration::from_millis(900));
+    assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_500_twice_then_success_and_a_third_failure_is_one_sentence() {
+    let server = StandIn::start(vec![
+        Reply::status(500, "oops"),
+        Reply::status(503, "busy"),
+        anthropic::text("done"),
+    ]);
+    let (answer, _) = complete(&client(profile(Provider::Anthropic, &server))).await;
+    assert_eq!(answer.unwrap().tries, 3);
+
+    let server = StandIn::start(vec![
+        Reply::status(500, "oops"),
+        Reply::status(500, "oops"),
+        Reply::status(
+            529,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ),
+    ]);
+    let (answer, _) = complete(&client(profile(Provider::Anthropic, &server))).await;
+    let sentence = answer.unwrap_err().to_string();
+    assert!(
+        sentence.starts_with(&format!(
+            "the model server at {} answered 529",
+            server.url()
+        )),
+        "{sentence}"
+    );
+    assert!(
+        sentence.contains("after 3 tries") && sentence.contains("Overloaded"),
+        "{sentence}"
+    );
+}
+
+#[tokio::test]
+async fn an_overloaded_error_event_before_any_output_is_tried_again() {
+    let server = StandIn::start(vec![
+        anthropic::error("overloaded_error", "Overloaded"),
+        anthropic::text("done"),
+    ]);
+    let (answer, _) = complete(&client(profile(Provider::Anthropic, &server))).await;
+    assert_eq!(answer.unwrap().text, "done");
+
+    let server = StandIn::start(vec![anthropic::error("invalid_request_error", "bad tools")]);
+    let (answer, _) = complete(&client(profile(Provider::Anthropic, &server))).await;
+    let sentence = answer.unwrap_err().to_string();
+    assert!(sentence.contains("bad tools"), "{sentence}");
+    assert_eq!(server.received().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_output_is_an_error_and_before_it_is_tried_again() {
+    let long = "This answer is long enough to be cut in the middle.";
+    // Cut after some text: output reached the caller, so no second try.
+    let server = StandIn::start(vec![openai::text(long).cut_after(4), openai::text(long)]);
+    let (answer, seen) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let sentence = answer.unwrap_err().to_string();
+    assert!(
+        sentence.contains("broke off its answer") && sentence.contains("ended before"),
+        "{sentence}"
+    );
+    assert!(!seen.is_empty());
+    assert_eq!(server.received().len(), 1);
+
+    // Cut before anything: tried again.
+    let server = StandIn::start(vec![openai::text(long).cut_after(1), openai::text(long)]);
+    let (answer, _) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    assert_eq!(answer.unwrap().text, long);
+    assert_eq!(server.received().len(), 2);
+}
+
+#[tokio::test]
+async fn a_server_that_drops_streamed_tool_calls_is_asked_without_streaming() {
+    let server = StandIn::start(vec![openai::whole("calling", &calls(), (50, 5))]);
+    let mut profile = profile(Provider::OpenAi, &server);
+    profile.stream_tools = false;
+    let (answer, seen) = complete(&client(profile)).await;
+    let answer = answer.unwrap();
+    assert_eq!(answer.text, "calling");
+    assert_eq!(answer.tool_calls.len(), 2);
+    assert_eq!(answer.usage.total(), 55);
+    assert_eq!(seen.len(), 3);
+    assert_eq!(server.received()[0].body["stream"], false);
+}
+
+#[tokio::test]
+async fn the_key_never_appears_in_an_error() {
+    let server = StandIn::start(vec![Reply::status(
+        401,
+        &format!(r#"{{"error":{{"message":"Incorrect API key provided: {KEY}"}}}}"#),
+    )]);
+    let (answer, _) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let error = answer.unwrap_err();
+    let sentence = error.to_string();
+    assert!(!sentence.contains(KEY), "{sentence}");
+    assert!(!format!("{error:?}").contains(KEY));
+    assert!(
+        sentence.contains("401") && sentence.contains("[api key]"),
+        "{sentence}"
+    );
+    assert!(!format!("{:?}", profile(Provider::OpenAi, &server)).contains(KEY));
+}
+
+#[tokio::test]
+async fn nobody_listening_is_one_sentence_naming_the_server() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    drop(listener);
+    let profile = Profile {
+        provider: Provider::OpenAi,
+        base_url: format!("{url}/v1"),
+        name: "m".to_owned(),
+        api_key: None,
+        stream_tools: true,
+        max_output_tokens: 10,
+    };
+    let (answer, _) = complete(&client(profile)).await;
+    let sentence = answer.unwrap_err().to_string();
+    assert!(
+        sentence.starts_with(&format!("could not reach the model server at {url}")),
+        "{sentence}"
+    );
+    assert!(sentence.contains("after 3 tries"), "{sentence}");
+}
