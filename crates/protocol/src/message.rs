@@ -1,0 +1,283 @@
+//! The messages: a client's requests and the engine's responses, the engine's notifications,
+//! and the engine's requests to its client for a person's answer.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::item::{Item, ModelCall, TurnEnd, TurnUsage};
+
+/// A message with the id that pairs a request with its response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope<T> {
+    /// Chosen by the sender, unique among its open requests.
+    pub id: u64,
+    /// The message.
+    #[serde(flatten)]
+    pub message: T,
+}
+
+/// Where a session works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorktreeMode {
+    /// In the checkout until the first call that would change anything, then in a new worktree.
+    Auto,
+    /// In a new worktree from the start.
+    Always,
+    /// In the checkout itself.
+    Off,
+}
+
+/// What a client asks of the engine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum Request {
+    /// The first message: the engine answers with [`Hello`].
+    #[serde(rename = "hello")]
+    Hello {
+        /// The client's name and version.
+        client: String,
+    },
+    /// Opens a session for an agent in a folder.
+    #[serde(rename = "session.open")]
+    SessionOpen {
+        /// The folder.
+        repo: PathBuf,
+        /// Where the session works.
+        worktree: WorktreeMode,
+        /// The revision a new worktree starts from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
+        /// A name for the session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The sessions of a repository.
+    #[serde(rename = "session.list")]
+    SessionList {
+        /// The repository.
+        repo: PathBuf,
+    },
+    /// A session's log.
+    #[serde(rename = "session.events")]
+    SessionEvents {
+        /// The session.
+        session: String,
+    },
+    /// Opens a session again, its worktree made again if it is gone.
+    #[serde(rename = "session.resume")]
+    SessionResume {
+        /// The session.
+        session: String,
+    },
+    /// Closes a session; its worktree goes only if nothing would be lost.
+    #[serde(rename = "session.close")]
+    SessionClose {
+        /// The session.
+        session: String,
+    },
+    /// Opens a session in a new worktree.
+    #[serde(rename = "worktree.open")]
+    WorktreeOpen {
+        /// The repository.
+        repo: PathBuf,
+        /// The revision it starts from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base: Option<String>,
+        /// A name for it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The worktrees of a repository.
+    #[serde(rename = "worktree.list")]
+    WorktreeList {
+        /// The repository.
+        repo: PathBuf,
+    },
+    /// Removes a session's worktree (refused when work would be lost, unless forced).
+    #[serde(rename = "worktree.remove")]
+    WorktreeRemove {
+        /// The session.
+        session: String,
+        /// Discard what would be lost.
+        #[serde(default)]
+        force: bool,
+    },
+    /// A session's changes, for review.
+    #[serde(rename = "worktree.diff")]
+    WorktreeDiff {
+        /// The session.
+        session: String,
+    },
+    /// Opens a session and starts its first turn with `task`.
+    #[serde(rename = "run.start")]
+    RunStart {
+        /// The folder.
+        repo: PathBuf,
+        /// The task.
+        task: String,
+        /// Where the session works.
+        worktree: WorktreeMode,
+        /// The model profile, when not the default one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+    },
+    /// Starts a turn in an open session with the person's message.
+    #[serde(rename = "turn.start")]
+    TurnStart {
+        /// The session.
+        session: String,
+        /// The message.
+        text: String,
+    },
+    /// Interrupts a session's turn: the model's stream is closed, a running command ended.
+    #[serde(rename = "turn.interrupt")]
+    TurnInterrupt {
+        /// The session.
+        session: String,
+    },
+}
+
+/// The engine's answer to `hello`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hello {
+    /// [`crate::VERSION`].
+    pub protocol: u32,
+    /// The engine's name and version.
+    pub engine: String,
+    /// The methods it answers.
+    pub methods: Vec<String>,
+}
+
+/// The engine's answer to a request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Response {
+    /// It worked; what it gives back.
+    Result(Value),
+    /// It did not.
+    Error {
+        /// A stable code programs act on (`not_a_git_repo`, `worktree_dirty`, ...).
+        code: String,
+        /// The sentence people read.
+        message: String,
+    },
+}
+
+/// What the engine tells its client as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum Notification {
+    /// A session is ready for turns.
+    #[serde(rename = "session.started")]
+    SessionStarted {
+        /// Its id.
+        session: String,
+        /// The folder it works in.
+        root: PathBuf,
+        /// Its branch, in a worktree.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch: Option<String>,
+    },
+    /// The session moved into a new worktree (auto mode, at the first change).
+    #[serde(rename = "session.worktree")]
+    SessionWorktree {
+        /// The session.
+        session: String,
+        /// The worktree.
+        root: PathBuf,
+        /// Its branch.
+        branch: String,
+    },
+    /// A turn began.
+    #[serde(rename = "turn.started")]
+    TurnStarted {
+        /// The session.
+        session: String,
+        /// The turn's number in the session, from 1.
+        turn: u32,
+    },
+    /// An item began: the model started answering, or a tool call started running.
+    #[serde(rename = "item.started")]
+    ItemStarted {
+        /// The item's id in this turn.
+        item: String,
+        /// What it is (`assistant_message`, `tool_call`).
+        kind: String,
+        /// For a tool call: the tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+    },
+    /// More of an item's text.
+    #[serde(rename = "item.delta")]
+    ItemDelta {
+        /// The item.
+        item: String,
+        /// The text that came.
+        text: String,
+    },
+    /// An item is complete.
+    #[serde(rename = "item.completed")]
+    ItemCompleted {
+        /// The item's id in this turn.
+        item: String,
+        /// The item.
+        #[serde(flatten)]
+        value: Item,
+    },
+    /// A model call ended.
+    #[serde(rename = "model.called")]
+    ModelCalled(ModelCall),
+    /// A turn ended.
+    #[serde(rename = "turn.completed")]
+    TurnCompleted {
+        /// The session.
+        session: String,
+        /// The turn.
+        turn: u32,
+        /// How it ended.
+        end: TurnEnd,
+        /// What the turn used.
+        usage: TurnUsage,
+        /// The model's last text, the turn's answer.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        answer: String,
+    },
+}
+
+/// What kind of question the guard asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalKind {
+    /// An ordinary confirm: a standing answer or Don't ask could also give it.
+    Ordinary,
+    /// A security confirm: only a person gives it.
+    Security,
+}
+
+/// A request from the engine to its client.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", content = "params")]
+pub enum ServerRequest {
+    /// May this call run? The client answers with [`Approval`].
+    #[serde(rename = "approval.request")]
+    ApprovalRequest {
+        /// The session.
+        session: String,
+        /// What the call would do, in words.
+        action: String,
+        /// Why the guard asks.
+        why: String,
+        /// What kind of confirm.
+        kind: ApprovalKind,
+    },
+}
+
+/// A client's answer to an approval request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// Whether the person allows it.
+    pub allow: bool,
+}

@@ -1,0 +1,240 @@
+//! The JSON of every message type, snapshot-tested: a changed field shows up as a reviewed diff
+//! in `tests/snapshots/`. Each value also reads back as itself.
+
+use nodwyn_protocol::{
+    Approval, ApprovalKind, Envelope, Hello, Item, ModelCall, Notification, Request, Response,
+    ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+fn shown<T: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(values: &[T]) -> String {
+    values
+        .iter()
+        .map(|value| {
+            let text = serde_json::to_string(value).unwrap();
+            let back: T = serde_json::from_str(&text).unwrap();
+            assert_eq!(&back, value, "{text}");
+            text
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn requests() {
+    let requests = vec![
+        Request::Hello {
+            client: "nodwyn-run 0.1.0".into(),
+        },
+        Request::SessionOpen {
+            repo: "/src/app".into(),
+            worktree: WorktreeMode::Auto,
+            base: Some("main".into()),
+            name: None,
+        },
+        Request::SessionList {
+            repo: "/src/app".into(),
+        },
+        Request::SessionEvents {
+            session: "1968c13a".into(),
+        },
+        Request::SessionResume {
+            session: "1968c13a".into(),
+        },
+        Request::SessionClose {
+            session: "1968c13a".into(),
+        },
+        Request::WorktreeOpen {
+            repo: "/src/app".into(),
+            base: None,
+            name: Some("fix".into()),
+        },
+        Request::WorktreeList {
+            repo: "/src/app".into(),
+        },
+        Request::WorktreeRemove {
+            session: "1968c13a".into(),
+            force: false,
+        },
+        Request::WorktreeDiff {
+            session: "1968c13a".into(),
+        },
+        Request::RunStart {
+            repo: "/src/app".into(),
+            task: "fix the failing test".into(),
+            worktree: WorktreeMode::Always,
+            model: Some("claude".into()),
+        },
+        Request::TurnStart {
+            session: "1968c13a".into(),
+            text: "and land it".into(),
+        },
+        Request::TurnInterrupt {
+            session: "1968c13a".into(),
+        },
+    ];
+    let enveloped: Vec<Envelope<Request>> = requests
+        .into_iter()
+        .enumerate()
+        .map(|(id, message)| Envelope {
+            id: id as u64,
+            message,
+        })
+        .collect();
+    insta::assert_snapshot!(shown(&enveloped));
+}
+
+#[test]
+fn responses() {
+    insta::assert_snapshot!(shown(&[
+        Envelope {
+            id: 0,
+            message: Response::Result(
+                serde_json::to_value(Hello {
+                    protocol: nodwyn_protocol::VERSION,
+                    engine: "nodwyn 0.1.0".into(),
+                    methods: vec!["hello".into(), "turn.start".into()],
+                })
+                .unwrap()
+            ),
+        },
+        Envelope {
+            id: 1,
+            message: Response::Error {
+                code: "worktree_dirty".into(),
+                message: "the worktree has uncommitted changes".into(),
+            },
+        },
+    ]));
+}
+
+#[test]
+fn notifications() {
+    let usage = TurnUsage {
+        model_calls: 2,
+        input_tokens: 1200,
+        output_tokens: 80,
+    };
+    insta::assert_snapshot!(shown(&[
+        Notification::SessionStarted {
+            session: "20261201T000000Z-1968c13a".into(),
+            root: "/src/app".into(),
+            branch: None,
+        },
+        Notification::SessionWorktree {
+            session: "20261201T000000Z-1968c13a".into(),
+            root: "/src/app/.nodwyn/worktrees/1968c13a".into(),
+            branch: "nodwyn/1968c13a".into(),
+        },
+        Notification::TurnStarted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 1,
+        },
+        Notification::ItemStarted {
+            item: "1.1".into(),
+            kind: "assistant_message".into(),
+            tool: None,
+        },
+        Notification::ItemDelta {
+            item: "1.1".into(),
+            text: "Let me ".into(),
+        },
+        Notification::ItemCompleted {
+            item: "1.1".into(),
+            value: Item::AssistantMessage {
+                text: "Let me read it.".into(),
+                tool_calls: vec![ToolCallItem {
+                    call_id: "call_0".into(),
+                    tool: "fs-read".into(),
+                    arguments: json!({"path": "src/lib.rs"}),
+                }],
+            },
+        },
+        Notification::ItemStarted {
+            item: "1.2".into(),
+            kind: "tool_call".into(),
+            tool: Some("fs-read".into()),
+        },
+        Notification::ItemCompleted {
+            item: "1.2".into(),
+            value: Item::ToolResult {
+                call_id: "call_0".into(),
+                tool: "fs-read".into(),
+                ok: false,
+                content: "refused_by_guard: reading .env was refused".into(),
+                decision: Some("refuse by rule: .env is a credential file".into()),
+            },
+        },
+        Notification::ItemCompleted {
+            item: "1.3".into(),
+            value: Item::UserMessage {
+                text: "fix it".into()
+            },
+        },
+        Notification::ItemCompleted {
+            item: "1.4".into(),
+            value: Item::Notice {
+                text: "switched to worktree".into()
+            },
+        },
+        Notification::ModelCalled(ModelCall {
+            model: "qwen at http://127.0.0.1:11434".into(),
+            input_tokens: 600,
+            output_tokens: 40,
+            stop: "tool_use".into(),
+            first_output_ms: Some(120),
+            tries: 1,
+        }),
+        Notification::TurnCompleted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 1,
+            end: TurnEnd::Finished,
+            usage,
+            answer: "Fixed and landed.".into(),
+        },
+        Notification::TurnCompleted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 2,
+            end: TurnEnd::Limit {
+                why: "--max-turns 3 reached".into()
+            },
+            usage,
+            answer: String::new(),
+        },
+        Notification::TurnCompleted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 3,
+            end: TurnEnd::Interrupted,
+            usage,
+            answer: String::new(),
+        },
+        Notification::TurnCompleted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 4,
+            end: TurnEnd::Failed {
+                why: "could not reach the model server".into()
+            },
+            usage,
+            answer: String::new(),
+        },
+    ]));
+}
+
+#[test]
+fn requests_to_the_client() {
+    insta::assert_snapshot!(shown(&[Envelope {
+        id: 7,
+        message: ServerRequest::ApprovalRequest {
+            session: "20261201T000000Z-1968c13a".into(),
+            action: "run `cargo test`".into(),
+            why: "commands ask unless a standing answer allows them".into(),
+            kind: ApprovalKind::Ordinary,
+        },
+    }]));
+    insta::assert_snapshot!(shown(&[Envelope {
+        id: 7,
+        message: Approval { allow: true },
+    }]));
+}
