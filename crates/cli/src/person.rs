@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, Write};
 
-use nodwyn_core::call::{Person, Question, StrategyQuestion};
+use nodwyn_core::person::{Person, Question, StrategyQuestion};
 use nodwyn_core::guard::{AskKind, Decision};
 
 use crate::output::{self, printable};
@@ -15,7 +15,7 @@ const SHOWN_LINES: usize = 60;
 pub struct Terminal;
 
 impl Person for Terminal {
-    fn ask(&mut self, question: &Question<'_>) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<bool> {
         if !output::person_at_terminal() {
             return None;
         }

@@ -9,7 +9,8 @@
 //! lock and run side by side (a model may call several tools at once, and a command an agent runs
 //! may itself call nodwyn), except a primitive that must run alone (`git-land`).
 //!
-//! Each call is a turn of its own for the guard's budget of irreversible actions.
+//! The guard's budget of irreversible actions spans a turn: [`crate::turn::Turn`] carries what
+//! its calls spent from one call to the next; [`call`] is a turn of one call.
 
 use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Scanner, Verdict};
 use nodwyn_prim::{Fact, Registry};
@@ -17,58 +18,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Error;
+use crate::person::{Person, Question};
 use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
 use crate::session::Session;
 use crate::store::Store;
-
-/// A question for the person: may this call run?
-#[derive(Debug)]
-pub struct Question<'a> {
-    /// The session.
-    pub session: &'a str,
-    /// What the call would do.
-    pub effect: &'a Effect,
-    /// Why the guard asks, and what kind of question it is.
-    pub verdict: &'a Verdict,
-}
-
-/// The person the guard's questions go to.
-pub trait Person {
-    /// The person's answer (`true` to allow), or `None` when nobody can be asked (no terminal).
-    fn ask(&mut self, question: &Question<'_>) -> Option<bool>;
-
-    /// Whether the person lets a repository's `.nodwyn/init.scm` run (`true` to allow), or
-    /// `None` when nobody can be asked. Nobody, unless the person can be reached.
-    fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
-        let _ = question;
-        None
-    }
-}
-
-/// What a person is shown before a repository's `.nodwyn/init.scm` first runs, and again
-/// whenever it or the repository's `.nodwyn/prompts.scm` changes.
-#[derive(Debug)]
-pub struct StrategyQuestion<'a> {
-    /// The session.
-    pub session: &'a str,
-    /// The files, init.scm first, with their content.
-    pub files: &'a [crate::scripts::strategy::SchemeFile],
-    /// The SHA-256 over them, in hex.
-    pub sha256: &'a str,
-}
-
-/// Nobody to ask: every question is refused with a sentence saying how to approve the call.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoTerminal;
-
-impl Person for NoTerminal {
-    fn ask(&mut self, _question: &Question<'_>) -> Option<bool> {
-        None
-    }
-}
 
 /// A call that ran.
 #[derive(Debug, Serialize)]
@@ -84,7 +40,7 @@ pub struct Called {
     pub note: Option<String>,
 }
 
-/// Runs `name` with `args` in session `id` through the guard and the log.
+/// Runs `name` with `args` in session `id` through the guard and the log, as a turn of its own.
 pub fn call(
     store: &Store,
     id: &str,
@@ -93,6 +49,23 @@ pub fn call(
     args: &Value,
     person: &mut dyn Person,
     settings: &HostSettings,
+) -> Result<Called, Error> {
+    let mut spent = 0;
+    call_in_turn(store, id, registry, name, args, person, settings, &mut spent)
+}
+
+/// Runs `name` with `args` in session `id` through the guard and the log, in a turn that has
+/// already spent `spent` irreversible actions (updated).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn call_in_turn(
+    store: &Store,
+    id: &str,
+    registry: &Registry,
+    name: &str,
+    args: &Value,
+    person: &mut dyn Person,
+    settings: &HostSettings,
+    spent: &mut u32,
 ) -> Result<Called, Error> {
     let stored = store.find(id)?;
     let primitive = registry.get(name)?;
@@ -124,7 +97,7 @@ pub fn call(
         },
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
-    let mut guard = Guard::new(&session.root, &session.repository, standing);
+    let mut guard = Guard::new(&session.root, &session.repository, standing).with_spent(*spent);
     // The person's credential files, found once: the guard knows them by inode, and a command
     // the call runs may not read them.
     let credentials = settings
@@ -145,9 +118,9 @@ pub fn call(
     let mut nobody_to_ask = false;
     if let Decision::Ask(kind) = verdict.decision {
         let question = Question {
-            session: id,
-            effect: &effect,
-            verdict: &verdict,
+            session: id.to_owned(),
+            effect: effect.clone(),
+            verdict: verdict.clone(),
         };
         verdict = match person.ask(&question) {
             Some(true) => {
@@ -173,6 +146,7 @@ pub fn call(
             }
         };
     }
+    *spent = guard.spent();
     tracing::info!(
         action = %effect.action,
         answer = ?verdict.decision,

@@ -190,6 +190,14 @@ pub enum Error {
         /// What was refused and why.
         sentence: String,
     },
+    /// A folder no agent's session may be rooted at.
+    #[error("nodwyn will not start a session in {dir}: {why}; run it in a project's folder")]
+    TaskRoot {
+        /// The folder.
+        dir: PathBuf,
+        /// Why not.
+        why: String,
+    },
     /// The standing answers could not be read.
     #[error(transparent)]
     Guard(#[from] nodwyn_guard::Error),
@@ -256,6 +264,7 @@ impl Error {
             Error::Prim(error) => error.code(),
             Error::Refused(_) => "refused",
             Error::Declined { code, .. } => code,
+            Error::TaskRoot { .. } => "task_root",
             Error::Guard(_) => "guard",
             Error::Scheme(_) => "scheme",
         }

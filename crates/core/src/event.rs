@@ -301,6 +301,42 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A turn began: one message from the person to the model's final answer.
+    #[serde(rename = "turn.start")]
+    TurnStart {
+        /// The turn's number in the session, from 1.
+        turn: u32,
+    },
+    /// An item of the conversation: the person's message, the model's answer, a tool's result,
+    /// the engine's note to the model.
+    #[serde(rename = "conversation.item")]
+    ConversationItem {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The item.
+        #[serde(flatten)]
+        item: nodwyn_protocol::Item,
+    },
+    /// One call to the model: which, the tokens used, why it stopped, how soon it answered.
+    #[serde(rename = "model.call")]
+    ModelCall {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The call.
+        #[serde(flatten)]
+        call: nodwyn_protocol::ModelCall,
+    },
+    /// A turn ended.
+    #[serde(rename = "turn.end")]
+    TurnEnd {
+        /// The turn.
+        turn: u32,
+        /// How it ended.
+        #[serde(flatten)]
+        end: nodwyn_protocol::TurnEnd,
+        /// What it used.
+        usage: nodwyn_protocol::TurnUsage,
+    },
     /// A record of a kind this version of nodwyn does not know.
     #[serde(other)]
     Other,

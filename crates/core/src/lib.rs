@@ -15,12 +15,15 @@ pub mod host;
 pub mod id;
 mod land;
 pub mod log;
+pub mod open;
+pub mod person;
 mod project;
 pub mod scan;
 pub mod scripts;
 pub mod seal;
 pub mod session;
 pub mod store;
+pub mod turn;
 pub mod versions;
 pub mod worktree;
 

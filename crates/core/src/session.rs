@@ -50,6 +50,12 @@ pub struct Session {
     pub config: Option<nodwyn_git::fingerprint::Fingerprint>,
     /// The log it was read from.
     pub log_path: Option<PathBuf>,
+    /// How many turns an agent has begun in it.
+    pub turns: u32,
+    /// A turn that began and has not ended (the run was interrupted hard, or crashed).
+    pub open_turn: Option<u32>,
+    /// The model calls and tokens of every turn.
+    pub usage: nodwyn_protocol::TurnUsage,
 }
 
 impl Session {
@@ -81,6 +87,9 @@ impl Session {
             landing: None,
             config: None,
             log_path: Some(stored.log.path().to_path_buf()),
+            turns: 0,
+            open_turn: None,
+            usage: nodwyn_protocol::TurnUsage::default(),
         };
         let seal = crate::store::Store::data_dir_of(stored.log.path())
             .and_then(|home| crate::seal::Seal::of(&home).ok());
@@ -100,6 +109,8 @@ impl Session {
         };
         match event {
             Event::WorktreeCreate { worktree, .. } => {
+                // A session that began in a checkout moves into the worktree made for it.
+                self.root = worktree.path.clone();
                 self.worktree = Some(worktree);
                 self.worktree_state = WorktreeState::Active;
             }
@@ -168,6 +179,16 @@ impl Session {
                 }
             }
             Event::LandEnd { .. } => self.landing = None,
+            Event::TurnStart { turn } => {
+                self.turns = self.turns.max(turn);
+                self.open_turn = Some(turn);
+            }
+            Event::TurnEnd { .. } => self.open_turn = None,
+            Event::ModelCall { call, .. } => {
+                self.usage.model_calls += 1;
+                self.usage.input_tokens += call.input_tokens;
+                self.usage.output_tokens += call.output_tokens;
+            }
             Event::SessionStart { .. }
             | Event::PrimitiveCall { .. }
             | Event::GuardDecision { .. }
@@ -178,6 +199,7 @@ impl Session {
             | Event::VersionRestore { .. }
             | Event::StrategyApprove { .. }
             | Event::SchemeEval { .. }
+            | Event::ConversationItem { .. }
             | Event::Other => {}
         }
     }

@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 use nodwyn_core::Store;
-use nodwyn_core::call::{NoTerminal, Person, Question, call};
+use nodwyn_core::call::call;
+use nodwyn_core::person::{NoTerminal, Person, Question};
 use nodwyn_core::guard::Effect;
 use nodwyn_core::host::HostSettings;
 use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
@@ -84,7 +85,7 @@ fn git(dir: &Path, args: &[&str]) {
 struct Approves;
 
 impl Person for Approves {
-    fn ask(&mut self, _question: &Question<'_>) -> Option<bool> {
+    fn ask(&mut self, _question: &Question) -> Option<bool> {
         Some(true)
     }
 }

@@ -80,6 +80,18 @@ impl Guard {
         self.dont_ask = dont_ask;
     }
 
+    /// Carries a turn's spending over from the guard of its previous call: `spent` irreversible
+    /// actions were allowed in this turn already.
+    pub fn with_spent(mut self, spent: u32) -> Self {
+        self.spent = spent;
+        self
+    }
+
+    /// How many irreversible actions this turn has been allowed so far.
+    pub fn spent(&self) -> u32 {
+        self.spent
+    }
+
     /// Starts a new turn: the budget of irreversible actions is full again.
     pub fn start_turn(&mut self) {
         self.spent = 0;

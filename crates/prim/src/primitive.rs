@@ -72,6 +72,38 @@ impl Param {
             format!("[{}]", self.name)
         }
     }
+
+    /// The JSON Schema of a call's arguments given by name: an object with these properties,
+    /// the required ones listed, nothing else allowed. What a model's tool and an MCP tool
+    /// declare.
+    pub fn json_schema(params: &[Param]) -> serde_json::Value {
+        let properties: serde_json::Map<String, serde_json::Value> = params
+            .iter()
+            .map(|param| {
+                let mut schema = match param.kind {
+                    ParamKind::String => serde_json::json!({"type": "string"}),
+                    ParamKind::Integer => serde_json::json!({"type": "integer"}),
+                    ParamKind::Boolean => serde_json::json!({"type": "boolean"}),
+                    ParamKind::StringList => {
+                        serde_json::json!({"type": "array", "items": {"type": "string"}})
+                    }
+                };
+                schema["description"] = param.doc.into();
+                (param.name.to_owned(), schema)
+            })
+            .collect();
+        let required: Vec<&str> = params
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect();
+        serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
+    }
 }
 
 /// An action an agent can take in a session. Implement it for a type of your own and

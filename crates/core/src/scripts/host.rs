@@ -7,7 +7,8 @@ use nodwyn_scheme::{Host, PrimitiveSignature, WorktreeFacts};
 use serde_json::Value;
 
 use crate::Store;
-use crate::call::{Person, call};
+use crate::call::call;
+use crate::person::Person;
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
 

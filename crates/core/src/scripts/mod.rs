@@ -20,7 +20,8 @@ use nodwyn_scheme::{
 };
 use serde::Serialize;
 
-use crate::call::{Person, StrategyQuestion, append};
+use crate::call::append;
+use crate::person::{Person, StrategyQuestion};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::session::Session;

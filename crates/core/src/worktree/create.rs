@@ -67,8 +67,78 @@ struct Start {
     pull_request: Option<u64>,
 }
 
+/// Everything decided before anything is written: where the worktree goes and what it starts
+/// from.
+struct Plan {
+    checkout: nodwyn_git::Checkout,
+    repository: PathBuf,
+    start: Start,
+    root: PathBuf,
+    name: Option<String>,
+}
+
+impl Plan {
+    /// The worktree's facts for the session with `id`.
+    fn facts_for(&self, id: &SessionId) -> WorktreeFacts {
+        WorktreeFacts {
+            repository: self.repository.clone(),
+            path: self.root.join(id.short()),
+            branch: branch_name(id.short(), self.name.as_deref()),
+            name: self.name.clone(),
+            base: self.start.base.clone(),
+            base_remote: self.start.base_remote.clone(),
+            base_commit: self.start.commit.clone(),
+            pull_request: self.start.pull_request,
+        }
+    }
+
+    /// Whether a session with this short id could not have its folder or branch.
+    fn taken(&self, short: &str) -> bool {
+        std::fs::symlink_metadata(self.root.join(short)).is_ok()
+            || branch_tip(&self.repository, &branch_name(short, self.name.as_deref()))
+                .is_ok_and(|t| t.is_some())
+    }
+}
+
 /// Opens a session in a new worktree.
 pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
+    let plan = plan(store, request)?;
+    let stored = store.open_session(
+        &plan.repository,
+        Timestamp::now(),
+        |short| plan.taken(short),
+        |id| {
+            let facts = plan.facts_for(id);
+            Record::new(
+                Timestamp::now(),
+                Event::SessionStart {
+                    root: facts.path.clone(),
+                    repository: plan.repository.clone(),
+                    worktree: Some(facts),
+                },
+            )
+        },
+    )?;
+    make(&plan, &stored, true)
+}
+
+/// Makes a worktree for a session that began in the checkout `request.dir` and moves the
+/// session into it (its `worktree.create` record moves the session's root): the session keeps
+/// its id, log and conversation.
+pub fn attach(
+    store: &Store,
+    stored: &crate::store::StoredSession,
+    request: &NewWorktree,
+) -> Result<Created, Error> {
+    let plan = plan(store, request)?;
+    if plan.taken(stored.id.short()) {
+        return Err(Error::FolderInTheWay(plan.facts_for(&stored.id).path));
+    }
+    make(&plan, stored, false)
+}
+
+/// Decides what to make, refusing before anything is written.
+fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
     let given = std::fs::canonicalize(&request.dir).map_err(Error::io(&request.dir))?;
     let checkout = nodwyn_git::discover(&given)?;
     // From any folder of a checkout, as git works: the checkout's top is where it starts.
@@ -118,33 +188,25 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
         request.location,
         &[head_commit.as_str(), start.commit.as_str()],
     )?;
-    let taken = |short: &str| {
-        std::fs::symlink_metadata(root.join(short)).is_ok()
-            || branch_tip(&repository, &branch_name(short, name.as_deref()))
-                .is_ok_and(|t| t.is_some())
-    };
-    let facts_for = |id: &SessionId| WorktreeFacts {
-        repository: repository.clone(),
-        path: root.join(id.short()),
-        branch: branch_name(id.short(), name.as_deref()),
-        name: name.clone(),
-        base: start.base.clone(),
-        base_remote: start.base_remote.clone(),
-        base_commit: start.commit.clone(),
-        pull_request: start.pull_request,
-    };
-    let stored = store.open_session(&repository, Timestamp::now(), taken, |id| {
-        let facts = facts_for(id);
-        Record::new(
-            Timestamp::now(),
-            Event::SessionStart {
-                root: facts.path.clone(),
-                repository: repository.clone(),
-                worktree: Some(facts),
-            },
-        )
-    })?;
-    let facts = facts_for(&stored.id);
+    Ok(Plan {
+        checkout,
+        repository,
+        start,
+        root,
+        name,
+    })
+}
+
+/// Makes the worktree of `stored` as `plan` says, and records it. A `fresh` session's log goes
+/// again when git made nothing.
+fn make(
+    plan: &Plan,
+    stored: &crate::store::StoredSession,
+    fresh: bool,
+) -> Result<Created, Error> {
+    let facts = plan.facts_for(&stored.id);
+    let checkout = &plan.checkout;
+    let repository = &plan.repository;
     // The checkout's uncommitted changes are counted on another core while git checks the new
     // worktree out: the two read and write different folders.
     let (added, counted) = std::thread::scope(|scope| {
@@ -153,12 +215,18 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
             &checkout.toplevel,
             &facts.path,
             &facts.branch,
-            &start.commit,
+            &plan.start.commit,
         );
         (added, count.join())
     });
     if let Err(failure) = added {
-        return Err(handle_failed_add(&stored.log, &stored.id, &facts, failure));
+        return Err(handle_failed_add(
+            &stored.log,
+            &stored.id,
+            &facts,
+            failure,
+            fresh,
+        ));
     }
     // The worktree exists now: what follows is bookkeeping, and a failure in it is reported in
     // the result rather than leaving a worktree the log does not know.
@@ -173,7 +241,7 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
             0
         }
     };
-    let included = copy_included(&repository, &facts.path).unwrap_or_else(|e| Included {
+    let included = copy_included(repository, &facts.path).unwrap_or_else(|e| Included {
         copied: Vec::new(),
         failed: vec![IncludeFailure {
             path: INCLUDE_FILE.to_owned(),
@@ -192,7 +260,7 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
     super::config::record(&stored.log, &stored.id.to_string(), &facts.path, None)?;
     Ok(Created {
         id: stored.id.short().to_owned(),
-        session: stored.id,
+        session: stored.id.clone(),
         worktree: facts,
         uncommitted,
         included: included.copied,
@@ -249,6 +317,7 @@ fn handle_failed_add(
     id: &SessionId,
     facts: &WorktreeFacts,
     failure: nodwyn_git::Error,
+    fresh: bool,
 ) -> Error {
     match registration(&facts.repository, &facts.path) {
         Ok(Some(_)) => {
@@ -280,7 +349,9 @@ fn handle_failed_add(
             }
         }
         _ => {
-            let _ = std::fs::remove_file(log.path());
+            if fresh {
+                let _ = std::fs::remove_file(log.path());
+            }
             Error::Git(failure)
         }
     }

@@ -18,7 +18,7 @@ mod resume;
 pub mod verdict;
 
 pub use close::{Closed, close};
-pub use create::{Created, NewWorktree, branch_name, create};
+pub use create::{Created, NewWorktree, attach, branch_name, create};
 pub use diff::diff;
 pub use keep::{Kept, keep};
 pub use list::{Listed, list};

@@ -42,6 +42,9 @@ pub struct Ran {
     pub status: Option<i32>,
     /// Whether the time limit killed it.
     pub timed_out: bool,
+    /// Whether the person's interrupt ended it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// Its standard output, up to the cap.
     pub stdout: String,
     /// Its standard error, up to the cap.
@@ -156,6 +159,8 @@ impl Primitive for ShellExec {
         let spec = nodwyn_proc::Spec {
             confinement: ctx.sandbox.policy_for(&ctx.root, tmp.path()),
             deadline: Some(time),
+            // The person's Ctrl-C ends the command and everything it started.
+            cancel: Some(ctx.interrupt.flag()),
             output_cap: Some(limits.shell_output),
             ..nodwyn_proc::Spec::new(
                 argv,
@@ -168,6 +173,7 @@ impl Primitive for ShellExec {
         Ok(Ran {
             status: ran.status,
             timed_out: ran.timed_out,
+            interrupted: ran.cancelled,
             stdout: String::from_utf8_lossy(&ran.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
             output_left_out: ran.output_left_out,

@@ -1,0 +1,214 @@
+//! The session runtime and its turns: what a front-end holds while an agent works.
+//!
+//! A [`SessionRuntime`] holds, for the life of a session, what every call needs (the store, the
+//! session, the primitives, the settings taken from the person's environment). Calls go through
+//! a [`Turn`]: one message from the person to the model's final answer. The guard's budget of
+//! irreversible actions spans the turn's calls; each call still passes the one call path
+//! ([`crate::call`]): the guard, the person, the log. A turn also records the conversation
+//! (`turn.start`, `conversation.item`, `model.call`, `turn.end`), so a session can be read
+//! back ([`conversation`]) and resumed. `nodwyn call` is a turn of one call.
+
+use std::sync::Arc;
+
+use nodwyn_prim::Registry;
+use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
+use serde_json::Value;
+
+use crate::Error;
+use crate::call::{Called, append, call_in_turn};
+use crate::event::Event;
+use crate::host::HostSettings;
+use crate::person::Person;
+use crate::session::Session;
+use crate::store::{Store, StoredSession};
+use crate::worktree::{Created, NewWorktree, WorktreeLocation};
+
+/// One session, held open for an agent.
+pub struct SessionRuntime {
+    store: Store,
+    stored: StoredSession,
+    registry: Arc<Registry>,
+    settings: HostSettings,
+}
+
+impl SessionRuntime {
+    /// The runtime of session `id` (either form of its id, or its name); refused when the
+    /// session is closed.
+    pub fn open(
+        store: Store,
+        id: &str,
+        registry: Arc<Registry>,
+        settings: HostSettings,
+    ) -> Result<Arc<Self>, Error> {
+        let stored = store.find(id)?;
+        let session = Session::load(&stored)?;
+        if !session.open {
+            return Err(Error::Refused(format!(
+                "session {} is closed; `nodwyn worktree resume {}` opens it again",
+                session.id,
+                session.id.short()
+            )));
+        }
+        Ok(Arc::new(Self {
+            store,
+            stored,
+            registry,
+            settings,
+        }))
+    }
+
+    /// The session's full id.
+    pub fn id(&self) -> String {
+        self.stored.id.to_string()
+    }
+
+    /// The session as its log tells it now.
+    pub fn session(&self) -> Result<Session, Error> {
+        Session::load(&self.stored)
+    }
+
+    /// The primitives.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// What primitives take from the person's environment.
+    pub fn settings(&self) -> &HostSettings {
+        &self.settings
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Begins the session's next turn (recorded as `turn.start`). A turn an earlier run left
+    /// open (interrupted hard, or crashed) is ended first, as interrupted.
+    pub fn start_turn(self: &Arc<Self>) -> Result<Turn, Error> {
+        let session = self.session()?;
+        if let Some(open) = session.open_turn {
+            append(
+                &self.stored.log,
+                Event::TurnEnd {
+                    turn: open,
+                    end: TurnEnd::Interrupted,
+                    usage: TurnUsage::default(),
+                },
+            )?;
+        }
+        let number = session.turns + 1;
+        append(&self.stored.log, Event::TurnStart { turn: number })?;
+        Ok(Turn {
+            runtime: Arc::clone(self),
+            number,
+            spent: 0,
+        })
+    }
+
+    /// Makes a worktree for this session, which began in its checkout, and moves the session
+    /// into it (worktree mode `auto`, at the first call that would change anything).
+    pub fn move_to_worktree(&self, location: WorktreeLocation) -> Result<Created, Error> {
+        let session = self.session()?;
+        if session.active_worktree().is_some() {
+            return Err(Error::Refused(format!(
+                "session {} has a worktree already",
+                session.id
+            )));
+        }
+        let _lock = self.stored.log.lock()?;
+        let request = NewWorktree {
+            dir: session.root.clone(),
+            location,
+            ..NewWorktree::default()
+        };
+        crate::worktree::attach(&self.store, &self.stored, &request)
+    }
+}
+
+/// One turn of a session: the person's message to the model's final answer.
+pub struct Turn {
+    runtime: Arc<SessionRuntime>,
+    number: u32,
+    spent: u32,
+}
+
+impl Turn {
+    /// The turn's number in its session, from 1.
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+
+    /// The runtime it belongs to.
+    pub fn runtime(&self) -> &Arc<SessionRuntime> {
+        &self.runtime
+    }
+
+    /// Runs primitive `name` with `args` through the guard and the log; the person is asked
+    /// through `person` when the guard asks.
+    pub fn call(
+        &mut self,
+        name: &str,
+        args: &Value,
+        person: &mut dyn Person,
+    ) -> Result<Called, Error> {
+        let runtime = &self.runtime;
+        call_in_turn(
+            &runtime.store,
+            &runtime.stored.id.to_string(),
+            &runtime.registry,
+            name,
+            args,
+            person,
+            &runtime.settings,
+            &mut self.spent,
+        )
+    }
+
+    /// Records an item of the conversation.
+    pub fn record(&self, item: Item) -> Result<(), Error> {
+        append(
+            &self.runtime.stored.log,
+            Event::ConversationItem {
+                turn: self.number,
+                item,
+            },
+        )
+    }
+
+    /// Records a call to the model.
+    pub fn record_model_call(&self, call: ModelCall) -> Result<(), Error> {
+        append(
+            &self.runtime.stored.log,
+            Event::ModelCall {
+                turn: self.number,
+                call,
+            },
+        )
+    }
+
+    /// Ends the turn (recorded as `turn.end`).
+    pub fn end(self, end: TurnEnd, usage: TurnUsage) -> Result<(), Error> {
+        append(
+            &self.runtime.stored.log,
+            Event::TurnEnd {
+                turn: self.number,
+                end,
+                usage,
+            },
+        )
+    }
+}
+
+/// A session's conversation as its log keeps it, in order, each item with its turn.
+pub fn conversation(store: &Store, id: &str) -> Result<Vec<(u32, Item)>, Error> {
+    let stored = store.find(id)?;
+    Ok(stored
+        .log
+        .read()?
+        .into_iter()
+        .filter_map(|record| match record.event {
+            Event::ConversationItem { turn, item } => Some((turn, item)),
+            _ => None,
+        })
+        .collect())
+}
