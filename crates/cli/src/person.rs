@@ -3,8 +3,8 @@
 
 use std::io::{BufRead, Write};
 
-use nodwyn_core::person::{Person, Question, StrategyQuestion};
 use nodwyn_core::guard::{AskKind, Decision};
+use nodwyn_core::person::{Person, Question, StrategyQuestion};
 
 use crate::output::{self, printable};
 

@@ -9,10 +9,14 @@
 
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
 use anyhow::Context;
 use nodwyn_core::host::SandboxChoice;
 use nodwyn_core::worktree::WorktreeLocation;
 use serde::Deserialize;
+
+use crate::model::{DEFAULT_PROFILE, ModelProfile, ModelSection, profiles};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -21,6 +25,18 @@ struct ConfigFile {
     worktrees: WorktreesSection,
     sandbox: Option<SandboxSection>,
     git: Option<GitSection>,
+    model: Option<ModelSection>,
+    #[serde(default)]
+    models: BTreeMap<String, ModelSection>,
+    #[serde(default)]
+    run: RunSection,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunSection {
+    max_turns: Option<u32>,
+    max_tokens: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -50,6 +66,28 @@ enum SandboxMode {
 #[serde(deny_unknown_fields)]
 struct WorktreesSection {
     location: Option<Location>,
+    mode: Option<Mode>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    Auto,
+    Always,
+    Off,
+}
+
+/// Where an agent's session works (`[worktrees] mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WorktreeMode {
+    /// In the checkout until the first call that would change anything, then in its own
+    /// worktree (the default).
+    #[default]
+    Auto,
+    /// In its own worktree from the start.
+    Always,
+    /// In the checkout itself.
+    Off,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -69,14 +107,62 @@ pub struct Settings {
     /// How long a fetch or push may take (`[git] network_timeout_seconds`), from the person's
     /// own file only.
     pub git_network: Option<std::time::Duration>,
+    /// Where an agent's session works.
+    pub worktree_mode: WorktreeMode,
+    /// At most this many model calls in a run (`[run] max_turns`).
+    pub max_turns: Option<u32>,
+    /// At most this many tokens in a run (`[run] max_tokens`).
+    pub max_tokens: Option<u64>,
+    /// The model profiles, by name (`default` is `[model]`).
+    models: BTreeMap<String, ModelSection>,
 }
 
 impl Settings {
+    /// The model profile `name` (`None`: the default, `[model]`), or a sentence saying how to
+    /// configure one.
+    pub fn model(&self, name: Option<&str>) -> anyhow::Result<ModelProfile> {
+        let profile = name.unwrap_or(DEFAULT_PROFILE);
+        match self.models.get(profile) {
+            Some(section) => section.resolve(profile),
+            None if name.is_none() => anyhow::bail!(
+                "no model is configured: add a [model] section to {} with provider (\"openai\" or \"anthropic\"), base_url, name and, for a server that wants a key, api_key_env (the README shows examples for Ollama, llama.cpp, vLLM, OpenAI, OpenRouter and Anthropic)",
+                crate::user_config_file()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|| "~/.config/nodwyn/config.toml".to_owned())
+            ),
+            None => {
+                let known: Vec<&str> = self.models.keys().map(String::as_str).collect();
+                anyhow::bail!(
+                    "--model {profile}: no [models.{profile}] in your configuration (profiles: {})",
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                )
+            }
+        }
+    }
+
     /// Reads the user's file and, when given, the repository's.
     pub fn resolve(user_file: Option<&Path>, repository: Option<&Path>) -> anyhow::Result<Self> {
         let mut settings = Settings::default();
         let repository_file = repository.map(|r| r.join(".nodwyn").join("config.toml"));
         let user = user_file.map(read).transpose()?.flatten();
+        let repository_config = repository_file.as_deref().map(read).transpose()?.flatten();
+        let no_profiles = BTreeMap::new();
+        settings.models = profiles(
+            (
+                user.as_ref().and_then(|c| c.model.as_ref()),
+                user.as_ref().map_or(&no_profiles, |c| &c.models),
+            ),
+            match (&repository_file, &repository_config) {
+                (Some(file), Some(config)) => {
+                    Some((file.as_path(), config.model.as_ref(), &config.models))
+                }
+                _ => None,
+            },
+        )?;
         if let Some(seconds) = user
             .as_ref()
             .and_then(|c| c.git.as_ref())
@@ -118,14 +204,22 @@ impl Settings {
                     );
                 }
             }
-            if let Some(config) = config
-                && let Some(location) = config.worktrees.location
-            {
+            let Some(config) = config else { continue };
+            if let Some(location) = config.worktrees.location {
                 settings.worktree_location = match location {
                     Location::Repository => WorktreeLocation::Repository,
                     Location::Data => WorktreeLocation::Data,
                 };
             }
+            if let Some(mode) = config.worktrees.mode {
+                settings.worktree_mode = match mode {
+                    Mode::Auto => WorktreeMode::Auto,
+                    Mode::Always => WorktreeMode::Always,
+                    Mode::Off => WorktreeMode::Off,
+                };
+            }
+            settings.max_turns = config.run.max_turns.or(settings.max_turns);
+            settings.max_tokens = config.run.max_tokens.or(settings.max_tokens);
         }
         Ok(settings)
     }
@@ -236,5 +330,66 @@ mod tests {
             .to_string();
         assert!(error.contains("config.toml line 3"), "{error}");
         assert!(error.contains("locaton"), "{error}");
+    }
+
+    #[test]
+    fn model_profiles_come_from_the_person_and_a_repository_cannot_redirect_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(
+            &user,
+            "[model]\nbase_url = \"http://127.0.0.1:11434/v1\"\nname = \"qwen\"\n\n[models.claude]\nprovider = \"anthropic\"\nbase_url = \"https://api.anthropic.com\"\nname = \"claude-sonnet-4-5\"\napi_key_env = \"ANTHROPIC_API_KEY\"\n\n[run]\nmax_turns = 9\n",
+        )
+        .unwrap();
+        let settings = Settings::resolve(Some(&user), None).unwrap();
+        let default = settings.model(None).unwrap();
+        assert_eq!(default.provider, crate::ModelProvider::OpenAi);
+        assert_eq!(default.name, "qwen");
+        assert!(default.stream_tools);
+        let claude = settings.model(Some("claude")).unwrap();
+        assert_eq!(claude.provider, crate::ModelProvider::Anthropic);
+        assert_eq!(claude.api_key_env.as_deref(), Some("ANTHROPIC_API_KEY"));
+        assert_eq!(settings.max_turns, Some(9));
+        let unknown = settings.model(Some("gpt")).unwrap_err().to_string();
+        assert!(unknown.contains("claude, default"), "{unknown}");
+
+        // The repository may pick the model's name and the worktree mode...
+        std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();
+        let repository_file = dir.path().join(".nodwyn/config.toml");
+        std::fs::write(
+            &repository_file,
+            "[worktrees]\nmode = \"always\"\n[model]\nname = \"qwen2.5-coder:14b\"\n",
+        )
+        .unwrap();
+        let settings = Settings::resolve(Some(&user), Some(dir.path())).unwrap();
+        assert_eq!(settings.worktree_mode, WorktreeMode::Always);
+        let default = settings.model(None).unwrap();
+        assert_eq!(default.name, "qwen2.5-coder:14b");
+        assert_eq!(default.base_url, "http://127.0.0.1:11434/v1");
+
+        // ...but never where the requests go, nor which key they carry.
+        for line in [
+            "base_url = \"https://attacker.example\"",
+            "api_key_env = \"AWS_SECRET_ACCESS_KEY\"",
+        ] {
+            std::fs::write(&repository_file, format!("[models.claude]\n{line}\n")).unwrap();
+            let error = Settings::resolve(Some(&user), Some(dir.path()))
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains("only your own configuration"), "{error}");
+        }
+    }
+
+    #[test]
+    fn no_model_says_how_to_configure_one() {
+        let error = Settings::resolve(None, None)
+            .unwrap()
+            .model(None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("no model is configured: add a [model] section"),
+            "{error}"
+        );
     }
 }

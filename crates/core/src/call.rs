@@ -18,11 +18,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::Error;
-use crate::person::{Person, Question};
 use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
+use crate::person::{Person, Question};
 use crate::session::Session;
 use crate::store::Store;
 
@@ -51,7 +51,9 @@ pub fn call(
     settings: &HostSettings,
 ) -> Result<Called, Error> {
     let mut spent = 0;
-    call_in_turn(store, id, registry, name, args, person, settings, &mut spent)
+    call_in_turn(
+        store, id, registry, name, args, person, settings, &mut spent,
+    )
 }
 
 /// Runs `name` with `args` in session `id` through the guard and the log, in a turn that has

@@ -43,7 +43,9 @@ pub mod guard {
 /// The primitives' types a front-end needs: the registry and what a custom primitive is made
 /// of, a landing's outcome, and the sandbox's supervisor.
 pub mod prim {
-    pub use nodwyn_prim::{Context, DynPrimitive, Error, Param, ParamKind, Primitive, Registry};
+    pub use nodwyn_prim::{
+        Context, DynPrimitive, Error, Interrupt, Param, ParamKind, Primitive, Registry,
+    };
     /// Resolving a path against a session's folder, for a custom primitive's effect.
     pub mod paths {
         pub use nodwyn_prim::paths::{Target, resolve};

@@ -9,9 +9,9 @@ use std::process::Command;
 
 use nodwyn_core::Store;
 use nodwyn_core::call::call;
-use nodwyn_core::person::{NoTerminal, Person, Question};
 use nodwyn_core::guard::Effect;
 use nodwyn_core::host::HostSettings;
+use nodwyn_core::person::{NoTerminal, Person, Question};
 use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
 use nodwyn_core::scheme::Source;
 use nodwyn_core::scripts::{ScriptOptions, Scripting, Target, compose, eval};

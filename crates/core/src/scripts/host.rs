@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use crate::Store;
 use crate::call::call;
-use crate::person::Person;
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
+use crate::person::Person;
 
 /// Runs a script's primitive calls in session `id`.
 pub struct SessionHost<'a> {

@@ -21,9 +21,9 @@ use nodwyn_scheme::{
 use serde::Serialize;
 
 use crate::call::append;
-use crate::person::{Person, StrategyQuestion};
 use crate::event::Event;
 use crate::host::HostSettings;
+use crate::person::{Person, StrategyQuestion};
 use crate::session::Session;
 use crate::{Error, Store};
 

@@ -199,11 +199,7 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
 
 /// Makes the worktree of `stored` as `plan` says, and records it. A `fresh` session's log goes
 /// again when git made nothing.
-fn make(
-    plan: &Plan,
-    stored: &crate::store::StoredSession,
-    fresh: bool,
-) -> Result<Created, Error> {
+fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Result<Created, Error> {
     let facts = plan.facts_for(&stored.id);
     let checkout = &plan.checkout;
     let repository = &plan.repository;

@@ -1,0 +1,527 @@
+//! The turn loop: compose the prompt, call the model, run its tool calls through the guard, feed
+//! the results back, until the model answers without a tool call, a limit is reached, or the
+//! person interrupts. Everything is recorded in the session's log and told to the front-end.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use nodwyn_core::person::Person;
+use nodwyn_core::scheme::Source;
+use nodwyn_core::scripts::{Scripting, Target, compose, eval};
+use nodwyn_core::turn::{SessionRuntime, Turn, conversation};
+use nodwyn_model::{Model, Request, StreamEvent, ToolCall};
+use nodwyn_protocol::{
+    Item, ModelCall, Notification, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
+};
+
+use crate::frontend::{Frontend, FrontendPerson};
+use crate::history::{INTERRUPTED, fitted, messages};
+use crate::options::Options;
+use crate::tools::{SCHEME_TOOL, cut, offered, shown};
+
+/// How a turn ended, and what it produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnOutcome {
+    /// How it ended.
+    pub end: TurnEnd,
+    /// The model's final text (empty unless it finished).
+    pub answer: String,
+    /// What the turn used.
+    pub usage: TurnUsage,
+}
+
+/// One session's agent: its runtime, its model, the conversation so far.
+pub struct Agent {
+    runtime: Arc<SessionRuntime>,
+    model: Arc<dyn Model>,
+    options: Options,
+    frontend: Arc<dyn Frontend>,
+    items: Vec<Item>,
+    run_usage: TurnUsage,
+    in_git: bool,
+}
+
+/// What a tool call gave the model.
+struct ToolOutcome {
+    ok: bool,
+    content: String,
+    decision: Option<String>,
+}
+
+impl Agent {
+    /// The agent of `runtime`'s session, its conversation read back from the session's log.
+    pub fn new(
+        runtime: Arc<SessionRuntime>,
+        model: Arc<dyn Model>,
+        options: Options,
+        frontend: Arc<dyn Frontend>,
+    ) -> Result<Self, nodwyn_core::Error> {
+        let items = conversation(runtime.store(), &runtime.id())?
+            .into_iter()
+            .map(|(_, item)| item)
+            .collect();
+        let session = runtime.session()?;
+        let in_git = session.worktree.is_some()
+            || nodwyn_core::repository_of(&session.root).is_ok_and(|r| r == session.repository);
+        Ok(Self {
+            runtime,
+            model,
+            options,
+            frontend,
+            items,
+            run_usage: TurnUsage::default(),
+            in_git,
+        })
+    }
+
+    /// The session's runtime.
+    pub fn runtime(&self) -> &Arc<SessionRuntime> {
+        &self.runtime
+    }
+
+    /// What this run used so far, every turn together.
+    pub fn usage(&self) -> TurnUsage {
+        self.run_usage
+    }
+
+    /// Works the person's message `text` to the end of the turn.
+    pub async fn turn(&mut self, text: &str) -> TurnOutcome {
+        let session = self.runtime.id();
+        let turn = match self.runtime.start_turn() {
+            Ok(turn) => turn,
+            Err(error) => {
+                return TurnOutcome {
+                    end: TurnEnd::Failed {
+                        why: error.to_string(),
+                    },
+                    answer: String::new(),
+                    usage: TurnUsage::default(),
+                };
+            }
+        };
+        let number = turn.number();
+        self.frontend.notify(&Notification::TurnStarted {
+            session: session.clone(),
+            turn: number,
+        });
+        let mut work = Working {
+            turn: Some(turn),
+            usage: TurnUsage::default(),
+            items: 0,
+            answer: String::new(),
+        };
+        let end = match self.work(&mut work, text).await {
+            Ok(end) => end,
+            Err(why) => TurnEnd::Failed { why },
+        };
+        if let Some(turn) = work.turn.take()
+            && let Err(error) = turn.end(end.clone(), work.usage)
+        {
+            tracing::info!(error = %error, "could not record the end of the turn");
+        }
+        let answer = if end == TurnEnd::Finished {
+            work.answer
+        } else {
+            String::new()
+        };
+        self.frontend.notify(&Notification::TurnCompleted {
+            session,
+            turn: number,
+            end: end.clone(),
+            usage: work.usage,
+            answer: answer.clone(),
+        });
+        TurnOutcome {
+            end,
+            answer,
+            usage: work.usage,
+        }
+    }
+
+    async fn work(&mut self, work: &mut Working, text: &str) -> Result<TurnEnd, String> {
+        self.add(
+            work,
+            Item::UserMessage {
+                text: text.to_owned(),
+            },
+        )?;
+        let mut system = self.compose().await?;
+        loop {
+            if self.interrupted() {
+                return Ok(TurnEnd::Interrupted);
+            }
+            if let Some(limit) = self.limit_reached() {
+                return Ok(TurnEnd::Limit { why: limit });
+            }
+            let in_worktree = self
+                .runtime
+                .session()
+                .map_err(|e| e.to_string())?
+                .active_worktree()
+                .is_some();
+            let request = Request {
+                messages: fitted(&messages(&self.items), &system, self.options.context_tokens),
+                system: system.clone(),
+                tools: offered(self.runtime.registry(), in_worktree),
+            };
+            let item = work.next_item();
+            self.frontend.notify(&Notification::ItemStarted {
+                item: item.clone(),
+                kind: "assistant_message".to_owned(),
+                tool: None,
+            });
+            let frontend = Arc::clone(&self.frontend);
+            let delta_item = item.clone();
+            let mut sink = move |event: StreamEvent| {
+                if let StreamEvent::TextDelta(text) = event {
+                    frontend.notify(&Notification::ItemDelta {
+                        item: delta_item.clone(),
+                        text,
+                    });
+                }
+            };
+            let interrupt = self.runtime.settings().interrupt.clone();
+            let answer = tokio::select! {
+                answer = self.model.complete(&request, &mut sink) => answer,
+                () = raised(&interrupt) => return Ok(TurnEnd::Interrupted),
+            };
+            let answer = answer.map_err(|e| e.to_string())?;
+            let call = ModelCall {
+                model: self.model.describe(),
+                input_tokens: answer.usage.input_tokens,
+                output_tokens: answer.usage.output_tokens,
+                stop: serde_json::to_value(&answer.stop)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| format!("{:?}", answer.stop)),
+                first_output_ms: answer.first_output.map(|d| d.as_millis() as u64),
+                tries: answer.tries,
+            };
+            for usage in [&mut work.usage, &mut self.run_usage] {
+                usage.model_calls += 1;
+                usage.input_tokens += call.input_tokens;
+                usage.output_tokens += call.output_tokens;
+            }
+            work.turn()
+                .record_model_call(call.clone())
+                .map_err(|e| e.to_string())?;
+            self.frontend.notify(&Notification::ModelCalled(call));
+            let assistant = Item::AssistantMessage {
+                text: answer.text.clone(),
+                tool_calls: answer
+                    .tool_calls
+                    .iter()
+                    .map(|c| ToolCallItem {
+                        call_id: c.id.clone(),
+                        tool: c.name.clone(),
+                        arguments: c.arguments.clone(),
+                    })
+                    .collect(),
+            };
+            self.record(work, &item, assistant)?;
+            if answer.tool_calls.is_empty() {
+                work.answer = answer.text;
+                return Ok(TurnEnd::Finished);
+            }
+            let mut calls = answer.tool_calls.iter();
+            while let Some(call) = calls.next() {
+                let item = work.next_item();
+                self.frontend.notify(&Notification::ItemStarted {
+                    item: item.clone(),
+                    kind: "tool_call".to_owned(),
+                    tool: Some(call.name.clone()),
+                });
+                let outcome = if self.interrupted() {
+                    ToolOutcome {
+                        ok: false,
+                        content: INTERRUPTED.to_owned(),
+                        decision: None,
+                    }
+                } else {
+                    let (outcome, moved) = self.run_tool(work, call).await;
+                    if moved {
+                        system = self.compose().await?;
+                    }
+                    outcome
+                };
+                self.record(
+                    work,
+                    &item,
+                    Item::ToolResult {
+                        call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                        ok: outcome.ok,
+                        content: outcome.content,
+                        decision: outcome.decision,
+                    },
+                )?;
+                if self.interrupted() {
+                    for call in calls.by_ref() {
+                        let item = work.next_item();
+                        self.record(
+                            work,
+                            &item,
+                            Item::ToolResult {
+                                call_id: call.id.clone(),
+                                tool: call.name.clone(),
+                                ok: false,
+                                content: INTERRUPTED.to_owned(),
+                                decision: None,
+                            },
+                        )?;
+                    }
+                    return Ok(TurnEnd::Interrupted);
+                }
+            }
+        }
+    }
+
+    /// Runs one tool call; in `auto` mode a call that would change anything first moves the
+    /// session into its own worktree (then `true`: the prompt must be composed again).
+    async fn run_tool(&mut self, work: &mut Working, call: &ToolCall) -> (ToolOutcome, bool) {
+        let mut notice = None;
+        if self.needs_worktree(&call.name) {
+            let runtime = Arc::clone(&self.runtime);
+            let location = self.options.location;
+            let moved =
+                tokio::task::spawn_blocking(move || runtime.move_to_worktree(location)).await;
+            match moved {
+                Ok(Ok(created)) => {
+                    let text = format!(
+                        "nodwyn: this session moved into its own worktree {} on branch {} before this call; every relative path now resolves there",
+                        created.worktree.path.display(),
+                        created.worktree.branch
+                    );
+                    self.frontend.notify(&Notification::SessionWorktree {
+                        session: self.runtime.id(),
+                        root: created.worktree.path.clone(),
+                        branch: created.worktree.branch.clone(),
+                    });
+                    let item = work.next_item();
+                    if let Err(why) = self.record(work, &item, Item::Notice { text: text.clone() })
+                    {
+                        return (failure(why), false);
+                    }
+                    notice = Some(text);
+                }
+                Ok(Err(error)) => {
+                    return (
+                        failure(format!(
+                            "{}: the session could not move into its own worktree before this call, so it did not run: {error}",
+                            error.code()
+                        )),
+                        false,
+                    );
+                }
+                Err(join) => return (failure(format!("the call failed: {join}")), false),
+            }
+        }
+        let mut outcome = if call.name == SCHEME_TOOL {
+            self.run_scheme(call).await
+        } else {
+            self.run_primitive(work, call).await
+        };
+        outcome.content = cut(outcome.content, self.options.tool_result_chars);
+        let moved = notice.is_some();
+        if let Some(notice) = notice {
+            outcome.content = format!("{notice}\n{}", outcome.content);
+        }
+        (outcome, moved)
+    }
+
+    /// Whether `tool` must first move the session into a worktree: `auto` mode, in a git
+    /// checkout with no worktree yet, and a tool that may change something.
+    fn needs_worktree(&self, tool: &str) -> bool {
+        if self.options.worktree != WorktreeMode::Auto || !self.in_git {
+            return false;
+        }
+        let changes = tool == SCHEME_TOOL
+            || self
+                .runtime
+                .registry()
+                .get(tool)
+                .is_ok_and(|primitive| !primitive.read_only());
+        changes
+            && self
+                .runtime
+                .session()
+                .is_ok_and(|session| session.worktree.is_none())
+    }
+
+    async fn run_primitive(&self, work: &mut Working, call: &ToolCall) -> ToolOutcome {
+        let Some(mut turn) = work.turn.take() else {
+            return failure("the turn has ended".to_owned());
+        };
+        let name = call.name.clone();
+        let args = call.arguments.clone();
+        let frontend = Arc::clone(&self.frontend);
+        let ran = tokio::task::spawn_blocking(move || {
+            let mut person = FrontendPerson(frontend);
+            let result = turn.call(&name, &args, &mut person as &mut dyn Person);
+            (turn, result)
+        })
+        .await;
+        match ran {
+            Ok((turn, result)) => {
+                work.turn = Some(turn);
+                match result {
+                    Ok(called) => ToolOutcome {
+                        ok: true,
+                        content: shown(&called.result),
+                        decision: (called.decision.by != nodwyn_core::guard::DecidedBy::Rule)
+                            .then(|| called.decision.why.clone()),
+                    },
+                    Err(error) => ToolOutcome {
+                        ok: false,
+                        content: format!("{}: {error}", error.code()),
+                        decision: None,
+                    },
+                }
+            }
+            Err(join) => failure(format!("the call failed: {join}")),
+        }
+    }
+
+    async fn run_scheme(&self, call: &ToolCall) -> ToolOutcome {
+        let Some(program) = call.arguments["program"].as_str().map(str::to_owned) else {
+            return failure(
+                "bad_arguments: scheme takes {\"program\": \"...\"}, a Scheme program as a string"
+                    .to_owned(),
+            );
+        };
+        let runtime = Arc::clone(&self.runtime);
+        let scripts = self.options.scripts.clone();
+        let frontend = Arc::clone(&self.frontend);
+        let ran = tokio::task::spawn_blocking(move || {
+            let scripting = Scripting {
+                store: runtime.store(),
+                registry: runtime.registry(),
+                settings: runtime.settings(),
+                options: &scripts,
+            };
+            let id = runtime.id();
+            eval(
+                &scripting,
+                Target::Session(&id),
+                &mut FrontendPerson(frontend),
+                Source::expression(program),
+            )
+        })
+        .await;
+        match ran {
+            Ok(Ok(ran)) => ToolOutcome {
+                ok: true,
+                content: ran.value.json.as_ref().map(shown).unwrap_or(ran.value.text),
+                decision: None,
+            },
+            Ok(Err(error)) => failure(format!("{}: {error}", error.code())),
+            Err(join) => failure(format!("the program failed: {join}")),
+        }
+    }
+
+    /// The system prompt, composed in Scheme for the session as it is now.
+    async fn compose(&self) -> Result<String, String> {
+        let runtime = Arc::clone(&self.runtime);
+        let scripts = self.options.scripts.clone();
+        let frontend = Arc::clone(&self.frontend);
+        tokio::task::spawn_blocking(move || {
+            let scripting = Scripting {
+                store: runtime.store(),
+                registry: runtime.registry(),
+                settings: runtime.settings(),
+                options: &scripts,
+            };
+            let id = runtime.id();
+            compose(
+                &scripting,
+                Target::Session(&id),
+                &mut FrontendPerson(frontend),
+                None,
+            )
+            .map(|composed| composed.prompt)
+            .map_err(|e| format!("the system prompt could not be composed: {e}"))
+        })
+        .await
+        .map_err(|e| format!("the system prompt could not be composed: {e}"))?
+    }
+
+    /// Keeps `item` in the conversation, the log and the front-end.
+    fn add(&mut self, work: &mut Working, item: Item) -> Result<(), String> {
+        let id = work.next_item();
+        self.record(work, &id, item)
+    }
+
+    fn record(&mut self, work: &mut Working, id: &str, item: Item) -> Result<(), String> {
+        work.turn()
+            .record(item.clone())
+            .map_err(|e| e.to_string())?;
+        self.frontend.notify(&Notification::ItemCompleted {
+            item: id.to_owned(),
+            value: item.clone(),
+        });
+        self.items.push(item);
+        Ok(())
+    }
+
+    fn interrupted(&self) -> bool {
+        self.runtime.settings().interrupt.is_raised()
+    }
+
+    /// The limit this run has reached, in words, if any.
+    fn limit_reached(&self) -> Option<String> {
+        if let Some(most) = self.options.max_model_calls
+            && self.run_usage.model_calls >= most
+        {
+            return Some(format!(
+                "the run reached its limit of {most} model call(s) (--max-turns)"
+            ));
+        }
+        if let Some(most) = self.options.max_tokens
+            && self.run_usage.input_tokens + self.run_usage.output_tokens >= most
+        {
+            return Some(format!(
+                "the run reached its limit of {most} tokens (--max-tokens): it used {}",
+                self.run_usage.input_tokens + self.run_usage.output_tokens
+            ));
+        }
+        None
+    }
+}
+
+/// A turn in progress.
+struct Working {
+    /// Lent to a blocking thread while a call runs.
+    turn: Option<Turn>,
+    usage: TurnUsage,
+    items: u32,
+    answer: String,
+}
+
+impl Working {
+    fn next_item(&mut self) -> String {
+        self.items += 1;
+        let turn = self.turn.as_ref().map_or(0, Turn::number);
+        format!("{turn}.{}", self.items)
+    }
+
+    fn turn(&self) -> &Turn {
+        self.turn
+            .as_ref()
+            .expect("the turn is back from its blocking call")
+    }
+}
+
+fn failure(content: String) -> ToolOutcome {
+    ToolOutcome {
+        ok: false,
+        content,
+        decision: None,
+    }
+}
+
+/// Resolves once the interrupt flag is raised.
+async fn raised(interrupt: &nodwyn_core::prim::Interrupt) {
+    while !interrupt.is_raised() {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}

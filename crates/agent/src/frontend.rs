@@ -1,0 +1,38 @@
+//! The front-end an agent reports to and asks through: `nodwyn run` (a terminal, or JSON Lines),
+//! later the daemon's clients and the MCP server.
+
+use std::sync::Arc;
+
+use nodwyn_core::person::{Person, Question, StrategyQuestion};
+use nodwyn_protocol::Notification;
+
+/// Whoever drives an agent.
+pub trait Frontend: Send + Sync {
+    /// Something happened. Called in order, from the turn's task and its blocking threads.
+    fn notify(&self, notification: &Notification);
+
+    /// The guard asks a person whether a call may run: `Some(true)` allows, `Some(false)`
+    /// declines, `None` means nobody can be asked (the call is refused with how to approve it).
+    /// Called on a blocking thread; the turn waits.
+    fn ask(&self, question: &Question) -> Option<bool>;
+
+    /// Whether a repository's `.nodwyn/init.scm` may run; nobody is asked unless the front-end
+    /// can reach a person.
+    fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
+        let _ = question;
+        None
+    }
+}
+
+/// A front-end as the core's [`Person`].
+pub struct FrontendPerson(pub Arc<dyn Frontend>);
+
+impl Person for FrontendPerson {
+    fn ask(&mut self, question: &Question) -> Option<bool> {
+        self.0.ask(question)
+    }
+
+    fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
+        self.0.approve_strategy(question)
+    }
+}
