@@ -14,6 +14,7 @@ mod lifecycle;
 mod listing;
 mod new;
 mod pull_request;
+mod run;
 mod sandbox;
 mod scan;
 mod scheme;

@@ -282,9 +282,9 @@ impl Agent {
         let mut notice = None;
         if self.needs_worktree(&call.name) {
             let runtime = Arc::clone(&self.runtime);
-            let location = self.options.location;
+            let request = self.options.new_worktree.clone();
             let moved =
-                tokio::task::spawn_blocking(move || runtime.move_to_worktree(location)).await;
+                tokio::task::spawn_blocking(move || runtime.move_to_worktree(&request)).await;
             match moved {
                 Ok(Ok(created)) => {
                     let text = format!(

@@ -1,7 +1,7 @@
 //! What a run may do: its limits, where it works, how much of a tool's result the model sees.
 
 use nodwyn_core::scripts::ScriptOptions;
-use nodwyn_core::worktree::WorktreeLocation;
+use nodwyn_core::worktree::NewWorktree;
 use nodwyn_protocol::WorktreeMode;
 
 /// The settings of a run.
@@ -14,8 +14,8 @@ pub struct Options {
     /// Where the session works; in `auto`, the first call that would change anything first
     /// moves the session into a new worktree.
     pub worktree: WorktreeMode,
-    /// Where such a worktree goes.
-    pub location: WorktreeLocation,
+    /// Where such a worktree goes and what it starts from (its folder is the session's).
+    pub new_worktree: NewWorktree,
     /// The longest tool result the model is shown, in characters; the rest is cut with a note.
     pub tool_result_chars: usize,
     /// The model's context, in tokens: past three quarters of it, the oldest tool results are
@@ -31,7 +31,7 @@ impl Default for Options {
             max_model_calls: None,
             max_tokens: None,
             worktree: WorktreeMode::Auto,
-            location: WorktreeLocation::default(),
+            new_worktree: NewWorktree::default(),
             tool_result_chars: 30_000,
             context_tokens: None,
             scripts: ScriptOptions::default(),

@@ -35,20 +35,35 @@ pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
     settings
 }
 
+/// The host settings for an agent's run: confined as [`host_settings_confined`], with Ctrl-C,
+/// SIGTERM and SIGHUP caught as [`host_settings_interruptible`] (the first interrupts the turn:
+/// the model's stream closes and a running command is ended; a second ends nodwyn at once).
+pub fn host_settings_for_agent() -> anyhow::Result<nodwyn_core::host::HostSettings> {
+    let settings = host_settings_confined();
+    catch_interrupts(&settings.interrupt)?;
+    Ok(settings)
+}
+
 /// The host settings, with Ctrl-C, SIGTERM and SIGHUP caught for the rest of the command: the
 /// first raises the settings' interrupt flag, which a landing looks at between its steps so it
 /// stops where it can say what state it left; a second one ends nodwyn at once.
 pub fn host_settings_interruptible() -> anyhow::Result<nodwyn_core::host::HostSettings> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut settings = host_settings();
     let config = nodwyn_config::Settings::resolve(user_config_file().as_deref(), None)?;
     if let Some(deadline) = config.git_network {
         settings.limits.git_network = deadline;
     }
-    let flag = settings.interrupt.flag();
+    catch_interrupts(&settings.interrupt)?;
+    Ok(settings)
+}
+
+/// Has Ctrl-C, SIGTERM and SIGHUP raise `interrupt`; the second ends nodwyn at once.
+fn catch_interrupts(interrupt: &nodwyn_core::prim::Interrupt) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let flag = interrupt.flag();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
         signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(&flag))?;
         signal_hook::flag::register(signal, std::sync::Arc::clone(&flag))?;
     }
-    Ok(settings)
+    Ok(())
 }

@@ -5,6 +5,7 @@
 mod commands;
 mod environment;
 mod error;
+mod frontend;
 mod output;
 mod person;
 
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
     match commands::run(cli) {
         Ok(commands::Outcome::Success) => ExitCode::SUCCESS,
         Ok(commands::Outcome::Found) => ExitCode::from(1),
+        Ok(commands::Outcome::Exit(code)) => ExitCode::from(code),
         Err(e) => error::report(&e, json, error_exit),
     }
 }

@@ -21,7 +21,7 @@ use crate::host::HostSettings;
 use crate::person::Person;
 use crate::session::Session;
 use crate::store::{Store, StoredSession};
-use crate::worktree::{Created, NewWorktree, WorktreeLocation};
+use crate::worktree::{Created, NewWorktree};
 
 /// One session, held open for an agent.
 pub struct SessionRuntime {
@@ -106,8 +106,9 @@ impl SessionRuntime {
     }
 
     /// Makes a worktree for this session, which began in its checkout, and moves the session
-    /// into it (worktree mode `auto`, at the first call that would change anything).
-    pub fn move_to_worktree(&self, location: WorktreeLocation) -> Result<Created, Error> {
+    /// into it (worktree mode `auto`, at the first call that would change anything). `request`
+    /// says where it goes and what it starts from; its folder is the session's checkout.
+    pub fn move_to_worktree(&self, request: &NewWorktree) -> Result<Created, Error> {
         let session = self.session()?;
         if session.active_worktree().is_some() {
             return Err(Error::Refused(format!(
@@ -118,8 +119,7 @@ impl SessionRuntime {
         let _lock = self.stored.log.lock()?;
         let request = NewWorktree {
             dir: session.root.clone(),
-            location,
-            ..NewWorktree::default()
+            ..request.clone()
         };
         crate::worktree::attach(&self.store, &self.stored, &request)
     }

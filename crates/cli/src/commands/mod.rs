@@ -8,6 +8,7 @@ mod eval;
 mod guard;
 mod land;
 mod prompt;
+mod run;
 mod scan;
 mod scheme_options;
 mod session;
@@ -64,6 +65,8 @@ enum Command {
     Guard(guard::GuardCommand),
     /// Land a worktree session's work on its base branch (commit, rebase, scan, push).
     Land(land::LandArgs),
+    /// Give a model a task: it works through the primitives, every call judged by the guard.
+    Run(run::RunArgs),
     /// Run one primitive in a session through the guard, as an agent would.
     Call(call::CallArgs),
     /// Kept versions of the files a session's primitives replaced.
@@ -85,6 +88,8 @@ pub enum Outcome {
     Success,
     /// Exit 1, with the output already printed.
     Found,
+    /// Exit with this code, everything already said.
+    Exit(u8),
 }
 
 impl Outcome {
@@ -120,6 +125,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Scan(args) => scan::run(args, &context).map(Outcome::clean_if),
         Command::Guard(command) => guard::run(command, &context).map(Outcome::clean_if),
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
+        Command::Run(args) => run::run(args, &context),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),

@@ -29,19 +29,7 @@ pub struct SchemeArgs {
 impl SchemeArgs {
     /// The options from the environment and the flags.
     pub fn options(&self) -> anyhow::Result<ScriptOptions> {
-        if !(self.time_limit.is_finite() && self.time_limit > 0.0 && self.time_limit <= 86_400.0) {
-            anyhow::bail!(
-                "--time-limit {}: give a number of seconds above 0 and at most 86400",
-                self.time_limit
-            );
-        }
-        Ok(ScriptOptions {
-            user_prompts: environment::user_prompts_file(),
-            limits: Limits {
-                time: Duration::from_secs_f64(self.time_limit),
-                ..Limits::default()
-            },
-        })
+        script_options(Some(self.time_limit))
     }
 
     /// Runs `work` with what Scheme needs and the target: the session, or the current folder.
@@ -60,6 +48,24 @@ impl SchemeArgs {
             }
         })
     }
+}
+
+/// Scheme's options: the person's prompts file, and `time_limit` seconds of Scheme time a
+/// script may take (10 when not given).
+pub fn script_options(time_limit: Option<f64>) -> anyhow::Result<ScriptOptions> {
+    let time_limit = time_limit.unwrap_or(10.0);
+    if !(time_limit.is_finite() && time_limit > 0.0 && time_limit <= 86_400.0) {
+        anyhow::bail!(
+            "--time-limit {time_limit}: give a number of seconds above 0 and at most 86400"
+        );
+    }
+    Ok(ScriptOptions {
+        user_prompts: environment::user_prompts_file(),
+        limits: Limits {
+            time: Duration::from_secs_f64(time_limit),
+            ..Limits::default()
+        },
+    })
 }
 
 /// Runs `work` with Scheme's surroundings: `store`, `options`, the built-in primitives and what

@@ -1,0 +1,234 @@
+//! `nodwyn run`: a thin client of the agent. It reads the configuration (the model profile, the
+//! worktree mode, the limits), opens or resumes the session, builds the model client with the
+//! key from the environment variable the profile names, and drives one turn with the task.
+
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use nodwyn_agent::{Agent, Options};
+use nodwyn_config::{ModelProfile, ModelProvider, Settings, WorktreeMode};
+use nodwyn_core::prim::Registry;
+use nodwyn_core::turn::SessionRuntime;
+use nodwyn_core::worktree::NewWorktree;
+use nodwyn_model::{ApiKey, Client, Profile, Provider};
+use nodwyn_protocol::{Notification, TurnEnd};
+
+use crate::commands::scheme_options::script_options;
+use crate::commands::{Invocation, Outcome, RepoArg};
+use crate::environment;
+use crate::frontend::RunView;
+use crate::output;
+
+/// Give a model a task and let it work through nodwyn's primitives, every call judged by the
+/// guard and recorded in the session's log. The model's text streams to stderr, one line per
+/// tool call; its final answer goes to stdout. Exit 0 when the model finished, 1 on an error or
+/// a limit, 130 when interrupted (Ctrl-C).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    repo: RepoArg,
+    /// Start in a new worktree (worktree mode `always`).
+    #[arg(long, conflicts_with = "no_worktree")]
+    worktree: bool,
+    /// Work in the checkout itself, every write asked (worktree mode `off`).
+    #[arg(long)]
+    no_worktree: bool,
+    /// The revision the session's worktree starts from.
+    #[arg(long, value_name = "REF")]
+    base: Option<String>,
+    /// A name for the session, put in its branch's name.
+    #[arg(long)]
+    name: Option<String>,
+    /// The model profile (`[models.PROFILE]` in your configuration; default `[model]`).
+    #[arg(long, value_name = "PROFILE")]
+    model: Option<String>,
+    /// Stop after this many model calls.
+    #[arg(long, value_name = "N")]
+    max_turns: Option<u32>,
+    /// Stop once this many tokens (read and written) are used.
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+    /// Turn Don't ask on for this session: ordinary questions are allowed without asking
+    /// (security confirms still ask, or are refused with no terminal).
+    #[arg(long)]
+    dont_ask: bool,
+    /// Continue session ID's conversation with TASK, in the same worktree (made again if it
+    /// is gone).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree", "base", "name"])]
+    resume: Option<String>,
+    /// The task; `-` reads it from standard input (no question can then be asked on the
+    /// terminal).
+    task: String,
+}
+
+pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
+    let task = if args.task == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .context("could not read the task from standard input")?;
+        text
+    } else {
+        args.task.clone()
+    };
+    if task.trim().is_empty() {
+        bail!("the task is empty: say what the model should do");
+    }
+    for (flag, value) in [
+        ("--max-turns", args.max_turns.map(u64::from)),
+        ("--max-tokens", args.max_tokens),
+    ] {
+        if value == Some(0) {
+            bail!("{flag} 0: give a number above 0");
+        }
+    }
+    let store = invocation.store()?;
+    let dir = args.repo.dir()?;
+    let repository = nodwyn_core::repository_of(&dir).ok();
+    let settings = Settings::resolve(
+        environment::user_config_file().as_deref(),
+        repository.as_deref(),
+    )?;
+    let profile = model_profile(&settings.model(args.model.as_deref())?)?;
+    let mode = if args.worktree {
+        WorktreeMode::Always
+    } else if args.no_worktree {
+        WorktreeMode::Off
+    } else {
+        settings.worktree_mode
+    };
+    if mode == WorktreeMode::Off && (args.base.is_some() || args.name.is_some()) {
+        bail!(
+            "--base and --name choose a worktree, and this run works in the checkout (--no-worktree or [worktrees] mode = \"off\")"
+        );
+    }
+    let host = environment::host_settings_for_agent()?;
+    let person = host.person.clone();
+    let view = Arc::new(RunView::new(invocation.json));
+    let new_worktree = NewWorktree {
+        dir: dir.clone(),
+        base: args.base.clone(),
+        name: args.name.clone(),
+        location: settings.worktree_location,
+        ..NewWorktree::default()
+    };
+    let id = match &args.resume {
+        Some(id) => nodwyn_core::worktree::resume(&store, id)?.session,
+        None => open(
+            &store,
+            &new_worktree,
+            mode,
+            repository.is_some(),
+            host.home.as_deref(),
+        )?,
+    };
+    if args.dont_ask {
+        nodwyn_core::set_dont_ask(
+            &store,
+            &id,
+            true,
+            &format!("{person} (nodwyn run --dont-ask)"),
+        )?;
+    }
+    let runtime = SessionRuntime::open(store, &id, Arc::new(Registry::builtin()), host)?;
+    let session = runtime.session()?;
+    nodwyn_agent::Frontend::notify(
+        view.as_ref(),
+        &Notification::SessionStarted {
+            session: session.id.to_string(),
+            root: session.root.clone(),
+            branch: session.active_worktree().map(|w| w.branch.clone()),
+        },
+    );
+    let options = Options {
+        max_model_calls: args.max_turns.or(settings.max_turns),
+        max_tokens: args.max_tokens.or(settings.max_tokens),
+        worktree: match mode {
+            WorktreeMode::Auto => nodwyn_protocol::WorktreeMode::Auto,
+            WorktreeMode::Always => nodwyn_protocol::WorktreeMode::Always,
+            WorktreeMode::Off => nodwyn_protocol::WorktreeMode::Off,
+        },
+        new_worktree,
+        context_tokens: profile.1,
+        scripts: script_options(None)?,
+        ..Options::default()
+    };
+    let model = Arc::new(Client::new(profile.0)?);
+    let mut agent = Agent::new(runtime, model, options, view)?;
+    let engine = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the engine's runtime")?;
+    let outcome = engine.block_on(agent.turn(&task));
+    match outcome.end {
+        TurnEnd::Finished => {
+            if !invocation.json {
+                output::text(&outcome.answer)?;
+            }
+            Ok(Outcome::Success)
+        }
+        TurnEnd::Interrupted => {
+            output::note(format!(
+                "nodwyn: interrupted; `nodwyn run --resume {} TASK` goes on",
+                session.id.short()
+            ));
+            Ok(Outcome::Exit(130))
+        }
+        TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
+            output::note(format!("nodwyn: {}", output::printable(&why)));
+            Ok(Outcome::Exit(1))
+        }
+    }
+}
+
+/// Opens the session the mode asks for: a new worktree (`always`, in a git repository), or the
+/// folder itself.
+fn open(
+    store: &nodwyn_core::Store,
+    request: &NewWorktree,
+    mode: WorktreeMode,
+    in_git: bool,
+    home: Option<&std::path::Path>,
+) -> anyhow::Result<String> {
+    if mode == WorktreeMode::Always && in_git {
+        let top = nodwyn_core::repository_of(&request.dir)?;
+        nodwyn_core::open::refuse_task_root(&top, home, store.home())?;
+        return Ok(nodwyn_core::worktree::create(store, request)?
+            .session
+            .to_string());
+    }
+    Ok(
+        nodwyn_core::open::open_in_folder(store, &request.dir, home)?
+            .id
+            .to_string(),
+    )
+}
+
+/// The model client's profile, with the key read from the variable the profile names; and the
+/// model's context size.
+fn model_profile(profile: &ModelProfile) -> anyhow::Result<(Profile, Option<u64>)> {
+    let api_key = match &profile.api_key_env {
+        Some(variable) => match std::env::var(variable) {
+            Ok(key) if !key.trim().is_empty() => Some(ApiKey::new(key.trim().to_owned())),
+            _ => bail!(
+                "{variable} is not set: the model profile `{}` takes its key from it (api_key_env)",
+                profile.profile
+            ),
+        },
+        None => None,
+    };
+    Ok((
+        Profile {
+            provider: match profile.provider {
+                ModelProvider::OpenAi => Provider::OpenAi,
+                ModelProvider::Anthropic => Provider::Anthropic,
+            },
+            base_url: profile.base_url.clone(),
+            name: profile.name.clone(),
+            api_key,
+            stream_tools: profile.stream_tools,
+            max_output_tokens: profile.max_output_tokens,
+        },
+        profile.context_tokens,
+    ))
+}

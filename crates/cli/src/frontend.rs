@@ -1,0 +1,180 @@
+//! `nodwyn run`'s front-end of the agent: on a terminal, the model's text streams to stderr as
+//! it comes, each tool call is one line (the tool, short arguments, how it went), and the guard's
+//! questions are asked inline; with `--json`, every protocol notification is one JSON line on
+//! stdout. Everything the model or a tool wrote is escaped before it reaches the terminal.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Mutex;
+
+use nodwyn_agent::Frontend;
+use nodwyn_core::person::{Person, Question, StrategyQuestion};
+use nodwyn_protocol::{Item, Notification};
+use nodwyn_text::{EscapingWriter, escape_line};
+
+use crate::person::Terminal;
+
+/// How `nodwyn run` shows a run.
+pub struct RunView {
+    json: bool,
+    state: Mutex<ViewState>,
+}
+
+#[derive(Default)]
+struct ViewState {
+    /// The short form of each tool call's arguments, by call id, for its result's line.
+    calls: HashMap<String, String>,
+    /// Whether the model's text left the line open.
+    mid_line: bool,
+}
+
+impl RunView {
+    /// A view printing JSON Lines (`json`) or text.
+    pub fn new(json: bool) -> Self {
+        Self {
+            json,
+            state: Mutex::new(ViewState::default()),
+        }
+    }
+
+    fn text(&self, notification: &Notification) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut stderr = std::io::stderr().lock();
+        let mut line = |state: &mut ViewState, text: String| {
+            if state.mid_line {
+                let _ = writeln!(stderr);
+                state.mid_line = false;
+            }
+            let _ = writeln!(stderr, "{text}");
+        };
+        match notification {
+            Notification::SessionStarted {
+                session,
+                root,
+                branch,
+            } => line(
+                &mut state,
+                match branch {
+                    Some(branch) => format!(
+                        "nodwyn: session {session} in {} (branch {branch})",
+                        root.display()
+                    ),
+                    None => format!("nodwyn: session {session} in {}", root.display()),
+                },
+            ),
+            Notification::SessionWorktree { root, branch, .. } => line(
+                &mut state,
+                format!(
+                    "nodwyn: switched to worktree {}, branch {branch}",
+                    root.display()
+                ),
+            ),
+            Notification::ItemDelta { text, .. } => {
+                let mut writer = EscapingWriter::new(&mut stderr);
+                let _ = writer.write_all(text.as_bytes());
+                let _ = writer.flush();
+                state.mid_line = !text.ends_with('\n');
+            }
+            Notification::ItemCompleted {
+                value: Item::AssistantMessage { tool_calls, .. },
+                ..
+            } => {
+                for call in tool_calls {
+                    state
+                        .calls
+                        .insert(call.call_id.clone(), short_arguments(&call.arguments));
+                }
+            }
+            Notification::ItemCompleted {
+                value:
+                    Item::ToolResult {
+                        call_id,
+                        tool,
+                        ok,
+                        content,
+                        ..
+                    },
+                ..
+            } => {
+                let arguments = state.calls.remove(call_id).unwrap_or_default();
+                let how = if *ok {
+                    "ok".to_owned()
+                } else {
+                    let first = content.lines().next().unwrap_or_default();
+                    format!("refused or failed: {}", shorten(first, 160))
+                };
+                line(
+                    &mut state,
+                    format!("  [{tool}] {}: {how}", escape_line(&arguments)),
+                );
+            }
+            Notification::TurnCompleted { usage, .. } => line(
+                &mut state,
+                format!(
+                    "nodwyn: {} model call(s), {} tokens ({} in, {} out)",
+                    usage.model_calls,
+                    usage.input_tokens + usage.output_tokens,
+                    usage.input_tokens,
+                    usage.output_tokens
+                ),
+            ),
+            _ => {}
+        }
+    }
+}
+
+impl Frontend for RunView {
+    fn notify(&self, notification: &Notification) {
+        if self.json {
+            if let Ok(text) = serde_json::to_string(notification) {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{text}");
+                let _ = stdout.flush();
+            }
+        } else {
+            self.text(notification);
+        }
+    }
+
+    fn ask(&self, question: &Question) -> Option<bool> {
+        // A question starts on a fresh line, after whatever the model was writing.
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.mid_line {
+            let _ = writeln!(std::io::stderr());
+            state.mid_line = false;
+        }
+        drop(state);
+        Terminal.ask(question)
+    }
+
+    fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
+        Terminal.approve_strategy(question)
+    }
+}
+
+/// A tool call's arguments on one short line: each `name=value`, long values cut.
+fn short_arguments(arguments: &serde_json::Value) -> String {
+    match arguments {
+        serde_json::Value::Object(map) => map
+            .iter()
+            .map(|(name, value)| {
+                let value = match value {
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                format!("{name}={}", shorten(&value, 60))
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => shorten(&other.to_string(), 60),
+    }
+}
+
+fn shorten(text: &str, longest: usize) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    if line.chars().count() > longest || line.len() < text.len() {
+        format!("{}...", line.chars().take(longest).collect::<String>())
+    } else {
+        line.to_owned()
+    }
+}

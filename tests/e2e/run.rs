@@ -1,0 +1,461 @@
+//! `nodwyn run`: the built binary driving a scripted model on the stand-in server (real HTTP on
+//! 127.0.0.1, each provider's real wire format), on real repositories with a real bare remote.
+
+use std::time::{Duration, Instant};
+
+use nodwyn_standin::{StandIn, anthropic, openai};
+use nodwyn_tests::{TestEnv, write};
+use serde_json::{Value, json};
+
+/// Points the person's configuration at `server`, speaking `provider`'s protocol.
+fn configure(env: &TestEnv, server: &StandIn, provider: &str) {
+    let base_url = match provider {
+        "anthropic" => server.url().to_owned(),
+        _ => format!("{}/v1", server.url()),
+    };
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"{provider}\"\nbase_url = \"{base_url}\"\nname = \"scripted\"\n"
+        ),
+    );
+}
+
+/// A repository whose test fails: `calc.sh` prints 5 where `test.sh` wants 4; and its remote.
+fn failing_project(env: &TestEnv) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (repo, remote) = env.repo_with_remote("project");
+    write(&repo.join("calc.sh"), "echo 5\n");
+    write(
+        &repo.join("test.sh"),
+        "test \"$(sh calc.sh)\" = 4 || { echo 'expected 4'; exit 1; }\necho ok\n",
+    );
+    env.commit_all(&repo, "calc and its test");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    (repo, remote)
+}
+
+/// The id of the only session of the data directory, from its log's name.
+fn only_session(env: &TestEnv) -> String {
+    let logs = env.logs();
+    assert_eq!(
+        logs.len(),
+        1,
+        "one session: {:?}",
+        logs.iter().map(|l| &l.0).collect::<Vec<_>>()
+    );
+    logs[0].0.trim_end_matches(".jsonl").to_owned()
+}
+
+fn short(id: &str) -> &str {
+    &id[id.len() - 8..]
+}
+
+/// The tool results a request carried (OpenAI's `tool` messages), in order.
+fn tool_results(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
+    let env = TestEnv::new();
+    let (repo, remote) = failing_project(&env);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    let server = StandIn::start(vec![
+        openai::answer(
+            "Let me look at the test.",
+            &[("fs-read", json!({"path": "test.sh"}))],
+            (900, 20),
+        ),
+        openai::call(
+            "fs-edit",
+            json!({"path": "calc.sh", "old": "echo 5", "new": "echo $((2 + 2))"}),
+        ),
+        openai::call("shell-exec", json!({"argv": ["sh", "test.sh"]})),
+        openai::call("git-land", json!({"message": "Make calc.sh add correctly"})),
+        openai::text("Fixed calc.sh; the test passes and the fix is on main."),
+    ]);
+    configure(&env, &server, "openai");
+
+    let run = env
+        .nodwyn(
+            &repo,
+            &["run", "--dont-ask", "fix the failing test and land it"],
+        )
+        .success();
+    assert_eq!(
+        run.stdout.trim_end(),
+        "Fixed calc.sh; the test passes and the fix is on main."
+    );
+    assert!(
+        run.stderr.contains("Let me look at the test."),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("[fs-read] path=test.sh: ok"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("switched to worktree"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("5 model call(s)"), "{}", run.stderr);
+
+    // The fix is on the remote's main, and its test passes there.
+    let clone = env.root().join("clone");
+    env.git(
+        &env.root(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(clone.join("calc.sh")).unwrap(),
+        "echo $((2 + 2))\n"
+    );
+    let check = env.git_run(&clone, &["-c", "alias.t=!sh test.sh", "t"]);
+    assert_eq!(check.stdout.trim(), "ok", "{}", check.stderr);
+    // The landing moved the person's main (and its checkout) to the fix.
+    assert_eq!(
+        env.git(&repo, &["rev-parse", "main"]),
+        env.git(&clone, &["rev-parse", "HEAD"])
+    );
+
+    // What the model was shown: the test's text, then the test passing after the edit.
+    let received = server.received();
+    assert_eq!(received.len(), 5);
+    let results = tool_results(&received[4].body);
+    assert!(results[0].contains("expected 4"), "{results:?}");
+    assert!(
+        results[1].contains("moved into its own worktree"),
+        "{results:?}"
+    );
+    assert!(
+        results[2].contains("\"status\": 0") && results[2].contains("ok"),
+        "{results:?}"
+    );
+    // The system prompt is the one `nodwyn prompt` composes, and git-land was offered once the
+    // session had its worktree.
+    assert!(
+        received[0].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .len()
+            > 100
+    );
+    let offered = |i: usize| -> Vec<String> {
+        received[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(!offered(0).contains(&"git-land".to_owned()));
+    assert!(offered(3).contains(&"git-land".to_owned()));
+    assert!(offered(0).contains(&"scheme".to_owned()));
+
+    // Every step is in the log.
+    let id = only_session(&env);
+    let types = env.record_types(short(&id));
+    for kind in [
+        "turn.start",
+        "conversation.item",
+        "model.call",
+        "worktree.create",
+        "guard.decision",
+        "git.land",
+        "turn.end",
+    ] {
+        assert!(types.contains(&kind.to_owned()), "{kind} in {types:?}");
+    }
+    let records = env.records(short(&id));
+    let calls: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "model.call")
+        .collect();
+    assert_eq!(calls.len(), 5);
+    assert_eq!(calls[0]["input_tokens"], 900);
+    assert!(calls[0]["first_output_ms"].is_u64());
+    let end = records.iter().find(|r| r["type"] == "turn.end").unwrap();
+    assert_eq!(end["reason"], "finished");
+}
+
+#[test]
+fn reading_a_credential_file_is_refused_and_the_run_goes_on_with_anthropic() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(&repo.join(".env"), "API_TOKEN=hunter2-very-secret\n");
+    let server = StandIn::start(vec![
+        anthropic::call("fs-read", json!({"path": ".env"})),
+        anthropic::text("I may not read .env, so I will not."),
+    ]);
+    configure(&env, &server, "anthropic");
+    let run = env.nodwyn(&repo, &["run", "what is in .env?"]).success();
+    assert_eq!(run.stdout.trim_end(), "I may not read .env, so I will not.");
+    let received = server.received();
+    let second = received[1].body.to_string();
+    assert!(second.contains("refused_by_guard"), "{second}");
+    assert!(!second.contains("hunter2"), "{second}");
+    // Reading makes no worktree.
+    assert!(!env.has_record(short(&only_session(&env)), "worktree.create"));
+}
+
+#[test]
+fn with_no_terminal_a_write_is_refused_and_the_model_is_told_how_to_approve_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("The write needs your approval."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--no-worktree", "write a note"])
+        .success();
+    assert!(
+        run.stderr
+            .contains("path=notes.txt: refused or failed: needs_person"),
+        "{}",
+        run.stderr
+    );
+    let results = tool_results(&server.received()[1].body);
+    assert!(results[0].starts_with("needs_person: "), "{results:?}");
+    assert!(
+        results[0].contains("allow.toml") && results[0].contains("dont-ask"),
+        "{results:?}"
+    );
+    assert!(!repo.join("notes.txt").exists());
+}
+
+#[test]
+fn json_prints_one_protocol_notification_a_line() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-list", json!({"path": "."})),
+        openai::text("There is a README."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--json", "what is here?"])
+        .success();
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let methods: Vec<&str> = lines
+        .iter()
+        .map(|l| l["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods.first(), Some(&"session.started"));
+    assert_eq!(methods[1], "turn.started");
+    assert!(methods.contains(&"item.delta"));
+    assert!(methods.contains(&"model.called"));
+    let last = lines.last().unwrap();
+    assert_eq!(last["method"], "turn.completed");
+    assert_eq!(last["params"]["end"]["reason"], "finished");
+    assert_eq!(last["params"]["answer"], "There is a README.");
+    assert_eq!(last["params"]["usage"]["model_calls"], 2);
+    let result = lines
+        .iter()
+        .find(|l| l["params"]["kind"] == "tool_result")
+        .unwrap();
+    assert_eq!(result["params"]["tool"], "fs-list");
+    assert!(
+        result["params"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("README.md")
+    );
+}
+
+#[test]
+fn max_turns_stops_a_model_that_never_stops() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(
+        (0..5)
+            .map(|_| openai::call("fs-list", json!({"path": "."})))
+            .collect(),
+    );
+    configure(&env, &server, "openai");
+    let run = env.nodwyn(&repo, &["run", "--max-turns", "2", "look around forever"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("nodwyn: the run reached its limit of 2 model call(s) (--max-turns)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(server.received().len(), 2);
+    let records = env.records(short(&only_session(&env)));
+    let end = records.iter().find(|r| r["type"] == "turn.end").unwrap();
+    assert_eq!(end["reason"], "limit");
+}
+
+#[test]
+fn an_interrupted_run_exits_130_and_resumes_with_the_whole_conversation() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-read", json!({"path": "README.md"})),
+        // The second answer starts, then never ends.
+        openai::text("Thinking about it at great length")
+            .cut_after(3)
+            .hanging(),
+        openai::text("The README says hello."),
+    ]);
+    configure(&env, &server, "openai");
+    let child = env
+        .nodwyn_command(&repo, &["run", "what does the README say?"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while server.received().len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the model was never asked twice"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted; `nodwyn run --resume"),
+        "{stderr}"
+    );
+    let id = only_session(&env);
+    let records = env.records(short(&id));
+    let end = records.iter().find(|r| r["type"] == "turn.end").unwrap();
+    assert_eq!(end["reason"], "interrupted");
+
+    let resumed = env
+        .nodwyn(&repo, &["run", "--resume", short(&id), "go on"])
+        .success();
+    assert_eq!(resumed.stdout.trim_end(), "The README says hello.");
+    let last = &server.received()[2].body;
+    let users: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(users, ["what does the README say?", "go on"]);
+    assert!(tool_results(last)[0].contains("hello"));
+    assert_eq!(
+        env.records(short(&id))
+            .iter()
+            .filter(|r| r["type"] == "turn.start")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn auto_mode_makes_the_worktree_only_at_the_first_write_and_always_at_once() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("git-status", json!({})),
+        openai::text("Nothing to do."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "what changed?"]).success();
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 1);
+
+    server.push([openai::text("Ready.")]);
+    let run = env
+        .nodwyn(
+            &repo,
+            &["run", "--worktree", "--name", "ready", "get ready"],
+        )
+        .success();
+    assert!(
+        run.stderr.contains("(branch nodwyn/ready-"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.git(&repo, &["worktree", "list"]).lines().count(), 2);
+}
+
+#[test]
+fn refusals_come_before_any_model_call() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![]);
+
+    // No model configured.
+    let sentence = env.nodwyn(&repo, &["run", "anything"]).refused();
+    assert!(
+        sentence.contains("no model is configured: add a [model] section"),
+        "{sentence}"
+    );
+
+    configure(&env, &server, "openai");
+    // The home folder and the data directory are no place for a session.
+    let data = env.data();
+    std::fs::create_dir_all(&data).unwrap();
+    for folder in [env.home(), data] {
+        let sentence = env.nodwyn(&folder, &["run", "anything"]).refused();
+        assert!(
+            sentence.contains("nodwyn will not start a session in"),
+            "{sentence}"
+        );
+    }
+    let bad: [(&[&str], &str); 4] = [
+        (&["run", ""], "the task is empty"),
+        (&["run", "--max-turns", "0", "x"], "--max-turns 0"),
+        (
+            &["run", "--no-worktree", "--base", "main", "x"],
+            "--base and --name choose a worktree",
+        ),
+        (
+            &["run", "--model", "gpt", "x"],
+            "--model gpt: no [models.gpt]",
+        ),
+    ];
+    for (args, expected) in bad {
+        let sentence = env.nodwyn(&repo, args).refused();
+        assert!(sentence.contains(expected), "{args:?}: {sentence}");
+    }
+    // An api_key_env that names an unset variable.
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nbase_url = \"{}/v1\"\nname = \"m\"\napi_key_env = \"NODWYN_TEST_UNSET_KEY\"\n",
+            server.url()
+        ),
+    );
+    let sentence = env.nodwyn(&repo, &["run", "x"]).refused();
+    assert!(
+        sentence.contains("NODWYN_TEST_UNSET_KEY is not set"),
+        "{sentence}"
+    );
+    assert!(server.received().is_empty());
+}
