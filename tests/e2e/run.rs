@@ -193,6 +193,25 @@ fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
     assert!(calls[0]["first_output_ms"].is_u64());
     let end = records.iter().find(|r| r["type"] == "turn.end").unwrap();
     assert_eq!(end["reason"], "finished");
+
+    // The record reads as a conversation, and the session's tokens are listed.
+    let events = env
+        .nodwyn(&repo, &["session", "events", short(&id)])
+        .success()
+        .stdout;
+    for line in [
+        "turn 1 begins",
+        "  person: fix the failing test and land it",
+        "  model: Let me look at the test. [calls: fs-read {\"path\":\"test.sh\"}]",
+        "  fs-read gave: { \"content\": \"test \\\"$(sh calc.sh)\\\" = 4",
+        "  model scripted at http://127.0.0.1:",
+        "turn 1 ends: finished (5 model call(s)",
+    ] {
+        assert!(events.contains(line), "{line} in\n{events}");
+    }
+    let listed = env.nodwyn_json(&repo, &["session", "list"]);
+    assert_eq!(listed[0]["usage"]["model_calls"], 5);
+    assert_eq!(listed[0]["usage"]["input_tokens"], 900 + 4 * 100);
 }
 
 #[test]

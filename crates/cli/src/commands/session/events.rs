@@ -7,7 +7,8 @@ use crate::commands::Invocation;
 use crate::output;
 
 /// Print a session's event log: one line per record, or with --json all records as an array
-/// exactly as they are stored.
+/// exactly as they are stored. An agent's conversation reads as one: who said what, each tool
+/// call and how it went, each model call's tokens.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
@@ -35,6 +36,9 @@ fn describe_raw(record: &Value) -> String {
         return record.to_string();
     };
     let text = |key: &str| fields.get(key).and_then(Value::as_str).unwrap_or("?");
+    if let Some(line) = conversation(record) {
+        return format!("{}  {line}", text("at"));
+    }
     let rest: Vec<String> = fields
         .iter()
         .filter(|(key, _)| *key != "at" && *key != "type")
@@ -44,4 +48,84 @@ fn describe_raw(record: &Value) -> String {
         })
         .collect();
     format!("{}  {}  {}", text("at"), text("type"), rest.join(" "))
+}
+
+/// A conversation record as a person reads it, or `None` for the other records.
+fn conversation(record: &Value) -> Option<String> {
+    let text = |key: &str| record[key].as_str().unwrap_or_default().to_owned();
+    let turn = record["turn"].as_u64().unwrap_or(0);
+    Some(match (record["type"].as_str()?, record["kind"].as_str()) {
+        ("turn.start", _) => format!("turn {turn} begins"),
+        ("turn.end", _) => {
+            let usage = &record["usage"];
+            let mut line = format!(
+                "turn {turn} ends: {} ({} model call(s), {} tokens in, {} out)",
+                text("reason"),
+                usage["model_calls"],
+                usage["input_tokens"],
+                usage["output_tokens"]
+            );
+            if let Some(why) = record["why"].as_str() {
+                line.push_str(&format!(": {why}"));
+            }
+            line
+        }
+        ("model.call", _) => format!(
+            "  model {}: {} tokens in, {} out, stopped: {}{}",
+            text("model"),
+            record["input_tokens"],
+            record["output_tokens"],
+            text("stop"),
+            record["first_output_ms"]
+                .as_u64()
+                .map(|ms| format!(", first output after {ms} ms"))
+                .unwrap_or_default()
+        ),
+        ("conversation.item", Some("user_message")) => {
+            format!("  person: {}", at_most(&text("text"), 400))
+        }
+        ("conversation.item", Some("assistant_message")) => {
+            let calls: Vec<String> = record["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|call| {
+                    format!(
+                        "{} {}",
+                        call["tool"].as_str().unwrap_or("?"),
+                        call["arguments"]
+                    )
+                })
+                .collect();
+            let mut line = format!("  model: {}", at_most(&text("text"), 400));
+            if !calls.is_empty() {
+                line.push_str(&format!(" [calls: {}]", calls.join("; ")));
+            }
+            line
+        }
+        ("conversation.item", Some("tool_result")) => format!(
+            "  {} {}: {}",
+            text("tool"),
+            if record["ok"] == true {
+                "gave"
+            } else {
+                "refused or failed"
+            },
+            at_most(&text("content"), 200)
+        ),
+        ("conversation.item", Some("notice")) => format!("  nodwyn: {}", text("text")),
+        _ => return None,
+    })
+}
+
+/// `text` on one line (each run of spaces and line breaks one space), cut to `longest`
+/// characters, saying how many more there were.
+fn at_most(text: &str, longest: usize) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let count = text.chars().count();
+    if count <= longest {
+        return text.to_owned();
+    }
+    let kept: String = text.chars().take(longest).collect();
+    format!("{kept}... ({} more characters)", count - longest)
 }

@@ -27,6 +27,8 @@ struct Row {
     open: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     worktree: Option<WorktreeRow>,
+    /// What an agent's model used in the session, every turn together.
+    usage: nodwyn_protocol::TurnUsage,
 }
 
 #[derive(Debug, Serialize)]
@@ -59,6 +61,7 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
                 base_commit: facts.base_commit.clone(),
                 state: session.worktree_state,
             }),
+            usage: session.usage,
         })
         .collect();
     if invocation.json {
@@ -83,12 +86,16 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
                 row.name.clone().unwrap_or_else(|| "-".to_owned()),
                 if row.open { "open" } else { "closed" }.to_owned(),
                 worktree,
+                match row.usage.input_tokens + row.usage.output_tokens {
+                    0 => "-".to_owned(),
+                    tokens => tokens.to_string(),
+                },
                 row.root.display().to_string(),
             ]
         })
         .collect();
     output::text(table(
-        &["SESSION", "NAME", "STATE", "WORKTREE", "ROOT"],
+        &["SESSION", "NAME", "STATE", "WORKTREE", "TOKENS", "ROOT"],
         &cells,
     ))
 }
