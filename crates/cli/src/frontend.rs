@@ -40,12 +40,13 @@ impl RunView {
     fn text(&self, notification: &Notification) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut stderr = std::io::stderr().lock();
+        // Every line carries what a model, a tool or a repository wrote: escaped, never obeyed.
         let mut line = |state: &mut ViewState, text: String| {
             if state.mid_line {
                 let _ = writeln!(stderr);
                 state.mid_line = false;
             }
-            let _ = writeln!(stderr, "{text}");
+            let _ = writeln!(stderr, "{}", escape_line(&text));
         };
         match notification {
             Notification::SessionStarted {
@@ -103,10 +104,7 @@ impl RunView {
                     let first = content.lines().next().unwrap_or_default();
                     format!("refused or failed: {}", shorten(first, 160))
                 };
-                line(
-                    &mut state,
-                    format!("  [{tool}] {}: {how}", escape_line(&arguments)),
-                );
+                line(&mut state, format!("  [{tool}] {arguments}: {how}"));
             }
             Notification::TurnCompleted { usage, .. } => line(
                 &mut state,
