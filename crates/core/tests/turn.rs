@@ -1,0 +1,224 @@
+//! The session runtime and its turns, as a front-end (the agent, later the MCP server and the
+//! daemon) uses them: the guard's budget of irreversible actions spans a turn's calls and starts
+//! again with the next turn; a turn left open is ended when the next begins; the conversation
+//! reads back from the log; a session that began in its checkout moves into its own worktree;
+//! questions cross a channel.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use nodwyn_core::Store;
+use nodwyn_core::guard::{AskKind, Decision, Effect};
+use nodwyn_core::host::HostSettings;
+use nodwyn_core::person::{Answerer, Person, Question};
+use nodwyn_core::prim::{Context, Error, Primitive, Registry};
+use nodwyn_core::turn::{SessionRuntime, conversation};
+use nodwyn_core::worktree::NewWorktree;
+use nodwyn_protocol::{Item, TurnEnd, TurnUsage};
+use serde::{Deserialize, Serialize};
+
+/// `ring`: an action that cannot be undone, and does nothing.
+struct Ring;
+
+#[derive(Deserialize)]
+struct NoArgs {}
+
+#[derive(Serialize)]
+struct Rang {}
+
+impl Primitive for Ring {
+    type Args = NoArgs;
+    type Output = Rang;
+    fn name(&self) -> &str {
+        "ring"
+    }
+    fn description(&self) -> &str {
+        "Rings a bell that cannot be unrung."
+    }
+    fn params(&self) -> &[nodwyn_core::prim::Param] {
+        &[]
+    }
+    fn effect(&self, _args: &NoArgs, _ctx: &Context) -> Result<Effect, Error> {
+        let mut effect = Effect::named("ring the bell");
+        effect.irreversible = true;
+        Ok(effect)
+    }
+    fn run(&self, _: NoArgs, _: &Context, _: &nodwyn_guard::Permit) -> Result<Rang, Error> {
+        Ok(Rang {})
+    }
+}
+
+/// Approves everything, noting what kind of question each was.
+#[derive(Default)]
+struct Noting(Vec<AskKind>);
+
+impl Person for Noting {
+    fn ask(&mut self, question: &Question) -> Option<bool> {
+        if let Decision::Ask(kind) = question.verdict.decision {
+            self.0.push(kind);
+        }
+        Some(true)
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn repository(temp: &Path) -> std::path::PathBuf {
+    let repo = temp.join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    repo
+}
+
+fn runtime(temp: &Path) -> (Arc<SessionRuntime>, Store) {
+    let repo = repository(temp);
+    let store = Store::new(temp.join("data"));
+    let id = nodwyn_core::open::open_in_folder(&store, &repo, None)
+        .unwrap()
+        .id
+        .to_string();
+    let mut registry = Registry::builtin();
+    registry.register(Ring).unwrap();
+    let runtime = SessionRuntime::open(
+        store.clone(),
+        &id,
+        Arc::new(registry),
+        HostSettings::default(),
+    )
+    .unwrap();
+    (runtime, store)
+}
+
+#[test]
+fn the_budget_of_irreversible_actions_spans_a_turn_and_refills_with_the_next() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, _) = runtime(temp.path());
+    let mut person = Noting::default();
+    let mut turn = runtime.start_turn().unwrap();
+    for _ in 0..4 {
+        turn.call("ring", &serde_json::json!({}), &mut person)
+            .unwrap();
+    }
+    // Three ordinary confirms, then the turn's budget is spent: a security confirm.
+    assert_eq!(
+        person.0,
+        [
+            AskKind::Ordinary,
+            AskKind::Ordinary,
+            AskKind::Ordinary,
+            AskKind::Security
+        ]
+    );
+    turn.end(TurnEnd::Finished, TurnUsage::default()).unwrap();
+
+    let mut person = Noting::default();
+    let mut turn = runtime.start_turn().unwrap();
+    assert_eq!(turn.number(), 2);
+    turn.call("ring", &serde_json::json!({}), &mut person)
+        .unwrap();
+    assert_eq!(person.0, [AskKind::Ordinary]);
+}
+
+#[test]
+fn a_turn_left_open_is_ended_when_the_next_begins_and_the_conversation_reads_back() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, store) = runtime(temp.path());
+    let turn = runtime.start_turn().unwrap();
+    turn.record(Item::UserMessage {
+        text: "hello".to_owned(),
+    })
+    .unwrap();
+    drop(turn); // the run crashed: no turn.end
+    assert_eq!(runtime.session().unwrap().open_turn, Some(1));
+    let turn = runtime.start_turn().unwrap();
+    assert_eq!(turn.number(), 2);
+    let session = runtime.session().unwrap();
+    assert_eq!(session.open_turn, Some(2));
+    assert_eq!(session.turns, 2);
+    let log = std::fs::read_to_string(store.find(&runtime.id()).unwrap().log.path()).unwrap();
+    let ended: Vec<serde_json::Value> = log
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter(|record| record["type"] == "turn.end")
+        .collect();
+    assert_eq!(ended.len(), 1, "{log}");
+    assert_eq!(
+        (&ended[0]["turn"], &ended[0]["reason"]),
+        (&1.into(), &"interrupted".into())
+    );
+    assert_eq!(
+        conversation(&store, &runtime.id()).unwrap(),
+        [(
+            1,
+            Item::UserMessage {
+                text: "hello".to_owned()
+            }
+        )]
+    );
+}
+
+#[test]
+fn a_session_that_began_in_its_checkout_moves_into_its_own_worktree() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, _) = runtime(temp.path());
+    let before = runtime.session().unwrap();
+    assert!(before.worktree.is_none());
+    let created = runtime
+        .move_to_worktree(&NewWorktree {
+            name: Some("moved".to_owned()),
+            ..NewWorktree::default()
+        })
+        .unwrap();
+    let after = runtime.session().unwrap();
+    assert_eq!(after.id, before.id);
+    assert_eq!(after.root, created.worktree.path);
+    assert_eq!(
+        created.worktree.branch,
+        format!("nodwyn/moved-{}", after.id.short())
+    );
+    assert!(after.root.join("README.md").exists());
+    let again = runtime
+        .move_to_worktree(&NewWorktree::default())
+        .unwrap_err();
+    assert!(
+        again.to_string().contains("has a worktree already"),
+        "{again}"
+    );
+}
+
+#[test]
+fn a_question_crosses_a_channel_and_its_answer_comes_back() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, _) = runtime(temp.path());
+    let (mut answerer, questions) = Answerer::new();
+    let client = std::thread::spawn(move || {
+        let mut asked = Vec::new();
+        for question in questions {
+            asked.push(question.question.effect.action.clone());
+            question.reply.send(Some(asked.len() == 1)).unwrap();
+        }
+        asked
+    });
+    let mut turn = runtime.start_turn().unwrap();
+    turn.call("ring", &serde_json::json!({}), &mut answerer)
+        .unwrap();
+    let declined = turn
+        .call("ring", &serde_json::json!({}), &mut answerer)
+        .unwrap_err();
+    assert_eq!(declined.code(), "declined");
+    drop(turn);
+    drop(answerer);
+    assert_eq!(client.join().unwrap(), ["ring the bell", "ring the bell"]);
+}
