@@ -534,3 +534,87 @@ fn nothing_the_model_writes_drives_the_terminal_and_its_key_goes_nowhere() {
     }
     assert!(!stderr.contains(key) && !stdout.contains(key));
 }
+
+#[test]
+fn an_interrupt_ends_a_running_command_and_answers_its_call() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    // Inside the session's folder: the only place the confined command may write.
+    let marker = repo.join("started");
+    let server = StandIn::start(vec![openai::call(
+        "shell-exec",
+        json!({"script": format!("touch {} && sleep 60 && echo late", marker.display())}),
+    )]);
+    configure(&env, &server, "openai");
+    let child = env
+        .nodwyn_command(&repo, &["run", "--dont-ask", "--no-worktree", "wait"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !marker.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let interrupted = Instant::now();
+    std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(30),
+        "the command was not ended"
+    );
+    let records = env.records(short(&only_session(&env)));
+    let result = records
+        .iter()
+        .find(|r| r["type"] == "conversation.item" && r["kind"] == "tool_result")
+        .unwrap();
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"interrupted\": true"),
+        "{result}"
+    );
+    assert!(!result["content"].as_str().unwrap().contains("late"));
+    let end = records.iter().find(|r| r["type"] == "turn.end").unwrap();
+    assert_eq!(end["reason"], "interrupted");
+    // Only the model's one call: nothing was sent after the interrupt.
+    assert_eq!(server.received().len(), 1);
+}
+
+#[test]
+fn on_a_terminal_the_guards_question_is_asked_inline_and_the_turn_waits() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Written."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(&repo, &["run", "--no-worktree", "write a note"], "y");
+    assert!(shown.contains("nodwyn confirm, session"), "{shown}");
+    assert!(shown.contains("allow it? [y/N]"), "{shown}");
+    assert!(shown.contains("Written."), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hi\n"
+    );
+    let records = env.records(short(&only_session(&env)));
+    let decision = records
+        .iter()
+        .find(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert_eq!(
+        (&decision["answer"], &decision["by"]),
+        (&json!("allow"), &json!("person"))
+    );
+}

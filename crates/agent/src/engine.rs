@@ -84,8 +84,10 @@ impl Agent {
         self.run_usage
     }
 
-    /// Works the person's message `text` to the end of the turn.
+    /// Works the person's message `text` to the end of the turn. An interrupt raised before
+    /// the turn began belonged to the turn before it.
     pub async fn turn(&mut self, text: &str) -> TurnOutcome {
+        self.runtime.settings().interrupt.lower();
         let session = self.runtime.id();
         let turn = match self.runtime.start_turn() {
             Ok(turn) => turn,

@@ -124,6 +124,11 @@ impl Interrupt {
         self.0.store(true, Ordering::SeqCst);
     }
 
+    /// Lowers the flag again, for the next turn of a session that goes on after an interrupt.
+    pub fn lower(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+
     /// Whether the flag is raised.
     pub fn is_raised(&self) -> bool {
         self.0.load(Ordering::SeqCst)
