@@ -23,7 +23,7 @@ use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
 use crate::person::{Person, Question};
-use crate::session::Session;
+use crate::session::Followed;
 use crate::store::Store;
 
 /// A call that ran.
@@ -51,17 +51,23 @@ pub fn call(
     settings: &HostSettings,
 ) -> Result<Called, Error> {
     let mut spent = 0;
+    let mut session = Followed::load(&store.find(id)?)?;
     call_in_turn(
-        store, id, registry, name, args, person, settings, &mut spent,
+        &mut session,
+        registry,
+        name,
+        args,
+        person,
+        settings,
+        &mut spent,
     )
 }
 
-/// Runs `name` with `args` in session `id` through the guard and the log, in a turn that has
-/// already spent `spent` irreversible actions (updated).
-#[allow(clippy::too_many_arguments)]
+/// Runs `name` with `args` in `session` through the guard and the log, in a turn that has
+/// already spent `spent` irreversible actions (updated). The session is read again (what was
+/// appended since) once its lock is held.
 pub(crate) fn call_in_turn(
-    store: &Store,
-    id: &str,
+    session: &mut Followed,
     registry: &Registry,
     name: &str,
     args: &Value,
@@ -69,15 +75,15 @@ pub(crate) fn call_in_turn(
     settings: &HostSettings,
     spent: &mut u32,
 ) -> Result<Called, Error> {
-    let stored = store.find(id)?;
     let primitive = registry.get(name)?;
+    let log = &session.log().clone();
     let _lock = if primitive.exclusive() {
-        stored.log.lock()?
+        log.lock()?
     } else {
-        stored.log.lock_shared()?
+        log.lock_shared()?
     };
-    let session = &Session::load(&stored)?;
-    let log = &stored.log;
+    let session = session.refresh()?;
+    let id = &session.id.to_string();
     if !session.open {
         return Err(Error::Refused(format!(
             "session {} is closed; `nodwyn worktree resume {}` opens it again",

@@ -85,6 +85,35 @@ impl EventLog {
         Ok(values)
     }
 
+    /// Every record nodwyn can read on the whole lines after byte `offset`, in order, and the
+    /// offset just past the last whole line: reading again from there gives only what was
+    /// appended since (a torn last line is read again once it is followed by a line break).
+    pub fn read_from(&self, offset: u64) -> Result<(Vec<Record>, u64), Error> {
+        let mut file = File::open(&self.path).map_err(Error::io(&self.path))?;
+        file.seek(SeekFrom::Start(offset))
+            .map_err(Error::io(&self.path))?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(Error::io(&self.path))?;
+        let whole = bytes
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |at| at + 1);
+        let mut records = Vec::new();
+        each_line(&bytes[..whole], LONGEST_LINE, |line| {
+            match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
+                Some(value @ Value::Object(_)) => {
+                    records.extend(serde_json::from_value::<Record>(value).ok());
+                }
+                _ => {
+                    tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
+                }
+            }
+        })
+        .map_err(Error::io(&self.path))?;
+        Ok((records, offset + whole as u64))
+    }
+
     /// Every record nodwyn can read, in order.
     pub fn read(&self) -> Result<Vec<Record>, Error> {
         Ok(self
@@ -262,6 +291,25 @@ mod tests {
         file.write_all(br#"{"type":"session.clo"#).unwrap();
         assert_eq!(log.read().unwrap(), vec![close(&["a"])]);
         log.append(&close(&["b"])).unwrap();
+        assert_eq!(log.read().unwrap(), vec![close(&["a"]), close(&["b"])]);
+    }
+
+    #[test]
+    fn reading_from_an_offset_gives_only_what_was_appended_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let log = EventLog::create(path.clone(), &close(&["a"])).unwrap();
+        let (first, offset) = log.read_from(0).unwrap();
+        assert_eq!(first, vec![close(&["a"])]);
+        assert_eq!(log.read_from(offset).unwrap(), (vec![], offset));
+        // A torn line is not read, nor skipped past, until a line break follows it.
+        let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(br#"{"type":"session.clo"#).unwrap();
+        assert_eq!(log.read_from(offset).unwrap(), (vec![], offset));
+        log.append(&close(&["b"])).unwrap();
+        let (next, end) = log.read_from(offset).unwrap();
+        assert_eq!(next, vec![close(&["b"])]);
+        assert_eq!(end, std::fs::metadata(&path).unwrap().len());
         assert_eq!(log.read().unwrap(), vec![close(&["a"]), close(&["b"])]);
     }
 

@@ -61,43 +61,7 @@ pub struct Session {
 impl Session {
     /// Reads a stored session's log and folds it.
     pub fn load(stored: &StoredSession) -> Result<Self, Error> {
-        let records = stored.log.read()?;
-        let mut events = records.into_iter().map(|r| (r.at, r.event));
-        let Some((
-            started,
-            Event::SessionStart {
-                root,
-                repository,
-                worktree,
-            },
-        )) = events.next()
-        else {
-            return Err(Error::DamagedLog(stored.log.path().to_path_buf()));
-        };
-        let mut session = Session {
-            id: stored.id.clone(),
-            started,
-            root,
-            repository,
-            worktree,
-            worktree_state: WorktreeState::Active,
-            open: true,
-            kept: Vec::new(),
-            dont_ask: None,
-            landing: None,
-            config: None,
-            log_path: Some(stored.log.path().to_path_buf()),
-            turns: 0,
-            open_turn: None,
-            usage: nodwyn_protocol::TurnUsage::default(),
-        };
-        let seal = crate::store::Store::data_dir_of(stored.log.path())
-            .and_then(|home| crate::seal::Seal::of(&home).ok());
-        // Place 0 is the session.start record.
-        for (place, (_, event)) in events.enumerate() {
-            session.apply(event, place + 1, seal.as_ref());
-        }
-        Ok(session)
+        Followed::load(stored).map(|followed| followed.session)
     }
 
     /// Folds one record, at `place` in the log; what grants authority counts only with a valid
@@ -209,6 +173,91 @@ impl Session {
         self.worktree
             .as_ref()
             .filter(|_| self.worktree_state == WorktreeState::Active)
+    }
+}
+
+/// A session kept current as its log grows: each refresh reads only the records appended since
+/// the last, so a turn of many calls does not read its whole log again for each.
+pub struct Followed {
+    session: Session,
+    stored: StoredSession,
+    /// Where the next read starts, in bytes.
+    offset: u64,
+    /// How many records were folded (the next one's place).
+    records: usize,
+    seal: Option<crate::seal::Seal>,
+}
+
+impl Followed {
+    /// Reads a stored session's log and folds it.
+    pub fn load(stored: &StoredSession) -> Result<Self, Error> {
+        let (records, offset) = stored.log.read_from(0)?;
+        let mut events = records.into_iter().map(|r| (r.at, r.event));
+        let Some((
+            started,
+            Event::SessionStart {
+                root,
+                repository,
+                worktree,
+            },
+        )) = events.next()
+        else {
+            return Err(Error::DamagedLog(stored.log.path().to_path_buf()));
+        };
+        let mut followed = Followed {
+            session: Session {
+                id: stored.id.clone(),
+                started,
+                root,
+                repository,
+                worktree,
+                worktree_state: WorktreeState::Active,
+                open: true,
+                kept: Vec::new(),
+                dont_ask: None,
+                landing: None,
+                config: None,
+                log_path: Some(stored.log.path().to_path_buf()),
+                turns: 0,
+                open_turn: None,
+                usage: nodwyn_protocol::TurnUsage::default(),
+            },
+            stored: stored.clone(),
+            offset,
+            // Place 0 is the session.start record.
+            records: 1,
+            seal: crate::store::Store::data_dir_of(stored.log.path())
+                .and_then(|home| crate::seal::Seal::of(&home).ok()),
+        };
+        for (_, event) in events {
+            followed.fold(event);
+        }
+        Ok(followed)
+    }
+
+    /// Reads what was appended since, and gives the session as it is now.
+    pub fn refresh(&mut self) -> Result<&Session, Error> {
+        let (records, offset) = self.stored.log.read_from(self.offset)?;
+        self.offset = offset;
+        for record in records {
+            self.fold(record.event);
+        }
+        Ok(&self.session)
+    }
+
+    /// The session as last read.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Its log.
+    pub fn log(&self) -> &crate::log::EventLog {
+        &self.stored.log
+    }
+
+    fn fold(&mut self, event: Event) {
+        self.session.apply(event, self.records, self.seal.as_ref());
+        self.records += 1;
     }
 }
 

@@ -19,7 +19,7 @@ use crate::call::{Called, append, call_in_turn};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
-use crate::session::Session;
+use crate::session::{Followed, Session};
 use crate::store::{Store, StoredSession};
 use crate::worktree::{Created, NewWorktree};
 
@@ -29,6 +29,8 @@ pub struct SessionRuntime {
     stored: StoredSession,
     registry: Arc<Registry>,
     settings: HostSettings,
+    /// The session as its log tells it, read again only as far as the log grew.
+    followed: std::sync::Mutex<Followed>,
 }
 
 impl SessionRuntime {
@@ -41,7 +43,8 @@ impl SessionRuntime {
         settings: HostSettings,
     ) -> Result<Arc<Self>, Error> {
         let stored = store.find(id)?;
-        let session = Session::load(&stored)?;
+        let followed = Followed::load(&stored)?;
+        let session = followed.session();
         if !session.open {
             return Err(Error::Refused(format!(
                 "session {} is closed; `nodwyn worktree resume {}` opens it again",
@@ -54,6 +57,7 @@ impl SessionRuntime {
             stored,
             registry,
             settings,
+            followed: std::sync::Mutex::new(followed),
         }))
     }
 
@@ -64,7 +68,11 @@ impl SessionRuntime {
 
     /// The session as its log tells it now.
     pub fn session(&self) -> Result<Session, Error> {
-        Session::load(&self.stored)
+        let mut followed = self
+            .followed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        followed.refresh().cloned()
     }
 
     /// The primitives.
@@ -102,6 +110,7 @@ impl SessionRuntime {
             runtime: Arc::clone(self),
             number,
             spent: 0,
+            session: Followed::load(&self.stored)?,
         })
     }
 
@@ -130,6 +139,8 @@ pub struct Turn {
     runtime: Arc<SessionRuntime>,
     number: u32,
     spent: u32,
+    /// The session, read again only as far as its log grew between calls.
+    session: Followed,
 }
 
 impl Turn {
@@ -153,8 +164,7 @@ impl Turn {
     ) -> Result<Called, Error> {
         let runtime = &self.runtime;
         call_in_turn(
-            &runtime.store,
-            &runtime.stored.id.to_string(),
+            &mut self.session,
             &runtime.registry,
             name,
             args,
