@@ -223,13 +223,22 @@ fn a_conflict_stops_markers_are_refused_and_landing_again_continues() {
     env.git(&repo, &["push", "-q", "origin", "main"]);
     let before = remote_main(&env, &remote);
 
-    let stopped = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    let run = env.nodwyn(&repo, &["land", &s.id, "-m", "m", "--json"]);
+    // A program reads the code and the conflict's files, not the sentence.
+    let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(document["error"]["kind"], "merge_conflict", "{document}");
+    assert_eq!(document["error"]["files"], serde_json::json!(["README.md"]));
+    let stopped = run.failed_with(1);
     assert!(stopped.contains("conflict in README.md"), "{stopped}");
     assert!(s.path.join(".git").exists());
     let in_progress = env.git(&s.path, &["rev-parse", "--git-path", "rebase-merge"]);
     assert!(s.path.join(&in_progress).exists() || Path::new(&in_progress).exists());
 
-    let markers = env.nodwyn(&repo, &["land", &s.id, "-m", "m"]).refused();
+    let run = env.nodwyn(&repo, &["land", &s.id, "-m", "m", "--json"]);
+    let document: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(document["error"]["kind"], "conflict_markers", "{document}");
+    assert_eq!(document["error"]["files"], serde_json::json!(["README.md"]));
+    let markers = run.failed_with(1);
     assert!(
         markers.contains("conflict markers remain in README.md:1"),
         "{markers}"

@@ -1,6 +1,7 @@
 //! How failures leave the program: usage errors exit 2, every other error exits 1 with one
 //! sentence on stderr starting `nodwyn: `. With `--json`, stdout also gets one JSON document
-//! `{"error": {"message": ..., "kind": ...}}`, `kind` being a stable code programs act on.
+//! `{"error": {"message": ..., "kind": ..., "files": [...]}}`, `kind` being a stable code programs
+//! act on and `files` (when the error names any) the files it is about.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,7 +28,7 @@ pub fn usage(error: clap::Error, json: bool) -> ExitCode {
             if json {
                 let message = rendered.split("\n\n").next().unwrap_or_default();
                 let message = message.split_whitespace().collect::<Vec<_>>().join(" ");
-                print_json_error(&message, "usage");
+                print_json_error(&message, "usage", &[]);
             }
             ExitCode::from(2)
         }
@@ -43,9 +44,23 @@ pub fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
     let sentence = sentence(error);
     let _ = writeln!(std::io::stderr(), "nodwyn: {sentence}");
     if json {
-        print_json_error(&sentence, kind(error));
+        print_json_error(&sentence, kind(error), files(error));
     }
     ExitCode::from(exit)
+}
+
+/// The files the error is about (a conflict's files, what removing would discard), if it names
+/// any.
+fn files(error: &anyhow::Error) -> &[String] {
+    for cause in error.chain() {
+        if let Some(e) = cause.downcast_ref::<nodwyn_core::Error>() {
+            return e.files();
+        }
+        if let Some(e) = cause.downcast_ref::<nodwyn_core::prim::Error>() {
+            return e.files();
+        }
+    }
+    &[]
 }
 
 /// Whether the error is a write to a closed stdout, anywhere in its chain.
@@ -74,8 +89,11 @@ pub fn kind(error: &anyhow::Error) -> &'static str {
     "error"
 }
 
-fn print_json_error(message: &str, kind: &str) {
-    let document = serde_json::json!({"error": {"message": message, "kind": kind}});
+fn print_json_error(message: &str, kind: &str, files: &[String]) {
+    let mut document = serde_json::json!({"error": {"message": message, "kind": kind}});
+    if !files.is_empty() {
+        document["error"]["files"] = files.into();
+    }
     let _ = writeln!(std::io::stdout(), "{document:#}");
 }
 

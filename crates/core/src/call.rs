@@ -219,12 +219,7 @@ fn redacted(outcome: Result<Value, nodwyn_prim::Error>) -> Result<Value, nodwyn_
             if cleaned == sentence {
                 Err(error)
             } else {
-                Err(match error {
-                    nodwyn_prim::Error::Declined { code, .. } => {
-                        nodwyn_prim::Error::declined(code, cleaned)
-                    }
-                    _ => nodwyn_prim::Error::Refused(cleaned),
-                })
+                Err(error.reworded(cleaned))
             }
         }
     }

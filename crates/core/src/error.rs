@@ -231,6 +231,16 @@ pub(crate) fn preview(items: &[String]) -> String {
 }
 
 impl Error {
+    /// The files a refusal is about, for programs (a conflict's files, what removing would
+    /// discard); empty when it names none.
+    pub fn files(&self) -> &[String] {
+        match self {
+            Error::WouldDiscard { files, .. } => files,
+            Error::Prim(error) => error.files(),
+            _ => &[],
+        }
+    }
+
     /// A stable code for programs to act on (the sentence is for people).
     pub fn code(&self) -> &'static str {
         match self {

@@ -31,6 +31,8 @@ pub enum Error {
         code: &'static str,
         /// What was refused and why.
         sentence: String,
+        /// The files it is about, where a program needs them (a conflict's files).
+        files: Vec<String>,
     },
     /// A person or the system stopped the work (Ctrl-C, SIGTERM); the sentence says what state it
     /// left and what to do next.
@@ -75,6 +77,39 @@ impl Error {
         Error::Declined {
             code,
             sentence: sentence.into(),
+            files: Vec::new(),
+        }
+    }
+
+    /// This refusal about `files` (a conflict's files), named for programs beside the sentence.
+    pub fn about_files(self, files: &[String]) -> Self {
+        match self {
+            Error::Declined { code, sentence, .. } => Error::Declined {
+                code,
+                sentence,
+                files: files.to_vec(),
+            },
+            other => other,
+        }
+    }
+
+    /// The same error with `sentence` in place of its words, its code and files kept.
+    pub fn reworded(self, sentence: String) -> Self {
+        match self {
+            Error::Declined { code, files, .. } => Error::Declined {
+                code,
+                sentence,
+                files,
+            },
+            _ => Error::Refused(sentence),
+        }
+    }
+
+    /// The files a refusal is about, for programs (empty when it names none).
+    pub fn files(&self) -> &[String] {
+        match self {
+            Error::Declined { files, .. } => files,
+            _ => &[],
         }
     }
 

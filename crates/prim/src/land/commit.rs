@@ -86,6 +86,7 @@ pub fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
 /// first one of each file.
 pub fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error> {
     let mut found = Vec::new();
+    let mut files = Vec::new();
     for path in paths {
         let Ok(bytes) = std::fs::read(dir.join(path)) else {
             continue;
@@ -99,6 +100,7 @@ pub fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error
                 && let Some(first) = opened
             {
                 found.push(format!("{path}:{first}"));
+                files.push(path.clone());
                 break;
             }
         }
@@ -106,8 +108,12 @@ pub fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error
     if found.is_empty() {
         return Ok(());
     }
-    Err(Error::refused(format!(
-        "conflict markers remain in {}; resolve them, then land again",
-        found.join(", ")
-    )))
+    Err(Error::declined(
+        "conflict_markers",
+        format!(
+            "conflict markers remain in {}; resolve them, then land again",
+            found.join(", ")
+        ),
+    )
+    .about_files(&files))
 }

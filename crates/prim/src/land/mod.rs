@@ -274,6 +274,7 @@ fn conflict(ctx: &Context, base: &str, files: &[String]) -> Error {
             short_id(&ctx.session)
         ),
     )
+    .about_files(files)
 }
 
 /// A session id's 8 hex digits, as commands take them.

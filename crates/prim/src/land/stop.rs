@@ -33,11 +33,8 @@ pub(super) fn stopped(
                 worktree.branch,
                 short(commit)
             );
-            match error {
-                // The refusal's code stays what a program acts on.
-                Error::Declined { code, .. } => Error::declined(code, sentence),
-                _ => Error::refused(sentence),
-            }
+            // The refusal's code and files stay what a program acts on.
+            error.reworded(sentence)
         }
     }
 }
