@@ -166,7 +166,7 @@ pub(crate) fn call_in_turn(
         log,
         Event::GuardDecision {
             action: effect.action.clone(),
-            verdict: verdict.clone(),
+            verdict: crate::event::verdict_record(&verdict),
         },
     )?;
     let permit = match permit {
@@ -282,7 +282,9 @@ fn result_event(name: &str, error: Option<&str>) -> Event {
 /// The record of what a primitive reported; `by` says who called it (`agent` or `person`).
 pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
     match fact {
-        Fact::Pushed(push) => Event::GitPush { push },
+        Fact::Pushed(push) => Event::GitPush {
+            push: crate::event::push_record(push),
+        },
         Fact::Landed {
             base,
             strategy,
@@ -300,7 +302,10 @@ pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
         Fact::LandBackup { reference, commit } => Event::LandBackup { reference, commit },
         Fact::LandRebase { onto, upstream } => Event::LandRebase { onto, upstream },
         Fact::LandMove { from, to } => Event::LandMove { from, to },
-        Fact::LandEnd { outcome, why } => Event::LandEnd { outcome, why },
+        Fact::LandEnd { outcome, why } => Event::LandEnd {
+            outcome: crate::event::outcome_record(outcome),
+            why,
+        },
     }
 }
 

@@ -9,11 +9,13 @@
 //! carry the same JSON over a socket. The conversation records of a session's log are the same
 //! [`Item`]s, so what a client was told and what the log keeps cannot drift apart.
 //!
-//! Every message type's JSON is snapshot-tested (`tests/snapshots`): a changed field is a
-//! reviewed diff.
+//! The records of a session's log are here too ([`record`]): core writes them, every front-end
+//! reads them. Every message and record type's JSON is snapshot-tested (`tests/snapshots`): a
+//! changed field is a reviewed diff.
 
 mod item;
 mod message;
+pub mod record;
 
 pub use item::{Item, ModelCall, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{

@@ -238,3 +238,179 @@ fn requests_to_the_client() {
         message: Approval { allow: true },
     }]));
 }
+
+#[test]
+fn log_records() {
+    use nodwyn_protocol::record::{
+        Answer, AskKind, DecidedBy, Event, GuardVerdict, IncludeFailure, LandOutcome, Push, Record,
+        RemovedBy, WorktreeFacts,
+    };
+    let facts = WorktreeFacts {
+        repository: "/src/app".into(),
+        path: "/src/app/.nodwyn/worktrees/1968c13a".into(),
+        branch: "nodwyn/fix-1968c13a".into(),
+        name: Some("fix".into()),
+        base: "main".into(),
+        base_remote: Some("origin".into()),
+        base_commit: "aa37182dd43a".into(),
+        pull_request: None,
+    };
+    let usage = TurnUsage {
+        model_calls: 1,
+        input_tokens: 10,
+        output_tokens: 2,
+    };
+    let events = vec![
+        Event::SessionStart {
+            root: "/src/app".into(),
+            repository: "/src/app".into(),
+            worktree: None,
+        },
+        Event::WorktreeCreate {
+            worktree: facts.clone(),
+            uncommitted: 2,
+            included: vec![".env.example".into()],
+            include_failed: vec![IncludeFailure {
+                path: "big.bin".into(),
+                error: "too large".into(),
+            }],
+        },
+        Event::WorktreeRestore {
+            worktree: facts.clone(),
+            branch_reused: true,
+            included: vec![],
+            include_failed: vec![],
+        },
+        Event::WorktreeRemove {
+            path: facts.path.clone(),
+            branch: facts.branch.clone(),
+            branch_deleted: false,
+            branch_kept: Some("it has 1 commit main lacks".into()),
+            discarded: vec![],
+            by: RemovedBy::Close,
+        },
+        Event::WorktreeOnto {
+            base: "release".into(),
+            base_remote: None,
+        },
+        Event::WorktreeKeep {
+            path: facts.path.clone(),
+            branch: facts.branch.clone(),
+        },
+        Event::SessionClose {
+            kept: vec!["uncommitted changes".into()],
+        },
+        Event::SessionResume {
+            root: facts.path.clone(),
+        },
+        Event::SessionDontAsk {
+            on: true,
+            by: "ann".into(),
+            seal: Some("5eal".into()),
+        },
+        Event::SessionConfig {
+            fingerprint: [("core.hooksPath".to_owned(), "00ff".to_owned())].into(),
+            accepted_by: None,
+            seal: Some("5eal".into()),
+        },
+        Event::PrimitiveCall {
+            primitive: "fs-read".into(),
+            args: json!({"path": "src/lib.rs"}),
+        },
+        Event::GuardDecision {
+            action: "fs-read src/lib.rs".into(),
+            verdict: GuardVerdict {
+                answer: Answer::Ask(AskKind::Ordinary),
+                by: DecidedBy::DontAsk("ann".into()),
+                why: "Don't ask is on".into(),
+            },
+        },
+        Event::PrimitiveResult {
+            primitive: "fs-read".into(),
+            ok: false,
+            error: Some("refused".into()),
+        },
+        Event::GitPush {
+            push: Push {
+                remote: "origin".into(),
+                urls: vec!["git@example.com:app.git".into()],
+                reference: "refs/heads/main".into(),
+                old: Some("aa37182dd43a".into()),
+                new: "4e1f0c2a9b7d".into(),
+            },
+        },
+        Event::GitLand {
+            base: "main".into(),
+            strategy: "ff-only".into(),
+            landed: "4e1f0c2a9b7d".into(),
+            left_out: vec![".env".into()],
+            by: "agent".into(),
+        },
+        Event::LandBegin {
+            head: "bbbb".into(),
+            strategy: "squash".into(),
+        },
+        Event::LandBackup {
+            reference: "refs/nodwyn/backup/1968c13a/1".into(),
+            commit: "bbbb".into(),
+        },
+        Event::LandRebase {
+            onto: "cccc".into(),
+            upstream: "aaaa".into(),
+        },
+        Event::LandMove {
+            from: "bbbb".into(),
+            to: "dddd".into(),
+        },
+        Event::LandEnd {
+            outcome: LandOutcome::Refused,
+            why: Some("credential".into()),
+        },
+        Event::VersionKeep {
+            path: "src/lib.rs".into(),
+            version: 3,
+        },
+        Event::VersionRestore {
+            path: "src/lib.rs".into(),
+            version: 3,
+            kept: Some(4),
+        },
+        Event::StrategyApprove {
+            path: "/src/app/.nodwyn/init.scm".into(),
+            sha256: "ab12".into(),
+        },
+        Event::SchemeEval {
+            source: "<expression>".into(),
+            ok: true,
+            error: None,
+        },
+        Event::TurnStart { turn: 1 },
+        Event::ConversationItem {
+            turn: 1,
+            item: Item::UserMessage {
+                text: "fix it".into(),
+            },
+        },
+        Event::ModelCall {
+            turn: 1,
+            call: ModelCall {
+                model: "qwen at http://127.0.0.1:11434".into(),
+                input_tokens: 10,
+                output_tokens: 2,
+                stop: "end_turn".into(),
+                first_output_ms: Some(80),
+                tries: 1,
+            },
+        },
+        Event::TurnEnd {
+            turn: 1,
+            end: TurnEnd::Finished,
+            usage,
+        },
+    ];
+    let records: Vec<Record> = events
+        .into_iter()
+        .map(|event| Record::new("2026-12-01T00:00:00.000Z", event))
+        .collect();
+    insta::assert_snapshot!(shown(&records));
+}

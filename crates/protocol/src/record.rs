@@ -1,0 +1,445 @@
+//! The records of a session's event log: one JSON object a line, with `type`, `at` (RFC 3339
+//! UTC) and the fields of its kind. The names (`session.start`, `worktree.create`, ...) are part
+//! of nodwyn's contract with whoever reads the logs; a reader keeps records of kinds it does not
+//! know (`Other`). Core writes them; every front-end reads them (`session.events`), so they live
+//! here, as serde types, beside the messages.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// The guard's answer to an action, as `guard.decision` keeps it: `answer`, `kind` (for an ask),
+/// `by`, `who` (for Don't ask) and `why`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardVerdict {
+    /// The answer.
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// Who gave it.
+    #[serde(flatten)]
+    pub by: DecidedBy,
+    /// Why, in words a person acts on.
+    pub why: String,
+}
+
+/// The guard's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "answer", content = "kind")]
+pub enum Answer {
+    /// It runs.
+    Allow,
+    /// A person must be asked first.
+    Ask(AskKind),
+    /// It does not run.
+    Refuse,
+}
+
+/// What kind of question a person is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AskKind {
+    /// An ordinary confirm.
+    Ordinary,
+    /// A security confirm: only a person answers it.
+    Security,
+}
+
+/// Who gave an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "by", content = "who")]
+pub enum DecidedBy {
+    /// The guard's rules.
+    Rule,
+    /// A standing answer in `.nodwyn/allow.toml`.
+    StandingAnswer,
+    /// Don't ask, turned on by the person named.
+    DontAsk(String),
+    /// The judge.
+    Judge,
+    /// A person, asked.
+    Person,
+}
+
+/// A push to a remote, as `git.push` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Push {
+    /// The remote's name.
+    pub remote: String,
+    /// Its push URLs.
+    pub urls: Vec<String>,
+    /// The ref pushed (`refs/heads/main`).
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The commit it pointed at before.
+    pub old: Option<String>,
+    /// The commit it points at now.
+    pub new: String,
+}
+
+/// How a landing ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LandOutcome {
+    /// The work is on the base.
+    Landed,
+    /// A built-in refusal stopped it.
+    Refused,
+    /// A step failed.
+    Failed,
+    /// Ctrl-C or a signal stopped it, or it was found unfinished by the next landing.
+    Interrupted,
+    /// `nodwyn land --abort` undid it.
+    Aborted,
+}
+
+/// The facts of a session's worktree, as `session.start`, `worktree.create` and
+/// `worktree.restore` carry them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeFacts {
+    /// The main worktree of the repository (the project the session belongs to).
+    pub repository: PathBuf,
+    /// The worktree's folder.
+    pub path: PathBuf,
+    /// The session's branch, `nodwyn/<short id>` (`nodwyn/<name>-<short id>` with a name).
+    pub branch: String,
+    /// The session's name (`--name`), as a slug: lowercase letters, digits and `-`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The branch the session lands on: the branch it started from (`main` for `origin/main`),
+    /// or `--onto`, or the repository's default branch; `""` when there is none.
+    pub base: String,
+    /// The remote the base was named through (`origin` for `--base origin/main`), used when the
+    /// local base branch has no upstream of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_remote: Option<String>,
+    /// The commit the worktree's branch started from.
+    pub base_commit: String,
+    /// The pull request the worktree was made on, for `--pr`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<u64>,
+}
+
+/// A file `.worktreeinclude` chose that could not be copied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IncludeFailure {
+    /// The path, relative to the repository's top.
+    pub path: String,
+    /// What went wrong, in words.
+    pub error: String,
+}
+
+/// Who removed a worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RemovedBy {
+    /// `nodwyn worktree close`, because nothing would be lost.
+    Close,
+    /// `nodwyn worktree remove`, a person's explicit request.
+    Remove,
+    /// `nodwyn worktree prune`.
+    Prune,
+}
+
+/// One kind of record, with its fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    /// The first record of every log.
+    #[serde(rename = "session.start")]
+    SessionStart {
+        /// The folder the session is pinned to.
+        root: PathBuf,
+        /// The repository the session belongs to.
+        repository: PathBuf,
+        /// The worktree, for a worktree session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<WorktreeFacts>,
+    },
+    /// The session's worktree was made.
+    #[serde(rename = "worktree.create")]
+    WorktreeCreate {
+        /// What was made.
+        #[serde(flatten)]
+        worktree: WorktreeFacts,
+        /// Lines of `git status --porcelain` in the checkout it came from, not carried over.
+        uncommitted: usize,
+        /// Paths `.worktreeinclude` copied in.
+        included: Vec<String>,
+        /// Paths it could not copy.
+        include_failed: Vec<IncludeFailure>,
+    },
+    /// A missing worktree was made again by `resume`.
+    #[serde(rename = "worktree.restore")]
+    WorktreeRestore {
+        /// What was made; `base_commit` is where the branch really starts now.
+        #[serde(flatten)]
+        worktree: WorktreeFacts,
+        /// Whether the session's branch still existed and was checked out again.
+        branch_reused: bool,
+        /// Paths `.worktreeinclude` copied in.
+        included: Vec<String>,
+        /// Paths it could not copy.
+        include_failed: Vec<IncludeFailure>,
+    },
+    /// The worktree's folder was removed.
+    #[serde(rename = "worktree.remove")]
+    WorktreeRemove {
+        /// The folder removed.
+        path: PathBuf,
+        /// The session's branch.
+        branch: String,
+        /// Whether the branch was deleted too.
+        branch_deleted: bool,
+        /// Why the branch stayed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        branch_kept: Option<String>,
+        /// Files `--force` discarded.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        discarded: Vec<String>,
+        /// Which command removed it.
+        by: RemovedBy,
+    },
+    /// The branch the session lands on was chosen again (`nodwyn land --onto`).
+    #[serde(rename = "worktree.onto")]
+    WorktreeOnto {
+        /// The branch.
+        base: String,
+        /// The remote it was named through, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_remote: Option<String>,
+    },
+    /// The worktree was handed over to the person; nodwyn no longer manages it.
+    #[serde(rename = "worktree.keep")]
+    WorktreeKeep {
+        /// The folder handed over.
+        path: PathBuf,
+        /// Its branch.
+        branch: String,
+    },
+    /// The session was closed.
+    #[serde(rename = "session.close")]
+    SessionClose {
+        /// Why the worktree stayed, when it did; empty when it went or there was none.
+        kept: Vec<String>,
+    },
+    /// The session was opened again.
+    #[serde(rename = "session.resume")]
+    SessionResume {
+        /// The folder the session is pinned to.
+        root: PathBuf,
+    },
+    /// "Don't ask" was turned on or off for the session, by a person.
+    #[serde(rename = "session.dont_ask")]
+    SessionDontAsk {
+        /// Whether it is on now.
+        on: bool,
+        /// Who turned it on or off.
+        by: String,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one turns nothing on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
+    /// The fingerprint of what in the repository's git configuration can run a program or
+    /// redirect a push (see `nodwyn_git::fingerprint`), taken when the worktree was made, or
+    /// accepted again by a person after it changed.
+    #[serde(rename = "session.config")]
+    SessionConfig {
+        /// Each watched setting or hook file, and a digest of its value.
+        fingerprint: std::collections::BTreeMap<String, String>,
+        /// The person who accepted a change; absent when nodwyn took it at the start.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accepted_by: Option<String>,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one is not used.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
+    /// A primitive was called (an agent's action, about to be judged).
+    #[serde(rename = "primitive.call")]
+    PrimitiveCall {
+        /// The primitive's name.
+        primitive: String,
+        /// Its arguments, long strings abbreviated to their length.
+        args: serde_json::Value,
+    },
+    /// The guard's answer to an action.
+    #[serde(rename = "guard.decision")]
+    GuardDecision {
+        /// The action, in words.
+        action: String,
+        /// The answer, who gave it, and why.
+        #[serde(flatten)]
+        verdict: GuardVerdict,
+    },
+    /// How a primitive call ended.
+    #[serde(rename = "primitive.result")]
+    PrimitiveResult {
+        /// The primitive's name.
+        primitive: String,
+        /// Whether it ran and succeeded.
+        ok: bool,
+        /// The error or refusal, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A push to a remote.
+    #[serde(rename = "git.push")]
+    GitPush {
+        /// The remote, its URLs, the ref, and the commits before and after.
+        #[serde(flatten)]
+        push: Push,
+    },
+    /// The session's work landed on its base branch.
+    #[serde(rename = "git.land")]
+    GitLand {
+        /// The base branch.
+        base: String,
+        /// The strategy (`ff-only`, `squash`, `no-ff`).
+        strategy: String,
+        /// The commit the base now points at.
+        landed: String,
+        /// Credential files left out of the commit.
+        left_out: Vec<String>,
+        /// Who landed it: `person` (`nodwyn land`) or `agent` (the `git-land` primitive).
+        by: String,
+    },
+    /// A landing began (before it committed anything).
+    #[serde(rename = "land.begin")]
+    LandBegin {
+        /// The branch's tip before the landing.
+        head: String,
+        /// The strategy.
+        strategy: String,
+    },
+    /// Before anything rewrote the branch, a commit was kept under a backup ref.
+    #[serde(rename = "land.backup")]
+    LandBackup {
+        /// The ref (`refs/nodwyn/backup/<short id>/<n>`).
+        #[serde(rename = "ref")]
+        reference: String,
+        /// The commit it keeps.
+        commit: String,
+    },
+    /// A `git rebase` began in the worktree (the session's commits conflict with the base).
+    #[serde(rename = "land.rebase")]
+    LandRebase {
+        /// The base commit it rebases onto.
+        onto: String,
+        /// The commit the session's own commits start after.
+        upstream: String,
+    },
+    /// The worktree's files and branch were about to move from one commit to another.
+    #[serde(rename = "land.move")]
+    LandMove {
+        /// Where they were.
+        from: String,
+        /// Where they go.
+        to: String,
+    },
+    /// A landing ended.
+    #[serde(rename = "land.end")]
+    LandEnd {
+        /// `landed`, `refused`, `failed`, `interrupted` or `aborted`.
+        outcome: LandOutcome,
+        /// Why, when it did not land.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
+    },
+    /// A file's previous content was kept before a primitive replaced it.
+    #[serde(rename = "version.keep")]
+    VersionKeep {
+        /// The file.
+        path: PathBuf,
+        /// The kept version's number.
+        version: u64,
+    },
+    /// A kept version was written back by a person.
+    #[serde(rename = "version.restore")]
+    VersionRestore {
+        /// The file written.
+        path: PathBuf,
+        /// The version restored.
+        version: u64,
+        /// The version that keeps what the file held before the restore, if it held anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        kept: Option<u64>,
+    },
+    /// A person approved a repository's `.nodwyn/init.scm`, by its content's hash.
+    #[serde(rename = "strategy.approve")]
+    StrategyApprove {
+        /// The file.
+        path: PathBuf,
+        /// The SHA-256 of its content, in hex.
+        sha256: String,
+    },
+    /// Scheme a person ran in the session (`nodwyn eval`), and how it ended. The primitives it
+    /// called have their own records.
+    #[serde(rename = "scheme.eval")]
+    SchemeEval {
+        /// The file, or `<expression>`.
+        source: String,
+        /// Whether it gave a value.
+        ok: bool,
+        /// Why not, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A turn began: one message from the person to the model's final answer.
+    #[serde(rename = "turn.start")]
+    TurnStart {
+        /// The turn's number in the session, from 1.
+        turn: u32,
+    },
+    /// An item of the conversation: the person's message, the model's answer, a tool's result,
+    /// the engine's note to the model.
+    #[serde(rename = "conversation.item")]
+    ConversationItem {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The item.
+        #[serde(flatten)]
+        item: crate::item::Item,
+    },
+    /// One call to the model: which, the tokens used, why it stopped, how soon it answered.
+    #[serde(rename = "model.call")]
+    ModelCall {
+        /// The turn it belongs to.
+        turn: u32,
+        /// The call.
+        #[serde(flatten)]
+        call: crate::item::ModelCall,
+    },
+    /// A turn ended.
+    #[serde(rename = "turn.end")]
+    TurnEnd {
+        /// The turn.
+        turn: u32,
+        /// How it ended.
+        #[serde(flatten)]
+        end: crate::item::TurnEnd,
+        /// What it used.
+        usage: crate::item::TurnUsage,
+    },
+    /// A record of a kind this version of nodwyn does not know.
+    #[serde(other)]
+    Other,
+}
+
+/// One line of a log: when, and what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// RFC 3339 UTC.
+    pub at: String,
+    /// What happened.
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl Record {
+    /// A record of `event` happening at `at` (RFC 3339 UTC).
+    pub fn new(at: impl Into<String>, event: Event) -> Self {
+        Self {
+            at: at.into(),
+            event,
+        }
+    }
+}
