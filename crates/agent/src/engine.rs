@@ -319,7 +319,7 @@ impl Agent {
             }
         }
         let mut outcome = if call.name == SCHEME_TOOL {
-            self.run_scheme(call).await
+            self.run_scheme(work, call).await
         } else {
             self.run_primitive(work, call).await
         };
@@ -384,7 +384,7 @@ impl Agent {
         }
     }
 
-    async fn run_scheme(&self, call: &ToolCall) -> ToolOutcome {
+    async fn run_scheme(&self, work: &Working, call: &ToolCall) -> ToolOutcome {
         let Some(program) = call.arguments["program"].as_str().map(str::to_owned) else {
             return failure(
                 "bad_arguments: scheme takes {\"program\": \"...\"}, a Scheme program as a string"
@@ -394,12 +394,15 @@ impl Agent {
         let runtime = Arc::clone(&self.runtime);
         let scripts = self.options.scripts.clone();
         let frontend = Arc::clone(&self.frontend);
+        // The program's calls spend the turn's budget of irreversible actions.
+        let spent = work.turn().spending();
         let ran = tokio::task::spawn_blocking(move || {
             let scripting = Scripting {
                 store: runtime.store(),
                 registry: runtime.registry(),
                 settings: runtime.settings(),
                 options: &scripts,
+                spent: Some(&spent),
             };
             let id = runtime.id();
             eval(
@@ -432,6 +435,7 @@ impl Agent {
                 registry: runtime.registry(),
                 settings: runtime.settings(),
                 options: &scripts,
+                spent: None,
             };
             let id = runtime.id();
             compose(

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use nodwyn_agent::{Agent, Frontend, Options};
 use nodwyn_core::Store;
+use nodwyn_core::guard::{AskKind, Decision, Effect};
 use nodwyn_core::host::HostSettings;
 use nodwyn_core::person::{Question, StrategyQuestion};
 use nodwyn_core::prim::Registry;
@@ -23,6 +24,7 @@ use serde_json::json;
 struct Recording {
     seen: Mutex<Vec<Notification>>,
     asked: Mutex<Vec<String>>,
+    kinds: Mutex<Vec<AskKind>>,
     answer: Option<bool>,
 }
 
@@ -31,6 +33,7 @@ impl Recording {
         Arc::new(Self {
             seen: Mutex::new(Vec::new()),
             asked: Mutex::new(Vec::new()),
+            kinds: Mutex::new(Vec::new()),
             answer,
         })
     }
@@ -74,6 +77,9 @@ impl Frontend for Recording {
             .lock()
             .unwrap()
             .push(question.effect.action.clone());
+        if let Decision::Ask(kind) = question.verdict.decision {
+            self.kinds.lock().unwrap().push(kind);
+        }
         self.answer
     }
     fn approve_strategy(&self, _: &StrategyQuestion<'_>) -> Option<bool> {
@@ -97,6 +103,43 @@ struct Setup {
     runtime: Arc<SessionRuntime>,
 }
 
+/// `ring`: an action that cannot be undone, and does nothing.
+struct Ring;
+
+#[derive(serde::Deserialize)]
+struct NoArgs {}
+
+impl nodwyn_core::prim::Primitive for Ring {
+    type Args = NoArgs;
+    type Output = serde_json::Value;
+    fn name(&self) -> &str {
+        "ring"
+    }
+    fn description(&self) -> &str {
+        "Rings a bell that cannot be unrung."
+    }
+    fn params(&self) -> &[nodwyn_core::prim::Param] {
+        &[]
+    }
+    fn effect(
+        &self,
+        _: &NoArgs,
+        _: &nodwyn_core::prim::Context,
+    ) -> Result<Effect, nodwyn_core::prim::Error> {
+        let mut effect = Effect::named("ring the bell");
+        effect.irreversible = true;
+        Ok(effect)
+    }
+    fn run(
+        &self,
+        _: NoArgs,
+        _: &nodwyn_core::prim::Context,
+        _: &nodwyn_core::guard::Permit,
+    ) -> Result<serde_json::Value, nodwyn_core::prim::Error> {
+        Ok(json!("rang"))
+    }
+}
+
 fn setup() -> Setup {
     let temp = tempfile::tempdir().unwrap();
     let repo = temp.path().join("repo");
@@ -110,13 +153,10 @@ fn setup() -> Setup {
         .unwrap()
         .id
         .to_string();
-    let runtime = SessionRuntime::open(
-        store,
-        &id,
-        Arc::new(Registry::builtin()),
-        HostSettings::default(),
-    )
-    .unwrap();
+    let mut registry = Registry::builtin();
+    registry.register(Ring).unwrap();
+    let runtime =
+        SessionRuntime::open(store, &id, Arc::new(registry), HostSettings::default()).unwrap();
     Setup {
         _temp: temp,
         repo,
@@ -289,5 +329,36 @@ async fn limits_stop_the_run_and_long_results_are_cut() {
         matches!(&outcome.end, TurnEnd::Limit { why } if why.contains("500 tokens")),
         "{:?}",
         outcome.end
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_scheme_program_spends_the_same_turn_budget_as_tool_calls() {
+    let setup = setup();
+    let server = StandIn::start(vec![
+        openai::answer("", &[("ring", json!({}))], (1, 1)),
+        openai::call(
+            "scheme",
+            json!({"program": "(begin (ring) (ring) (ring) \"rang\")"}),
+        ),
+        openai::text("Rang four times."),
+    ]);
+    let frontend = Recording::new(Some(true));
+    let options = Options {
+        worktree: WorktreeMode::Off,
+        ..Options::default()
+    };
+    let mut agent = make_agent(&setup, &server, options, Arc::clone(&frontend));
+    let outcome = agent.turn("ring four times").await;
+    assert_eq!(outcome.end, TurnEnd::Finished, "{:?}", frontend.results());
+    // The fourth irreversible action of the turn, inside a Scheme program, is a security confirm.
+    assert_eq!(
+        *frontend.kinds.lock().unwrap(),
+        [
+            AskKind::Ordinary,
+            AskKind::Ordinary,
+            AskKind::Ordinary,
+            AskKind::Security
+        ]
     );
 }

@@ -50,17 +50,23 @@ pub fn call(
     person: &mut dyn Person,
     settings: &HostSettings,
 ) -> Result<Called, Error> {
-    let mut spent = 0;
+    call_spending(store, id, registry, name, args, person, settings, &mut 0)
+}
+
+/// [`call`], in a turn that has already spent `spent` irreversible actions (updated).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn call_spending(
+    store: &Store,
+    id: &str,
+    registry: &Registry,
+    name: &str,
+    args: &Value,
+    person: &mut dyn Person,
+    settings: &HostSettings,
+    spent: &mut u32,
+) -> Result<Called, Error> {
     let mut session = Followed::load(&store.find(id)?)?;
-    call_in_turn(
-        &mut session,
-        registry,
-        name,
-        args,
-        person,
-        settings,
-        &mut spent,
-    )
+    call_in_turn(&mut session, registry, name, args, person, settings, spent)
 }
 
 /// Runs `name` with `args` in `session` through the guard and the log, in a turn that has

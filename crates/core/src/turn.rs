@@ -9,6 +9,7 @@
 //! back ([`conversation`]) and resumed. `nodwyn call` is a turn of one call.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use nodwyn_prim::Registry;
 use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
@@ -109,7 +110,7 @@ impl SessionRuntime {
         Ok(Turn {
             runtime: Arc::clone(self),
             number,
-            spent: 0,
+            spent: Arc::new(AtomicU32::new(0)),
             session: Followed::load(&self.stored)?,
         })
     }
@@ -138,7 +139,9 @@ impl SessionRuntime {
 pub struct Turn {
     runtime: Arc<SessionRuntime>,
     number: u32,
-    spent: u32,
+    /// Irreversible actions allowed in this turn so far, shared with a Scheme program the turn
+    /// runs ([`Turn::spending`]).
+    spent: Arc<AtomicU32>,
     /// The session, read again only as far as its log grew between calls.
     session: Followed,
 }
@@ -163,15 +166,24 @@ impl Turn {
         person: &mut dyn Person,
     ) -> Result<Called, Error> {
         let runtime = &self.runtime;
-        call_in_turn(
+        let mut spent = self.spent.load(Ordering::SeqCst);
+        let called = call_in_turn(
             &mut self.session,
             &runtime.registry,
             name,
             args,
             person,
             &runtime.settings,
-            &mut self.spent,
-        )
+            &mut spent,
+        );
+        self.spent.store(spent, Ordering::SeqCst);
+        called
+    }
+
+    /// The turn's spending of irreversible actions, for a Scheme program it runs
+    /// ([`crate::scripts::Scripting::spent`]): the program's calls spend the same budget.
+    pub fn spending(&self) -> Arc<AtomicU32> {
+        Arc::clone(&self.spent)
     }
 
     /// Records an item of the conversation.

@@ -161,6 +161,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
         registry: &registry,
         settings: &settings,
         options: &ScriptOptions::default(),
+        spent: None,
     };
     let ran = eval(
         &scripting,

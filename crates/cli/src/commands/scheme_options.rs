@@ -80,5 +80,6 @@ pub fn with_scripting<T>(
         registry: &Registry::builtin(),
         settings: &environment::host_settings_confined(),
         options,
+        spent: None,
     })
 }

@@ -7,7 +7,9 @@ use nodwyn_scheme::{Host, PrimitiveSignature, WorktreeFacts};
 use serde_json::Value;
 
 use crate::Store;
-use crate::call::call;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::call::call_spending;
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -24,11 +26,15 @@ pub struct SessionHost<'a> {
     pub person: &'a mut dyn Person,
     /// What primitives take from the person's environment.
     pub settings: &'a HostSettings,
+    /// The agent's turn's spending of irreversible actions, when the script runs in one; else
+    /// each call is a turn of its own.
+    pub spent: Option<&'a AtomicU32>,
 }
 
 impl Host for SessionHost<'_> {
     fn call(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
-        call(
+        let mut spent = self.spent.map_or(0, |spent| spent.load(Ordering::SeqCst));
+        let called = call_spending(
             self.store,
             self.id,
             self.registry,
@@ -36,9 +42,14 @@ impl Host for SessionHost<'_> {
             &Value::Array(args),
             self.person,
             self.settings,
-        )
-        .map(|called| called.result)
-        .map_err(|error| error.to_string())
+            &mut spent,
+        );
+        if let Some(shared) = self.spent {
+            shared.store(spent, Ordering::SeqCst);
+        }
+        called
+            .map(|called| called.result)
+            .map_err(|error| error.to_string())
     }
 }
 

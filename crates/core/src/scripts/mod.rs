@@ -13,6 +13,7 @@ mod host;
 pub mod strategy;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU32;
 
 use nodwyn_prim::Registry;
 use nodwyn_scheme::{
@@ -94,6 +95,9 @@ pub struct Scripting<'a> {
     pub settings: &'a HostSettings,
     /// The person's prompts file and the time limit.
     pub options: &'a ScriptOptions,
+    /// When Scheme runs inside an agent's turn (the `scheme` tool), the turn's spending of
+    /// irreversible actions: the program's calls spend the same budget as the turn's own.
+    pub spent: Option<&'a AtomicU32>,
 }
 
 /// The system prompt for `target` (or sub-agent `agent`'s), with every override applied.
@@ -231,6 +235,7 @@ fn with_scripts<T>(
         registry,
         settings,
         options,
+        spent,
     } = *scripting;
     let (session, root) = match target {
         Target::Session(id) => {
@@ -280,6 +285,7 @@ fn with_scripts<T>(
         registry,
         person,
         settings,
+        spent,
     });
     let full: &mut dyn Host = match session_host.as_mut() {
         Some(session_host) => session_host,
