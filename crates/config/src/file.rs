@@ -218,10 +218,19 @@ impl Settings {
                     Mode::Off => WorktreeMode::Off,
                 };
             }
-            settings.max_turns = config.run.max_turns.or(settings.max_turns);
-            settings.max_tokens = config.run.max_tokens.or(settings.max_tokens);
+            // A repository may lower the person's limits, never raise them.
+            settings.max_turns = lowest(settings.max_turns, config.run.max_turns);
+            settings.max_tokens = lowest(settings.max_tokens, config.run.max_tokens);
         }
         Ok(settings)
+    }
+}
+
+/// The lower of two limits, either of which may be unset.
+fn lowest<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }
 
@@ -353,30 +362,41 @@ mod tests {
         let unknown = settings.model(Some("gpt")).unwrap_err().to_string();
         assert!(unknown.contains("claude, default"), "{unknown}");
 
-        // The repository may pick the model's name and the worktree mode...
+        // The repository may describe the server, choose the worktree mode, lower the limits...
         std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();
         let repository_file = dir.path().join(".nodwyn/config.toml");
         std::fs::write(
             &repository_file,
-            "[worktrees]\nmode = \"always\"\n[model]\nname = \"qwen2.5-coder:14b\"\n",
+            "[worktrees]\nmode = \"always\"\n[model]\ncontext_tokens = 8192\nstream_tools = false\n[run]\nmax_turns = 4\n",
         )
         .unwrap();
         let settings = Settings::resolve(Some(&user), Some(dir.path())).unwrap();
         assert_eq!(settings.worktree_mode, WorktreeMode::Always);
         let default = settings.model(None).unwrap();
-        assert_eq!(default.name, "qwen2.5-coder:14b");
+        assert_eq!(
+            (default.context_tokens, default.stream_tools),
+            (Some(8192), false)
+        );
+        assert_eq!(default.name, "qwen");
         assert_eq!(default.base_url, "http://127.0.0.1:11434/v1");
+        assert_eq!(settings.max_turns, Some(4));
+        // ...but not raise them,
+        std::fs::write(&repository_file, "[run]\nmax_turns = 900\n").unwrap();
+        let settings = Settings::resolve(Some(&user), Some(dir.path())).unwrap();
+        assert_eq!(settings.max_turns, Some(9));
 
-        // ...but never where the requests go, nor which key they carry.
+        // and never choose where the requests go, which key they carry, or what you pay for.
         for line in [
             "base_url = \"https://attacker.example\"",
             "api_key_env = \"AWS_SECRET_ACCESS_KEY\"",
+            "name = \"the-most-expensive-model\"",
+            "max_output_tokens = 100000",
         ] {
             std::fs::write(&repository_file, format!("[models.claude]\n{line}\n")).unwrap();
             let error = Settings::resolve(Some(&user), Some(dir.path()))
                 .unwrap_err()
                 .to_string();
-            assert!(error.contains("only your own configuration"), "{error}");
+            assert!(error.contains("only your own configuration may"), "{error}");
         }
     }
 

@@ -1,8 +1,10 @@
 //! Model profiles: `[model]` (the default profile) and `[models.NAME]` (others, chosen with
 //! `--model NAME`). Where the server is (`base_url`) and which environment variable holds the key
 //! (`api_key_env`) are the person's alone: a repository naming them could send its code, and the
-//! person's key, anywhere. A repository may choose the rest (the model's name on the person's
-//! server, its context size, whether tool calls stream).
+//! person's key, anywhere. So are the provider, the model and how long its answers may be
+//! (`provider`, `name`, `max_output_tokens`): on the person's account, they are what the person
+//! pays for. A repository may only describe the server it is used with: the model's context
+//! (`context_tokens`) and whether its tool calls stream (`stream_tools`).
 
 use std::collections::BTreeMap;
 
@@ -88,12 +90,18 @@ pub(crate) fn profiles(
                     file.display()
                 );
             }
+            if section.provider.is_some()
+                || section.name.is_some()
+                || section.max_output_tokens.is_some()
+            {
+                anyhow::bail!(
+                    "{} chooses the model (provider, name, max_output_tokens), which only your own configuration may: on your account it is what you pay for; a repository may set context_tokens and stream_tools",
+                    file.display()
+                );
+            }
             let into = merged.entry(profile).or_default();
-            into.provider = section.provider.or(into.provider);
-            into.name = section.name.clone().or(into.name.take());
             into.context_tokens = section.context_tokens.or(into.context_tokens);
             into.stream_tools = section.stream_tools.or(into.stream_tools);
-            into.max_output_tokens = section.max_output_tokens.or(into.max_output_tokens);
         }
     }
     Ok(merged)

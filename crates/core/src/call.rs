@@ -318,7 +318,7 @@ pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
 /// `args` for the log: strings longer than 200 bytes (a file's content) are replaced by their
 /// length, so the log does not copy what the agent wrote, and so is a string holding a credential
 /// shape, so the log never keeps a secret.
-fn abbreviated(args: &Value) -> Value {
+pub(crate) fn abbreviated(args: &Value) -> Value {
     const LONGEST: usize = 200;
     match args {
         Value::String(s) if s.len() > LONGEST => Value::String(format!("<{} bytes>", s.len())),

@@ -16,7 +16,7 @@ use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
 use serde_json::Value;
 
 use crate::Error;
-use crate::call::{Called, append, call_in_turn};
+use crate::call::{Called, abbreviated, append, call_in_turn};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -186,13 +186,13 @@ impl Turn {
         Arc::clone(&self.spent)
     }
 
-    /// Records an item of the conversation.
+    /// Records an item of the conversation, as the log keeps it ([`for_the_log`]).
     pub fn record(&self, item: Item) -> Result<(), Error> {
         append(
             &self.runtime.stored.log,
             Event::ConversationItem {
                 turn: self.number,
-                item,
+                item: for_the_log(item),
             },
         )
     }
@@ -218,6 +218,41 @@ impl Turn {
                 usage,
             },
         )
+    }
+}
+
+/// An item as the log keeps it, which never holds a secret: every credential in a message or a
+/// result replaced by the scanner's marker, and a tool call's arguments abbreviated as
+/// `primitive.call` abbreviates them (long strings by their length, a string holding a
+/// credential shape by a note).
+pub fn for_the_log(item: Item) -> Item {
+    let redact = |text: String| nodwyn_guard::Scanner::global().redact(&text);
+    match item {
+        Item::UserMessage { text } => Item::UserMessage { text: redact(text) },
+        Item::AssistantMessage { text, tool_calls } => Item::AssistantMessage {
+            text: redact(text),
+            tool_calls: tool_calls
+                .into_iter()
+                .map(|call| nodwyn_protocol::ToolCallItem {
+                    arguments: abbreviated(&call.arguments),
+                    ..call
+                })
+                .collect(),
+        },
+        Item::ToolResult {
+            call_id,
+            tool,
+            ok,
+            content,
+            decision,
+        } => Item::ToolResult {
+            call_id,
+            tool,
+            ok,
+            content: redact(content),
+            decision,
+        },
+        Item::Notice { text } => Item::Notice { text: redact(text) },
     }
 }
 

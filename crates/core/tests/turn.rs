@@ -222,3 +222,28 @@ fn a_question_crosses_a_channel_and_its_answer_comes_back() {
     drop(answerer);
     assert_eq!(client.join().unwrap(), ["ring the bell", "ring the bell"]);
 }
+
+#[test]
+fn the_conversation_the_log_keeps_holds_no_secret() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, store) = runtime(temp.path());
+    let token = "ghp_Xk9mQ2vR7tL4wN8pZ3cB6yH1dF5gJ0sA2eUq";
+    let turn = runtime.start_turn().unwrap();
+    turn.record(Item::UserMessage {
+        text: format!("use {token} to push"),
+    })
+    .unwrap();
+    turn.record(Item::AssistantMessage {
+        text: format!("I will write {token} into the config."),
+        tool_calls: vec![nodwyn_protocol::ToolCallItem {
+            call_id: "1".to_owned(),
+            tool: "fs-write".to_owned(),
+            arguments: serde_json::json!({"path": "config.ini", "content": format!("token = {token}\n")}),
+        }],
+    })
+    .unwrap();
+    let log = std::fs::read_to_string(store.find(&runtime.id()).unwrap().log.path()).unwrap();
+    assert!(!log.contains(token), "{log}");
+    assert!(log.contains("config.ini"), "{log}");
+    assert!(log.contains("[nodwyn: redacted"), "{log}");
+}
