@@ -234,11 +234,7 @@ impl Agent {
                     tool: Some(call.name.clone()),
                 });
                 let outcome = if self.interrupted() {
-                    ToolOutcome {
-                        ok: false,
-                        content: INTERRUPTED.to_owned(),
-                        decision: None,
-                    }
+                    failure(INTERRUPTED.to_owned())
                 } else {
                     let (outcome, moved) = self.run_tool(work, call).await;
                     if moved {
@@ -246,31 +242,11 @@ impl Agent {
                     }
                     outcome
                 };
-                self.record(
-                    work,
-                    &item,
-                    Item::ToolResult {
-                        call_id: call.id.clone(),
-                        tool: call.name.clone(),
-                        ok: outcome.ok,
-                        content: outcome.content,
-                        decision: outcome.decision,
-                    },
-                )?;
+                self.record(work, &item, outcome.answering(call))?;
                 if self.interrupted() {
                     for call in calls.by_ref() {
                         let item = work.next_item();
-                        self.record(
-                            work,
-                            &item,
-                            Item::ToolResult {
-                                call_id: call.id.clone(),
-                                tool: call.name.clone(),
-                                ok: false,
-                                content: INTERRUPTED.to_owned(),
-                                decision: None,
-                            },
-                        )?;
+                        self.record(work, &item, failure(INTERRUPTED.to_owned()).answering(call))?;
                     }
                     return Ok(TurnEnd::Interrupted);
                 }
@@ -514,6 +490,19 @@ impl Working {
         self.turn
             .as_ref()
             .expect("the turn is back from its blocking call")
+    }
+}
+
+impl ToolOutcome {
+    /// The conversation's item for `call`'s result.
+    fn answering(self, call: &ToolCall) -> Item {
+        Item::ToolResult {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            ok: self.ok,
+            content: self.content,
+            decision: self.decision,
+        }
     }
 }
 

@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 
 use crate::openai::{ServerError, arguments_value};
 use crate::sse::SseEvent;
-use crate::types::{Message, Request, StopReason, StreamEvent, ToolCall, Usage};
+use crate::types::{
+    Message, Parts, Request, StopReason, StreamEvent, ToolCall, Usage, stop_or_inferred,
+};
 
 /// The API version nodwyn speaks.
 pub const VERSION: &str = "2023-06-01";
@@ -203,21 +205,14 @@ impl Decoder {
     }
 
     /// The whole answer once the stream ended.
-    pub fn finish(self) -> (String, Vec<ToolCall>, Usage, StopReason) {
-        let stop = self.stop.unwrap_or(if self.calls.is_empty() {
-            StopReason::EndTurn
-        } else {
-            StopReason::ToolUse
-        });
+    pub fn finish(self) -> Parts {
+        let stop = stop_or_inferred(self.stop, &self.calls);
         (self.text, self.calls, self.usage, stop)
     }
 }
 
 /// An unstreamed answer.
-pub fn whole(
-    body: &Value,
-    out: &mut dyn FnMut(StreamEvent),
-) -> Result<(String, Vec<ToolCall>, Usage, StopReason), ServerError> {
+pub fn whole(body: &Value, out: &mut dyn FnMut(StreamEvent)) -> Result<Parts, ServerError> {
     if body["type"] == "error" {
         return Err(server_error(&body["error"]));
     }

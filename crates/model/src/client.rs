@@ -14,7 +14,7 @@ use crate::openai::ServerError;
 use crate::profile::{Profile, Provider};
 use crate::retry::{Retry, retry_after, retryable_status};
 use crate::sse::SseReader;
-use crate::types::{Answer, Request, StopReason, StreamEvent, ToolCall, Usage};
+use crate::types::{Answer, Parts, Request, StreamEvent};
 use crate::{anthropic, openai};
 
 /// A boxed future a model call returns.
@@ -51,8 +51,6 @@ enum Failed {
     /// Not worth another.
     Final(Error),
 }
-
-type Parts = (String, Vec<ToolCall>, Usage, StopReason);
 
 impl Client {
     /// A client for `profile`.

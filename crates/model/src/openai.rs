@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::sse::SseEvent;
-use crate::types::{Message, Request, StopReason, StreamEvent, ToolCall, Usage};
+use crate::types::{
+    Message, Parts, Request, StopReason, StreamEvent, ToolCall, Usage, stop_or_inferred,
+};
 
 /// The request body.
 pub fn body(request: &Request, model: &str, max_tokens: u32, stream: bool) -> Value {
@@ -195,25 +197,15 @@ impl Decoder {
     }
 
     /// The whole answer once the stream ended: text, tool calls, usage, and why it stopped.
-    pub fn finish(
-        mut self,
-        out: &mut dyn FnMut(StreamEvent),
-    ) -> (String, Vec<ToolCall>, Usage, StopReason) {
+    pub fn finish(mut self, out: &mut dyn FnMut(StreamEvent)) -> Parts {
         self.complete_calls(out);
-        let stop = self.stop.unwrap_or(if self.emitted.is_empty() {
-            StopReason::EndTurn
-        } else {
-            StopReason::ToolUse
-        });
+        let stop = stop_or_inferred(self.stop, &self.emitted);
         (self.text, self.emitted, self.usage, stop)
     }
 }
 
 /// An unstreamed answer (`stream: false`).
-pub fn whole(
-    body: &Value,
-    out: &mut dyn FnMut(StreamEvent),
-) -> Result<(String, Vec<ToolCall>, Usage, StopReason), ServerError> {
+pub fn whole(body: &Value, out: &mut dyn FnMut(StreamEvent)) -> Result<Parts, ServerError> {
     if let Some(error) = body.get("error") {
         return Err(server_error(error));
     }

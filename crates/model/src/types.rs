@@ -113,6 +113,18 @@ pub enum StreamEvent {
     ToolCall(ToolCall),
 }
 
+/// An answer's parts as a decoder assembles them: text, tool calls, usage, why it stopped.
+pub(crate) type Parts = (String, Vec<ToolCall>, Usage, StopReason);
+
+/// Why an answer stopped: as the server said, else inferred from whether it called tools.
+pub(crate) fn stop_or_inferred(stop: Option<StopReason>, calls: &[ToolCall]) -> StopReason {
+    stop.unwrap_or(if calls.is_empty() {
+        StopReason::EndTurn
+    } else {
+        StopReason::ToolUse
+    })
+}
+
 /// A model's whole answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {

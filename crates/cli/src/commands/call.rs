@@ -1,11 +1,11 @@
 //! `nodwyn call`.
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
 use nodwyn_core::call::call;
 use nodwyn_core::prim::{Param, Registry};
 
-use crate::commands::Invocation;
+use crate::commands::{Invocation, text_or_standard_input};
 use crate::environment;
 use crate::output;
 use crate::person::Terminal;
@@ -40,14 +40,7 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let (Some(session), Some(primitive)) = (args.session, args.primitive) else {
         bail!("give --session ID and a primitive, or --list");
     };
-    let text = if args.args == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .context("could not read the arguments from standard input")?;
-        text
-    } else {
-        args.args
-    };
+    let text = text_or_standard_input(args.args, "the arguments")?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("the arguments are not JSON ({e}): {}", preview(&text)))?;
     let store = invocation.store()?;

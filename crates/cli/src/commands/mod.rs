@@ -148,6 +148,17 @@ impl Invocation {
     }
 }
 
+/// `given` itself, or standard input read whole when it is `-`; `what` names it in an error.
+pub fn text_or_standard_input(given: String, what: &str) -> anyhow::Result<String> {
+    if given != "-" {
+        return Ok(given);
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+        .with_context(|| format!("could not read {what} from standard input"))?;
+    Ok(text)
+}
+
 /// `--repo DIR`, defaulting to the current folder; it must be an existing folder.
 #[derive(Debug, Args)]
 pub struct RepoArg {

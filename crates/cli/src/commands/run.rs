@@ -15,7 +15,7 @@ use nodwyn_model::{ApiKey, Client, Profile, Provider};
 use nodwyn_protocol::{Notification, TurnEnd};
 
 use crate::commands::scheme_options::script_options;
-use crate::commands::{Invocation, Outcome, RepoArg};
+use crate::commands::{Invocation, Outcome, RepoArg, text_or_standard_input};
 use crate::environment;
 use crate::frontend::RunView;
 use crate::output;
@@ -63,14 +63,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
-    let task = if args.task == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .context("could not read the task from standard input")?;
-        text
-    } else {
-        args.task.clone()
-    };
+    let task = text_or_standard_input(args.task.clone(), "the task")?;
     if task.trim().is_empty() {
         bail!("the task is empty: say what the model should do");
     }
