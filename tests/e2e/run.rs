@@ -618,3 +618,39 @@ fn on_a_terminal_the_guards_question_is_asked_inline_and_the_turn_waits() {
         (&json!("allow"), &json!("person"))
     );
 }
+
+#[test]
+fn with_json_a_question_is_an_approval_request_line() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("It needs approval."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--json", "--no-worktree", "write a note"])
+        .success();
+    let lines: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let request = lines
+        .iter()
+        .find(|l| l["method"] == "approval.request")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert_eq!(request["id"], 1);
+    assert_eq!(request["params"]["kind"], "ordinary");
+    assert!(
+        request["params"]["action"]
+            .as_str()
+            .unwrap()
+            .starts_with("fs-write")
+    );
+    let refused = lines
+        .iter()
+        .find(|l| l["params"]["kind"] == "tool_result")
+        .unwrap();
+    assert_eq!(refused["params"]["ok"], false);
+}

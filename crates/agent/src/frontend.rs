@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use nodwyn_core::guard::{AskKind, Decision};
 use nodwyn_core::person::{Person, Question, StrategyQuestion};
-use nodwyn_protocol::Notification;
+use nodwyn_protocol::{ApprovalKind, Notification, ServerRequest};
 
 /// Whoever drives an agent.
 pub trait Frontend: Send + Sync {
@@ -21,6 +22,19 @@ pub trait Frontend: Send + Sync {
     fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
         let _ = question;
         None
+    }
+}
+
+/// The guard's question as the protocol asks it of a client (`approval.request`).
+pub fn approval_request(question: &Question) -> ServerRequest {
+    ServerRequest::ApprovalRequest {
+        session: question.session.clone(),
+        action: question.effect.action.clone(),
+        why: question.verdict.why.clone(),
+        kind: match question.verdict.decision {
+            Decision::Ask(AskKind::Security) => ApprovalKind::Security,
+            _ => ApprovalKind::Ordinary,
+        },
     }
 }
 

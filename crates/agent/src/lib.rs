@@ -17,6 +17,6 @@ mod options;
 mod tools;
 
 pub use engine::{Agent, TurnOutcome};
-pub use frontend::{Frontend, FrontendPerson};
+pub use frontend::{Frontend, FrontendPerson, approval_request};
 pub use options::Options;
 pub use tools::SCHEME_TOOL;

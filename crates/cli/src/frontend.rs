@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use nodwyn_agent::Frontend;
 use nodwyn_core::person::{Person, Question, StrategyQuestion};
-use nodwyn_protocol::{Item, Notification};
+use nodwyn_protocol::{Envelope, Item, Notification};
 use nodwyn_text::{EscapingWriter, escape_line};
 
 use crate::person::Terminal;
@@ -18,6 +18,8 @@ use crate::person::Terminal;
 pub struct RunView {
     json: bool,
     state: Mutex<ViewState>,
+    /// The id of the next request to the client (`--json`).
+    requests: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -34,6 +36,7 @@ impl RunView {
         Self {
             json,
             state: Mutex::new(ViewState::default()),
+            requests: std::sync::atomic::AtomicU64::new(1),
         }
     }
 
@@ -135,6 +138,20 @@ impl Frontend for RunView {
     }
 
     fn ask(&self, question: &Question) -> Option<bool> {
+        if self.json {
+            // A program reading the stream sees that the turn waits for a person.
+            let request = Envelope {
+                id: self
+                    .requests
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst),
+                message: nodwyn_agent::approval_request(question),
+            };
+            if let Ok(text) = serde_json::to_string(&request) {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{text}");
+                let _ = stdout.flush();
+            }
+        }
         // A question starts on a fresh line, after whatever the model was writing.
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.mid_line {
