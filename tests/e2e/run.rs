@@ -654,3 +654,62 @@ fn with_json_a_question_is_an_approval_request_line() {
         .unwrap();
     assert_eq!(refused["params"]["ok"], false);
 }
+
+#[test]
+fn a_run_killed_mid_turn_resumes_cleanly() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::answer(
+            "",
+            &[
+                ("fs-read", json!({"path": "README.md"})),
+                ("shell-exec", json!({"argv": ["sleep", "60"]})),
+            ],
+            (10, 10),
+        ),
+        openai::text("Resumed."),
+    ]);
+    configure(&env, &server, "openai");
+    let mut child = env
+        .nodwyn_command(
+            &repo,
+            &["run", "--dont-ask", "--no-worktree", "sleep a while"],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Killed while the second call runs: its call has no result in the log.
+    let started = Instant::now();
+    while !env.logs().iter().any(|(_, records)| {
+        records
+            .iter()
+            .any(|r| r["type"] == "primitive.call" && r["primitive"] == "shell-exec")
+    }) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the command never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let id = only_session(&env);
+    assert!(!env.has_record(short(&id), "turn.end"));
+
+    let resumed = env
+        .nodwyn(&repo, &["run", "--resume", short(&id), "go on"])
+        .success();
+    assert_eq!(resumed.stdout.trim_end(), "Resumed.");
+    // The model got a valid conversation: the killed call answered as interrupted.
+    let last = &server.received()[1].body;
+    let results = tool_results(last);
+    assert_eq!(results.len(), 2, "{last}");
+    assert!(results[1].contains("interrupted"), "{results:?}");
+    let records = env.records(short(&id));
+    let ends: Vec<&Value> = records.iter().filter(|r| r["type"] == "turn.end").collect();
+    assert_eq!(ends.len(), 2);
+    assert_eq!(ends[0]["reason"], "interrupted");
+    assert_eq!(ends[1]["reason"], "finished");
+}
