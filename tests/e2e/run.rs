@@ -541,9 +541,10 @@ fn an_interrupt_ends_a_running_command_and_answers_its_call() {
     let repo = env.repo("project");
     // Inside the session's folder: the only place the confined command may write.
     let marker = repo.join("started");
+    // It leaves a detached process behind too: nothing it started may outlive the interrupt.
     let server = StandIn::start(vec![openai::call(
         "shell-exec",
-        json!({"script": format!("touch {} && sleep 60 && echo late", marker.display())}),
+        json!({"script": format!("setsid sleep 61.25 & touch {} && sleep 60 && echo late", marker.display())}),
     )]);
     configure(&env, &server, "openai");
     let child = env
@@ -589,6 +590,28 @@ fn an_interrupt_ends_a_running_command_and_answers_its_call() {
     assert_eq!(end["reason"], "interrupted");
     // Only the model's one call: nothing was sent after the interrupt.
     assert_eq!(server.received().len(), 1);
+    assert_gone("sleep 61.25");
+}
+
+/// Waits (a few seconds at most) until no process runs `command`.
+#[track_caller]
+fn assert_gone(command: &str) {
+    let started = Instant::now();
+    loop {
+        let found = std::process::Command::new("pgrep")
+            .args(["-f", &format!("^{command}$")])
+            .output()
+            .unwrap();
+        if !found.status.success() {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "`{command}` outlived the call: {}",
+            String::from_utf8_lossy(&found.stdout)
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 #[test]
@@ -664,7 +687,10 @@ fn a_run_killed_mid_turn_resumes_cleanly() {
             "",
             &[
                 ("fs-read", json!({"path": "README.md"})),
-                ("shell-exec", json!({"argv": ["sleep", "60"]})),
+                (
+                    "shell-exec",
+                    json!({"script": "setsid sleep 62.25 & sleep 63.25"}),
+                ),
             ],
             (10, 10),
         ),
@@ -693,8 +719,12 @@ fn a_run_killed_mid_turn_resumes_cleanly() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    std::thread::sleep(Duration::from_millis(300));
     child.kill().unwrap();
     child.wait().unwrap();
+    // nodwyn died, and what its call started went with it.
+    assert_gone("sleep 62.25");
+    assert_gone("sleep 63.25");
     let id = only_session(&env);
     assert!(!env.has_record(short(&id), "turn.end"));
 

@@ -116,6 +116,9 @@ pub struct Outcome {
 /// nodwyn kills the supervisor's group itself.
 const SUPERVISOR_GRACE: Duration = Duration::from_secs(10);
 
+/// How long a supervisor told to stop may take to end its tree before nodwyn kills its group.
+const SUPERVISOR_STOP: Duration = Duration::from_secs(3);
+
 /// Runs `spec` to its end (see the module documentation).
 pub fn run(spec: &Spec) -> Result<Outcome, Error> {
     use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -230,10 +233,21 @@ pub fn run(spec: &Spec) -> Result<Outcome, Error> {
     let (status, overdue) = match waited {
         Some(status) => (status, false),
         None => {
-            kill(pid, group);
-            let status = status_rx
-                .recv()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the process was lost")));
+            // A supervisor is asked first, so it ends the whole tree (what the command detached
+            // included); killed with its group when it does not end soon.
+            let mut status = None;
+            if spec.confinement.is_some()
+                && let Some(supervisor) = rustix::process::Pid::from_raw(pid as i32)
+            {
+                let _ = rustix::process::kill_process(supervisor, rustix::process::Signal::TERM);
+                status = status_rx.recv_timeout(SUPERVISOR_STOP).ok();
+            }
+            let status = status.unwrap_or_else(|| {
+                kill(pid, group);
+                status_rx
+                    .recv()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the process was lost")))
+            });
             (status, true)
         }
     };

@@ -1,12 +1,14 @@
 //! The supervisor: nodwyn's own binary, started as `nodwyn __nodwyn-supervise POLICY MILLIS --
 //! PROGRAM ARGS...`, between nodwyn and a confined command.
 //!
-//! In order, while it is still one thread: a session of its own (no controlling terminal, out of
-//! reach of the person's Ctrl-C), child subreaper (whatever the command leaves behind becomes
-//! its child), its list of children opened, Landlock applied (to itself and so to everything it
-//! starts). Then it starts the command, waits for it or for the deadline, ends every process left
-//! in the tree, and ends the way the command did: the same exit code, or killed by the same
-//! signal (by `SIGKILL` when the deadline passed).
+//! In order, while it is still one thread: `SIGTERM` when nodwyn dies (the parent-death
+//! signal) and a handler for it, a session of its own (no controlling terminal, out of reach of
+//! the person's Ctrl-C), child subreaper (whatever the command leaves behind becomes its child),
+//! its list of children opened, Landlock applied (to itself and so to everything it starts).
+//! Then it starts the command, waits for it, for the deadline, or for `SIGTERM` (nodwyn
+//! cancelling the call, or dying), ends every process left in the tree, and ends the way the
+//! command did: the same exit code, or killed by the same signal (by `SIGKILL` when the deadline
+//! passed, `SIGTERM` when it was told to stop).
 //!
 //! When it cannot do its part the command does not run: it exits with [`FAILED_EXIT`] and one
 //! line on stderr that starts with [`FAILED_PREFIX`].
@@ -15,8 +17,9 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, ExitStatus};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use crate::confine::confine;
 use crate::policy::Policy;
@@ -98,6 +101,17 @@ fn run(args: Vec<OsString>) -> Result<Ended, String> {
     };
 
     let setup = |what: &str, e: &dyn std::fmt::Display| format!("{SANDBOX_FAILED}{what}: {e}");
+    // Told to stop (nodwyn cancelled the call, or died): the tree ends, not only the supervisor.
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&stop))
+        .map_err(|e| setup("a handler for SIGTERM", &e))?;
+    let parent = rustix::process::getppid();
+    rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::TERM))
+        .map_err(|e| setup("a signal at nodwyn's death", &e))?;
+    if rustix::process::getppid() != parent {
+        // nodwyn died before the signal was asked for: nothing runs.
+        return Err(setup("nodwyn", &"it ended before the command started"));
+    }
     rustix::process::setsid().map_err(|e| setup("a session of its own", &e))?;
     rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
         .map_err(|e| setup("child subreaper", &e))?;
@@ -118,18 +132,37 @@ fn run(args: Vec<OsString>) -> Result<Ended, String> {
     std::thread::spawn(move || {
         let _ = sender.send(child.wait());
     });
-    let ended = match receiver.recv_timeout(time) {
-        Ok(Ok(status)) => how_it_ended(status),
-        Ok(Err(_)) | Err(_) => {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    let deadline = Instant::now() + time;
+    // Waited for in slices, so a SIGTERM is seen within one.
+    let slice = Duration::from_millis(25);
+    let ended = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match receiver.recv_timeout(left.min(slice)) {
+            Ok(Ok(status)) => break how_it_ended(status),
+            Err(mpsc::RecvTimeoutError::Timeout) if stop.load(Ordering::SeqCst) => {
+                break end_command(pid, &receiver, rustix::process::Signal::TERM);
             }
-            let _ = receiver.recv();
-            Ended::Signalled(rustix::process::Signal::KILL.as_raw())
+            Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => {}
+            Ok(Err(_)) | Err(_) => {
+                break end_command(pid, &receiver, rustix::process::Signal::KILL);
+            }
         }
     };
     children.end_all();
     Ok(ended)
+}
+
+/// Kills the command and waits for it; the supervisor then ends by `signal`.
+fn end_command(
+    pid: u32,
+    waiting: &mpsc::Receiver<std::io::Result<ExitStatus>>,
+    signal: rustix::process::Signal,
+) -> Ended {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+    let _ = waiting.recv();
+    Ended::Signalled(signal.as_raw())
 }
 
 fn how_it_ended(status: ExitStatus) -> Ended {
