@@ -136,19 +136,23 @@ pub(crate) fn call_in_turn(
             effect: effect.clone(),
             verdict: verdict.clone(),
         };
+        let through = person
+            .answered_through()
+            .map(|channel| format!(" (answered through {channel})"))
+            .unwrap_or_default();
         verdict = match person.ask(&question) {
             Some(true) => {
                 permit = guard.permit_approved(&effect);
                 Verdict {
                     decision: Decision::Allow,
                     by: DecidedBy::Person,
-                    why: format!("approved: {}", verdict.why),
+                    why: format!("approved: {}{through}", verdict.why),
                 }
             }
             Some(false) => Verdict {
                 decision: Decision::Refuse,
                 by: DecidedBy::Person,
-                why: format!("declined: {}", verdict.why),
+                why: format!("declined: {}{through}", verdict.why),
             },
             None => {
                 nobody_to_ask = true;

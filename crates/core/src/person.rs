@@ -23,6 +23,12 @@ pub trait Person {
     /// The person's answer (`true` to allow), or `None` when nobody can be asked (no terminal).
     fn ask(&mut self, question: &Question) -> Option<bool>;
 
+    /// How the answers reach nodwyn, for the record when it is not the terminal (`the MCP
+    /// client`).
+    fn answered_through(&self) -> Option<&str> {
+        None
+    }
+
     /// Whether the person lets a repository's `.nodwyn/init.scm` run (`true` to allow), or
     /// `None` when nobody can be asked. Nobody, unless the person can be reached.
     fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {

@@ -7,6 +7,7 @@ mod completions;
 mod eval;
 mod guard;
 mod land;
+mod mcp;
 mod prompt;
 mod run;
 mod scan;
@@ -69,6 +70,8 @@ enum Command {
     Run(run::RunArgs),
     /// Run one primitive in a session through the guard, as an agent would.
     Call(call::CallArgs),
+    /// Serve guarded worktrees and primitives to any agent over the Model Context Protocol.
+    Mcp(mcp::McpArgs),
     /// Kept versions of the files a session's primitives replaced.
     #[command(subcommand)]
     Versions(versions::VersionsCommand),
@@ -127,6 +130,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
         Command::Run(args) => run::run(args, &context),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
+        Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),

@@ -1,0 +1,64 @@
+//! The person behind an MCP client: the guard's question goes to them as an elicitation request
+//! (what, why, allow or decline), when the client declared elicitation; a client that cannot be
+//! asked is nobody (the call is refused with `needs_person`), and a client that goes away
+//! mid-question declines it.
+
+use nodwyn_core::guard::{AskKind, Decision};
+use nodwyn_core::person::{Person, Question};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
+use rmcp::service::{ElicitationMode, Peer, RoleServer};
+
+/// Asks through the client, from a blocking thread (the turn waits for the answer).
+pub(crate) struct Eliciting {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) handle: tokio::runtime::Handle,
+}
+
+impl Person for Eliciting {
+    fn ask(&mut self, question: &Question) -> Option<bool> {
+        if !self
+            .peer
+            .supported_elicitation_modes()
+            .contains(&ElicitationMode::Form)
+        {
+            return None;
+        }
+        let kind = match question.verdict.decision {
+            Decision::Ask(AskKind::Security) => "security confirm",
+            _ => "confirm",
+        };
+        let message = format!(
+            "nodwyn {kind}, session {}: {}\nbecause: {}\nAllow it?",
+            question.session, question.effect.action, question.verdict.why
+        );
+        let schema = ElicitationSchema::builder()
+            .required_bool("allow")
+            .build()
+            .ok()?;
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: schema,
+        };
+        match self.handle.block_on(self.peer.create_elicitation(params)) {
+            Ok(answer) => Some(
+                answer.action == ElicitationAction::Accept
+                    && answer
+                        .content
+                        .as_ref()
+                        .and_then(|c| c.get("allow"))
+                        .and_then(serde_json::Value::as_bool)
+                        == Some(true),
+            ),
+            // Gone mid-question, or an answer that could not be read: declined.
+            Err(error) => {
+                tracing::info!(error = %error, "an elicitation failed; the call is declined");
+                Some(false)
+            }
+        }
+    }
+
+    fn answered_through(&self) -> Option<&str> {
+        Some("the MCP client")
+    }
+}

@@ -1,0 +1,312 @@
+//! The server of one connection: its active session, and each tool call run on a blocking
+//! thread through the session's turn (the guard, the person through elicitation, the log).
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use nodwyn_core::guard::{AskKind, Decision, Effect, Verdict};
+use nodwyn_core::person::{Person, Question};
+use nodwyn_core::scheme::Source;
+use nodwyn_core::scripts::{Scripting, Target as SchemeTarget, eval};
+use nodwyn_core::turn::{SessionRuntime, Turn};
+use nodwyn_core::worktree::NewWorktree;
+use nodwyn_protocol::TurnEnd;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use crate::Options;
+use crate::person::Eliciting;
+use crate::tools::{self, Step, Target};
+
+/// One connection's server.
+#[derive(Clone)]
+pub struct NodwynServer {
+    options: Arc<Options>,
+    active: Arc<Mutex<Option<Active>>>,
+}
+
+/// The connection's active session and its turn.
+struct Active {
+    runtime: Arc<SessionRuntime>,
+    turn: Turn,
+}
+
+/// A tool call that did not give a result: its stable code and its sentence.
+struct Failure {
+    code: String,
+    sentence: String,
+}
+
+impl Failure {
+    fn new(code: &str, sentence: impl Into<String>) -> Self {
+        Self {
+            code: code.to_owned(),
+            sentence: sentence.into(),
+        }
+    }
+}
+
+impl From<nodwyn_core::Error> for Failure {
+    fn from(error: nodwyn_core::Error) -> Self {
+        Self::new(error.code(), error.to_string())
+    }
+}
+
+type Outcome = Result<Value, Failure>;
+
+impl NodwynServer {
+    /// A server for one connection.
+    pub fn new(options: Options) -> Self {
+        Self {
+            options: Arc::new(options),
+            active: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Runs one tool call to its end (on a blocking thread).
+    fn run(&self, target: Target, args: Value, person: &mut dyn Person) -> Outcome {
+        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
+        match target {
+            Target::Worktree(Step::Create) => {
+                refuse_second(active.as_ref())?;
+                let text = |key: &str| args[key].as_str().map(str::to_owned);
+                let created = nodwyn_core::worktree::create(
+                    &self.options.store,
+                    &NewWorktree {
+                        dir: self.options.repo.clone(),
+                        base: text("base"),
+                        pull_request: text("pr"),
+                        name: text("name"),
+                        location: self.options.location,
+                        ..NewWorktree::default()
+                    },
+                )?;
+                *active = Some(self.activate(&created.session.to_string())?);
+                Ok(json!(created))
+            }
+            Target::Worktree(Step::Resume) => {
+                refuse_second(active.as_ref())?;
+                let Some(session) = args["session"].as_str() else {
+                    return Err(Failure::new(
+                        "bad_arguments",
+                        "worktree_resume takes {\"session\": ID}",
+                    ));
+                };
+                let resumed = nodwyn_core::worktree::resume(&self.options.store, session)?;
+                *active = Some(self.activate(&resumed.session)?);
+                Ok(json!(resumed))
+            }
+            Target::Worktree(Step::List) => {
+                let repository = nodwyn_core::repository_of(&self.options.repo)?;
+                let (listed, _) = nodwyn_core::worktree::list(&self.options.store, &repository)?;
+                Ok(json!(listed))
+            }
+            Target::Worktree(step) => {
+                let session = current(active.as_mut())?;
+                let id = session.runtime.id();
+                let store = &self.options.store;
+                match step {
+                    Step::Status => {
+                        let repository = session.runtime.session()?.repository;
+                        let (listed, _) = nodwyn_core::worktree::list(store, &repository)?;
+                        let mine = listed.into_iter().find(|w| w.session == id);
+                        Ok(json!(mine))
+                    }
+                    Step::Diff => Ok(json!(nodwyn_core::worktree::diff(
+                        store,
+                        &id,
+                        &self.options.settings.limits
+                    )?)),
+                    Step::Land => {
+                        let called = session.turn.call("git-land", &args, person)?;
+                        Ok(called.result)
+                    }
+                    Step::Discard => {
+                        let force = args["force"].as_bool().unwrap_or(false);
+                        if force {
+                            approve_discard(&id, person)?;
+                        }
+                        let removed = nodwyn_core::worktree::remove(store, &id, force)?;
+                        end(active.take());
+                        Ok(json!(removed))
+                    }
+                    Step::Keep => {
+                        let kept = nodwyn_core::worktree::keep(store, &id)?;
+                        end(active.take());
+                        Ok(json!(kept))
+                    }
+                    Step::Close => {
+                        let closed = nodwyn_core::worktree::close(store, &id)?;
+                        end(active.take());
+                        Ok(json!(closed))
+                    }
+                    Step::Create | Step::Resume | Step::List => unreachable!("handled above"),
+                }
+            }
+            Target::Primitive(name) => {
+                let session = current(active.as_mut())?;
+                Ok(session.turn.call(&name, &args, person)?.result)
+            }
+            Target::Scheme => {
+                let session = current(active.as_mut())?;
+                let Some(program) = args["program"].as_str() else {
+                    return Err(Failure::new(
+                        "bad_arguments",
+                        "scheme takes {\"program\": \"...\"}, a Scheme program as a string",
+                    ));
+                };
+                let spent = session.turn.spending();
+                let scripting = Scripting {
+                    store: &self.options.store,
+                    registry: &self.options.registry,
+                    settings: &self.options.settings,
+                    options: &self.options.scripts,
+                    spent: Some(&spent),
+                };
+                let id = session.runtime.id();
+                let ran = eval(
+                    &scripting,
+                    SchemeTarget::Session(&id),
+                    person,
+                    Source::expression(program),
+                )?;
+                Ok(ran.value.json.unwrap_or(Value::String(ran.value.text)))
+            }
+        }
+    }
+
+    /// The runtime and a turn of session `id`, for the connection to work in.
+    fn activate(&self, id: &str) -> Result<Active, Failure> {
+        let runtime = SessionRuntime::open(
+            self.options.store.clone(),
+            id,
+            Arc::clone(&self.options.registry),
+            self.options.settings.clone(),
+        )?;
+        let turn = runtime.start_turn()?;
+        Ok(Active { runtime, turn })
+    }
+}
+
+/// A second active session on one connection is refused.
+fn refuse_second(active: Option<&Active>) -> Result<(), Failure> {
+    match active {
+        Some(active) => Err(Failure::new(
+            "already_active",
+            format!(
+                "session {} is active on this connection; close it (worktree_close) or discard it (worktree_discard) before opening another",
+                active.runtime.id()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The active session, or the refusal that says how to get one.
+fn current(active: Option<&mut Active>) -> Result<&mut Active, Failure> {
+    active.ok_or_else(|| {
+        Failure::new(
+            "no_active_session",
+            "no session is active on this connection: call worktree_create to open one in a new worktree, or worktree_resume with a session made earlier",
+        )
+    })
+}
+
+/// Ends the connection's turn in a session it leaves.
+fn end(active: Option<Active>) {
+    if let Some(active) = active
+        && let Err(error) = active
+            .turn
+            .end(TurnEnd::Finished, nodwyn_protocol::TurnUsage::default())
+    {
+        tracing::info!(error = %error, "could not record the end of the turn");
+    }
+}
+
+/// Discarding what would be lost is the person's decision, each time.
+fn approve_discard(id: &str, person: &mut dyn Person) -> Result<(), Failure> {
+    let question = Question {
+        session: id.to_owned(),
+        effect: Effect::named(format!(
+            "discard session {id}'s worktree with the changes and commits that would be lost"
+        )),
+        verdict: Verdict {
+            decision: Decision::Ask(AskKind::Security),
+            by: nodwyn_core::guard::DecidedBy::Rule,
+            why: "what is discarded cannot be had back".to_owned(),
+        },
+    };
+    match person.ask(&question) {
+        Some(true) => Ok(()),
+        Some(false) => Err(Failure::new(
+            "declined",
+            "the person declined discarding the worktree; nothing was removed",
+        )),
+        None => Err(Failure::new(
+            "needs_person",
+            "discarding what would be lost needs a person's approval, and this client cannot ask; nothing was removed (`nodwyn worktree remove --force ID` from a terminal discards it)",
+        )),
+    }
+}
+
+/// What a client is shown of a value: a string as itself, anything else as JSON.
+fn shown(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+impl ServerHandler for NodwynServer {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("nodwyn", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Work in a nodwyn session: call worktree_create first (your own git worktree and branch), then the fs_*, shell_exec and git_* tools; land your work with worktree_land. Every call is judged by nodwyn's guard; a refusal starts with its code and says why.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools::all(
+            &self.options.registry,
+        )))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(target) = tools::target(&self.options.registry, &request.name) else {
+            return Err(McpError::invalid_params(
+                format!("no tool is named `{}`", request.name),
+                None,
+            ));
+        };
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let server = self.clone();
+        let mut person = Eliciting {
+            peer: context.peer.clone(),
+            handle: tokio::runtime::Handle::current(),
+        };
+        let outcome = tokio::task::spawn_blocking(move || server.run(target, args, &mut person))
+            .await
+            .unwrap_or_else(|join| Err(Failure::new("failed", format!("the call failed: {join}"))));
+        Ok(match outcome {
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(shown(&value))]),
+            Err(failure) => CallToolResult::error(vec![ContentBlock::text(format!(
+                "{}: {}",
+                failure.code, failure.sentence
+            ))]),
+        }
+        .into())
+    }
+}
