@@ -12,6 +12,7 @@ mod land_recovery;
 mod land_scan;
 mod lifecycle;
 mod listing;
+mod mcp;
 mod new;
 mod pull_request;
 mod run;

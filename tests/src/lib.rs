@@ -527,6 +527,56 @@ pub fn nodwyn_binary() -> &'static Path {
     })
 }
 
+/// The version of the Python `mcp` SDK the MCP tests drive nodwyn with.
+pub const MCP_SDK: &str = "mcp==2.3.0";
+
+/// A Python with the `mcp` SDK, a real MCP client written by others: `target/mcp-venv`, made on
+/// first use (`python3 -m venv`, then `pip install` from PyPI), or `$NODWYN_TEST_PYTHON`.
+pub fn mcp_python() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        if let Some(given) = std::env::var_os("NODWYN_TEST_PYTHON") {
+            return PathBuf::from(given);
+        }
+        let exe = std::env::current_exe().unwrap();
+        let target = exe.ancestors().nth(3).unwrap().to_path_buf();
+        let venv = target.join("mcp-venv");
+        let python = venv.join("bin/python");
+        let has_sdk = |python: &Path| {
+            Command::new(python)
+                .args(["-c", "import mcp"])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !has_sdk(&python) {
+            let made = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success());
+            let installed = made
+                && Command::new(&python)
+                    .args([
+                        "-m",
+                        "pip",
+                        "install",
+                        "-q",
+                        "--disable-pip-version-check",
+                        MCP_SDK,
+                    ])
+                    .status()
+                    .is_ok_and(|s| s.success());
+            assert!(
+                installed && has_sdk(&python),
+                "the MCP tests need Python 3 with venv and the `{MCP_SDK}` package from PyPI in {}",
+                venv.display()
+            );
+        }
+        python
+    })
+}
+
 fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
     let mut newest: Option<(SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {

@@ -42,16 +42,21 @@ pub struct Options {
     pub scripts: ScriptOptions,
 }
 
-/// Serves one connection on stdin and stdout until the client goes away.
+/// Serves one connection on stdin and stdout until the client goes away. A call still running
+/// then is interrupted (a command and everything it started end; a landing stops where it can
+/// say what state it left), so the session stays resumable and nothing is left running.
 pub async fn serve_stdio(options: Options) -> Result<(), String> {
     use rmcp::ServiceExt;
+    let interrupt = options.settings.interrupt.clone();
     let running = NodwynServer::new(options)
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| format!("the MCP connection could not start: {e}"))?;
-    running
+    let ended = running
         .waiting()
         .await
         .map(|_| ())
-        .map_err(|e| format!("the MCP connection failed: {e}"))
+        .map_err(|e| format!("the MCP connection failed: {e}"));
+    interrupt.raise();
+    ended
 }

@@ -42,7 +42,9 @@ pub fn run(args: McpArgs, invocation: &Invocation) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("could not start the server's runtime")?;
-    engine
-        .block_on(nodwyn_mcp::serve_stdio(options))
-        .map_err(anyhow::Error::msg)
+    let served = engine.block_on(nodwyn_mcp::serve_stdio(options));
+    // A call still running was interrupted when the client went away; it gets a moment to end
+    // (its command's tree ends, a landing stops at a step it can name), then nodwyn goes.
+    engine.shutdown_timeout(std::time::Duration::from_secs(10));
+    served.map_err(anyhow::Error::msg)
 }

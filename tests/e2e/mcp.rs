@@ -1,0 +1,194 @@
+//! `nodwyn mcp` driven by a real MCP client written by others (the Python `mcp` SDK,
+//! `tests/mcp/client.py`): a whole session, elicitations answered yes and no, a client that
+//! cannot be asked, a call with no session, and a client killed mid-call.
+
+use std::path::Path;
+
+use nodwyn_tests::{TestEnv, mcp_python, nodwyn_binary, write};
+use serde_json::{Value, json};
+
+/// Runs the client in `dir` with `scenario` (`yes`, `no`, `none`, `hang`) and these calls.
+fn client(env: &TestEnv, dir: &Path, scenario: &str, calls: Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
+    let output = std::process::Command::new(mcp_python())
+        .arg(script)
+        .arg(scenario)
+        .arg(calls.to_string())
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .env("NODWYN_BIN", nodwyn_binary())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+fn result<'a>(run: &'a Value, index: usize) -> (&'a str, bool, &'a str) {
+    let r = &run["results"][index];
+    (
+        r["tool"].as_str().unwrap(),
+        r["is_error"].as_bool().unwrap(),
+        r["text"].as_str().unwrap(),
+    )
+}
+
+#[test]
+fn an_agent_works_a_whole_session_through_mcp_and_lands_on_the_remote() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    write(&repo.join(".env"), "TOKEN=hunter2-secret\n");
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    let run = client(
+        &env,
+        &repo,
+        "yes",
+        json!([
+            ["worktree_create", {"name": "notes"}],
+            ["worktree_create", {}],
+            ["fs_write", {"path": "notes.txt", "content": "hello\n"}],
+            ["fs_read", {"path": ".env"}],
+            ["shell_exec", {"argv": ["cat", "notes.txt"]}],
+            ["worktree_land", {"message": "Add notes"}],
+            ["worktree_status", {}],
+            ["worktree_discard", {}],
+        ]),
+    );
+    // Every tool has a valid object schema; git-land is the surface's worktree_land.
+    let tools = run["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in [
+        "worktree_create",
+        "worktree_land",
+        "fs_read",
+        "shell_exec",
+        "git_diff",
+        "scheme",
+    ] {
+        assert!(names.contains(&expected), "{names:?}");
+    }
+    for tool in tools {
+        assert_eq!(tool["schema"]["type"], "object", "{tool}");
+        assert!(tool["schema"]["properties"].is_object(), "{tool}");
+    }
+    let (_, failed, created) = result(&run, 0);
+    assert!(!failed, "{created}");
+    let created: Value = serde_json::from_str(created).unwrap();
+    assert!(
+        created["branch"]
+            .as_str()
+            .unwrap()
+            .starts_with("nodwyn/notes-")
+    );
+    let (_, failed, text) = result(&run, 1);
+    assert!(failed && text.starts_with("already_active: "), "{text}");
+    assert!(!result(&run, 2).1, "{}", result(&run, 2).2);
+    let (_, failed, text) = result(&run, 3);
+    assert!(failed && text.starts_with("refused_by_guard: "), "{text}");
+    assert!(!text.contains("hunter2"));
+    let (_, failed, text) = result(&run, 4);
+    assert!(!failed && text.contains("hello"), "{text}");
+    let (_, failed, text) = result(&run, 5);
+    assert!(!failed, "{text}");
+    assert_eq!(env.git(&remote, &["show", "main:notes.txt"]), "hello");
+    let (_, failed, text) = result(&run, 6);
+    assert!(!failed && text.contains("\"dirty\": false"), "{text}");
+    let (_, failed, text) = result(&run, 7);
+    assert!(!failed, "{text}");
+    assert!(!Path::new(created["path"].as_str().unwrap()).exists());
+
+    // The person was asked through the client, and the log says so.
+    let asked = run["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert!(asked[0].as_str().unwrap().contains("fs-write notes.txt"));
+    assert!(asked[2].as_str().unwrap().contains("git-land"), "{asked:?}");
+    let records = env.records(created["id"].as_str().unwrap());
+    let approved = records
+        .iter()
+        .find(|r| r["type"] == "guard.decision" && r["by"] == "person")
+        .unwrap();
+    assert!(
+        approved["why"]
+            .as_str()
+            .unwrap()
+            .ends_with("(answered through the MCP client)"),
+        "{approved}"
+    );
+}
+
+#[test]
+fn the_persons_no_refuses_and_a_client_that_cannot_ask_needs_a_person() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let calls = json!([
+        ["fs_read", {"path": "README.md"}],
+        ["worktree_create", {}],
+        ["fs_write", {"path": "a.txt", "content": "a\n"}],
+    ]);
+    let run = client(&env, &repo, "no", calls.clone());
+    let (_, failed, text) = result(&run, 0);
+    assert!(failed && text.starts_with("no_active_session: "), "{text}");
+    assert!(text.contains("worktree_create"), "{text}");
+    let (_, failed, text) = result(&run, 2);
+    assert!(failed && text.starts_with("declined: "), "{text}");
+    assert_eq!(run["asked"].as_array().unwrap().len(), 1);
+
+    let run = client(&env, &repo, "none", calls);
+    let (_, failed, text) = result(&run, 2);
+    assert!(failed && text.starts_with("needs_person: "), "{text}");
+    assert!(run["asked"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_client_killed_mid_call_leaves_the_session_resumable_and_nothing_lost() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        "writes = [\"**\"]\ncommands = [[\"sleep\"]]\n",
+    );
+    let run = client(
+        &env,
+        &repo,
+        "hang",
+        json!([
+            ["worktree_create", {}],
+            ["fs_write", {"path": "kept.txt", "content": "kept\n"}],
+            ["shell_exec", {"argv": ["sleep", "64.75"]}],
+        ]),
+    );
+    let created: Value = serde_json::from_str(result(&run, 0).2).unwrap();
+    let id = created["id"].as_str().unwrap();
+    assert!(!result(&run, 1).1, "{}", result(&run, 1).2);
+
+    let run = client(
+        &env,
+        &repo,
+        "none",
+        json!([
+            ["worktree_resume", {"session": id}],
+            ["fs_read", {"path": "kept.txt"}],
+        ]),
+    );
+    let (_, failed, text) = result(&run, 1);
+    assert!(!failed && text.contains("kept"), "{text}");
+    // The command the killed client left running ended with its server.
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        !std::process::Command::new("pgrep")
+            .args(["-f", "^sleep 64.75$"])
+            .status()
+            .unwrap()
+            .success()
+    });
+    assert!(gone, "the call's command outlived its client");
+}
