@@ -30,7 +30,7 @@ fn client(env: &TestEnv, dir: &Path, scenario: &str, calls: Value) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
-fn result<'a>(run: &'a Value, index: usize) -> (&'a str, bool, &'a str) {
+fn result(run: &Value, index: usize) -> (&str, bool, &str) {
     let r = &run["results"][index];
     (
         r["tool"].as_str().unwrap(),
