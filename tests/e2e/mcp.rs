@@ -192,3 +192,137 @@ fn a_client_killed_mid_call_leaves_the_session_resumable_and_nothing_lost() {
     });
     assert!(gone, "the call's command outlived its client");
 }
+
+#[test]
+fn claude_codes_own_tools_are_judged_by_the_guard_through_permission_prompt() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".env"), "TOKEN=hunter2-secret\n");
+    let prompt = |tool: &str, input: Value| json!(["permission_prompt", {"tool_name": tool, "input": input}]);
+    let run = client(
+        &env,
+        &repo,
+        "yes",
+        json!([
+            prompt("Read", json!({"file_path": "README.md"})),
+            ["worktree_create", {}],
+            prompt("Read", json!({"file_path": ".env"})),
+            prompt(
+                "Edit",
+                json!({"file_path": "README.md", "old_string": "hello", "new_string": "hi"})
+            ),
+            prompt("Bash", json!({"command": "make test"})),
+            prompt("WebFetch", json!({"url": "https://example.com"})),
+        ]),
+    );
+    let answer = |index: usize| -> Value {
+        let (_, failed, text) = result(&run, index);
+        assert!(!failed, "{text}");
+        serde_json::from_str(text).unwrap()
+    };
+    assert_eq!(answer(0)["behavior"], "deny");
+    assert!(
+        answer(0)["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("no_active_session")
+    );
+    assert_eq!(answer(2)["behavior"], "deny");
+    assert!(
+        answer(2)["message"]
+            .as_str()
+            .unwrap()
+            .contains("credential file")
+    );
+    assert_eq!(answer(3)["behavior"], "allow");
+    assert_eq!(answer(3)["updatedInput"]["new_string"], "hi");
+    // Claude Code's Bash runs outside nodwyn's sandbox: a security confirm, asked.
+    assert_eq!(answer(4)["behavior"], "allow");
+    let asked = run["asked"].as_array().unwrap();
+    assert!(
+        asked.iter().any(|a| {
+            let a = a.as_str().unwrap();
+            a.starts_with("nodwyn security confirm") && a.contains("make test")
+        }),
+        "{asked:?}"
+    );
+    assert_eq!(answer(5)["behavior"], "deny");
+    // Judged, never run by nodwyn: the file is untouched.
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "hello\n"
+    );
+}
+
+#[test]
+fn install_merges_each_agents_configuration_and_keeps_what_was_there() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // What the person had.
+    write(
+        &repo.join(".mcp.json"),
+        r#"{"mcpServers": {"other": {"command": "other-server"}}}"#,
+    );
+    write(
+        &repo.join(".claude/settings.json"),
+        r#"{"permissions": {"deny": ["WebFetch"]}, "model": "opus"}"#,
+    );
+    write(
+        &env.home().join(".codex/config.toml"),
+        "# my settings\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"other-server\"\n",
+    );
+    let mut shown = String::new();
+    for (agent, scope) in [
+        ("claude", "project"),
+        ("codex", "user"),
+        ("gemini", "project"),
+        ("cursor", "user"),
+    ] {
+        let run = env
+            .nodwyn(&repo, &["mcp", "install", agent, "--scope", scope])
+            .success();
+        shown.push_str(&format!(
+            "$ nodwyn mcp install {agent} --scope {scope}\n{}\n",
+            run.stdout
+        ));
+    }
+    let binary = nodwyn_binary().display().to_string();
+    insta::assert_snapshot!(env.normalise(&shown).replace(&binary, "[NODWYN]"));
+    for file in [
+        repo.join(".mcp.json"),
+        repo.join(".claude/settings.json"),
+        env.home().join(".codex/config.toml"),
+        repo.join(".gemini/settings.json"),
+        env.home().join(".cursor/mcp.json"),
+    ] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
+    // Installing again changes nothing; a file that is not JSON is refused, not overwritten.
+    let before = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    env.nodwyn(&repo, &["mcp", "install", "claude"]).success();
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap(),
+        before
+    );
+    write(&repo.join(".cursor/mcp.json"), "{ not json");
+    let refused = env.nodwyn(&repo, &["mcp", "install", "cursor"]).refused();
+    assert!(
+        refused.contains("is not JSON") && refused.contains("nothing was written"),
+        "{refused}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".cursor/mcp.json")).unwrap(),
+        "{ not json"
+    );
+    // A dry run writes nothing.
+    let dry = env
+        .nodwyn(
+            &repo,
+            &["mcp", "install", "gemini", "--scope", "user", "--dry-run"],
+        )
+        .success();
+    assert!(dry.stdout.starts_with("would write "), "{}", dry.stdout);
+    assert!(!env.home().join(".gemini/settings.json").exists());
+}

@@ -66,15 +66,36 @@ pub(crate) fn call_spending(
     spent: &mut u32,
 ) -> Result<Called, Error> {
     let mut session = Followed::load(&store.find(id)?)?;
-    call_in_turn(&mut session, registry, name, args, person, settings, spent)
+    call_in_turn(
+        &mut session,
+        registry,
+        Calling::Run,
+        name,
+        args,
+        person,
+        settings,
+        spent,
+    )
+}
+
+/// Whether a call runs, or is only judged.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Calling<'a> {
+    /// Judged, then run.
+    Run,
+    /// Judged only, for an action another program takes (an agent host's own tool): judged as
+    /// unconfined, for this reason, since nodwyn's sandbox does not hold it.
+    JudgeOnly(&'a str),
 }
 
 /// Runs `name` with `args` in `session` through the guard and the log, in a turn that has
 /// already spent `spent` irreversible actions (updated). The session is read again (what was
 /// appended since) once its lock is held.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_in_turn(
     session: &mut Followed,
     registry: &Registry,
+    calling: Calling<'_>,
     name: &str,
     args: &Value,
     person: &mut dyn Person,
@@ -101,6 +122,9 @@ pub(crate) fn call_in_turn(
     record_as_it_happens(&mut ctx, log, "agent");
     if primitive.worktree_only() {
         ctx.require_worktree(name)?;
+    }
+    if let Calling::JudgeOnly(unconfined) = calling {
+        ctx.sandbox = nodwyn_prim::sandbox::Sandbox::Unavailable(unconfined.to_owned());
     }
     let effect = primitive.effect(args, &ctx)?;
     append(
@@ -195,6 +219,15 @@ pub(crate) fn call_in_turn(
             return Err(Error::Declined { code, sentence });
         }
     };
+    if let Calling::JudgeOnly(_) = calling {
+        // Another program takes the action; the guard's answer is all there is.
+        return Ok(Called {
+            primitive: name.to_owned(),
+            decision: verdict,
+            result: Value::Null,
+            note,
+        });
+    }
     // What the primitive reports was written as it happened (`record_as_it_happens`).
     let outcome = redacted(primitive.run(args, &ctx, permit));
     let error = outcome.as_ref().err().map(ToString::to_string);

@@ -170,6 +170,7 @@ impl Turn {
         let called = call_in_turn(
             &mut self.session,
             &runtime.registry,
+            crate::call::Calling::Run,
             name,
             args,
             person,
@@ -178,6 +179,34 @@ impl Turn {
         );
         self.spent.store(spent, Ordering::SeqCst);
         called
+    }
+
+    /// Judges primitive `name` with `args` as the guard judges a call (the person asked through
+    /// `person` when it asks, everything logged), without running it: for an action another
+    /// program takes, such as an agent host's own tool, judged as unconfined (`unconfined` says
+    /// why nodwyn's sandbox does not hold it). Allowed when it returns `Ok`; a refusal is the
+    /// same error a call gets.
+    pub fn judge(
+        &mut self,
+        name: &str,
+        args: &Value,
+        person: &mut dyn Person,
+        unconfined: &str,
+    ) -> Result<Called, Error> {
+        let runtime = &self.runtime;
+        let mut spent = self.spent.load(Ordering::SeqCst);
+        let judged = call_in_turn(
+            &mut self.session,
+            &runtime.registry,
+            crate::call::Calling::JudgeOnly(unconfined),
+            name,
+            args,
+            person,
+            &runtime.settings,
+            &mut spent,
+        );
+        self.spent.store(spent, Ordering::SeqCst);
+        judged
     }
 
     /// The turn's spending of irreversible actions, for a Scheme program it runs

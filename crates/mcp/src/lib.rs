@@ -10,6 +10,8 @@
 //! set whose text starts with the stable code; protocol errors are only for malformed requests.
 //! stdout carries the protocol alone.
 
+pub mod install;
+mod permission;
 mod person;
 mod server;
 mod tools;

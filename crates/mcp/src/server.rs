@@ -19,6 +19,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use crate::Options;
+use crate::permission;
 use crate::person::Eliciting;
 use crate::tools::{self, Step, Target};
 
@@ -150,6 +151,29 @@ impl NodwynServer {
             Target::Primitive(name) => {
                 let session = current(active.as_mut())?;
                 Ok(session.turn.call(&name, &args, person)?.result)
+            }
+            Target::PermissionPrompt => {
+                let input = &args["input"];
+                let tool = args["tool_name"].as_str().unwrap_or_default();
+                let answer = match (
+                    current(active.as_mut()),
+                    permission::as_primitive(tool, input),
+                ) {
+                    (Err(failure), _) => {
+                        permission::deny(format!("{}: {}", failure.code, failure.sentence))
+                    }
+                    (_, Err(why)) => permission::deny(why),
+                    (Ok(session), Ok((primitive, judged))) => {
+                        match session
+                            .turn
+                            .judge(primitive, &judged, person, permission::UNCONFINED)
+                        {
+                            Ok(_) => permission::allow(input),
+                            Err(error) => permission::deny(format!("{}: {error}", error.code())),
+                        }
+                    }
+                };
+                Ok(Value::String(answer.to_string()))
             }
             Target::Scheme => {
                 let session = current(active.as_mut())?;

@@ -18,6 +18,8 @@ pub(crate) enum Target {
     Primitive(String),
     /// A Scheme program in the session.
     Scheme,
+    /// Claude Code's question whether one of its own tools may run.
+    PermissionPrompt,
 }
 
 /// The worktree surface.
@@ -93,6 +95,9 @@ pub(crate) fn target(registry: &Registry, name: &str) -> Option<Target> {
     if name == "scheme" {
         return Some(Target::Scheme);
     }
+    if name == "permission_prompt" {
+        return Some(Target::PermissionPrompt);
+    }
     registry
         .iter()
         .find(|p| !IN_THE_SURFACE.contains(&p.name()) && tool_name(p.name()) == name)
@@ -128,6 +133,19 @@ pub(crate) fn all(registry: &Registry) -> Vec<Tool> {
             "properties": {"program": {"type": "string", "description": "The Scheme program."}},
             "required": ["program"],
             "additionalProperties": false,
+        }),
+    ));
+    tools.push(tool(
+        "permission_prompt",
+        "For Claude Code's --permission-prompt-tool: whether one of its own tools may run, answered by nodwyn's guard as the primitive doing the same would be judged (Bash as shell-exec, Edit as fs-edit, Write as fs-write, Read as fs-read).",
+        json!({
+            "type": "object",
+            "properties": {
+                "tool_name": {"type": "string", "description": "the tool Claude Code wants to run"},
+                "input": {"type": "object", "description": "its input"},
+                "tool_use_id": {"type": "string", "description": "Claude Code's id of the tool use"},
+            },
+            "required": ["tool_name", "input"],
         }),
     ));
     tools
