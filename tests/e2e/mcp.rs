@@ -146,6 +146,13 @@ fn the_persons_no_refuses_and_a_client_that_cannot_ask_needs_a_person() {
     let (_, failed, text) = result(&run, 2);
     assert!(failed && text.starts_with("needs_person: "), "{text}");
     assert!(run["asked"].as_array().unwrap().is_empty());
+
+    // Outside a git repository there is no worktree to make.
+    let plain = env.root().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    let run = client(&env, &plain, "none", json!([["worktree_create", {}]]));
+    let (_, failed, text) = result(&run, 0);
+    assert!(failed && text.starts_with("not_a_git_repo: "), "{text}");
 }
 
 #[test]

@@ -130,6 +130,17 @@ fn a_second_worktree_for_the_same_pull_request_is_refused_naming_the_first() {
         sentence.contains(first["path"].as_str().unwrap()),
         "{sentence}"
     );
+    let document = env
+        .nodwyn(&forge.repo, &["worktree", "new", "--pr", "7", "--json"])
+        .json();
+    assert_eq!(
+        document["error"]["kind"], "pr_worktree_exists",
+        "{document}"
+    );
+    let document = env
+        .nodwyn(&forge.repo, &["worktree", "new", "--pr", "nope", "--json"])
+        .json();
+    assert_eq!(document["error"]["kind"], "pr_ref_error", "{document}");
     assert_eq!(env.logs().len(), 1);
 }
 

@@ -174,6 +174,9 @@ pub enum Error {
     /// A pull request could not be opened.
     #[error("{0}")]
     PullRequest(String),
+    /// A pull request already has a worktree.
+    #[error("{0}")]
+    PullRequestTaken(String),
     /// A primitive refused or failed.
     #[error(transparent)]
     Prim(#[from] nodwyn_prim::Error),
@@ -263,14 +266,15 @@ impl Error {
             Error::HandedOver { .. } => "handed_over",
             Error::AlreadyRemoved { .. } => "already_removed",
             Error::NotNodwyns(_) => "not_nodwyns",
-            Error::FolderInTheWay(_) => "folder_in_the_way",
+            Error::FolderInTheWay(_) => "worktree_exists",
             Error::WouldDiscard { .. } => "worktree_dirty",
             Error::Locked(_) => "worktree_locked",
             Error::DetachedWork { .. } => "detached_work",
             Error::OperationInProgress { .. } => "operation_in_progress",
             Error::MadeButFailed { .. } => "made_but_failed",
             Error::Walk(_) => "walk",
-            Error::PullRequest(_) => "pull_request",
+            Error::PullRequest(_) => "pr_ref_error",
+            Error::PullRequestTaken(_) => "pr_worktree_exists",
             Error::Prim(error) => error.code(),
             Error::Refused(_) => "refused",
             Error::Declined { code, .. } => code,

@@ -359,7 +359,7 @@ fn refuse_second_worktree_for(store: &Store, repository: &Path, number: u64) -> 
         if let Some(facts) = session.active_worktree()
             && facts.pull_request == Some(number)
         {
-            return Err(Error::PullRequest(format!(
+            return Err(Error::PullRequestTaken(format!(
                 "pull request #{number} already has a worktree: session {} at {}; resume that one, or remove it first",
                 session.id,
                 facts.path.display()
