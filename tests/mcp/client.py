@@ -13,6 +13,7 @@ import json
 import os
 import sys
 
+import jsonschema
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -40,6 +41,9 @@ async def main(scenario, calls):
                 {"name": tool.name, "schema": tool.input_schema, "description": tool.description}
                 for tool in listed.tools
             ]
+            # Every input schema is a valid JSON Schema (jsonschema raises on one that is not).
+            for tool in listed.tools:
+                jsonschema.Draft202012Validator.check_schema(tool.input_schema)
             for index, (tool, arguments) in enumerate(calls):
                 last = index == len(calls) - 1
                 if scenario == "hang" and last:
