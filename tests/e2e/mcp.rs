@@ -184,10 +184,36 @@ fn a_client_killed_mid_call_leaves_the_session_resumable_and_nothing_lost() {
         json!([
             ["worktree_resume", {"session": id}],
             ["fs_read", {"path": "kept.txt"}],
+            ["worktree_discard", {}],
+            ["worktree_discard", {"force": true}],
         ]),
     );
     let (_, failed, text) = result(&run, 1);
     assert!(!failed && text.contains("kept"), "{text}");
+    // Discarding would lose kept.txt: refused, and forcing it needs a person.
+    let (_, failed, text) = result(&run, 2);
+    assert!(
+        failed && text.starts_with("worktree_dirty: ") && text.contains("kept.txt"),
+        "{text}"
+    );
+    let (_, failed, text) = result(&run, 3);
+    assert!(failed && text.starts_with("needs_person: "), "{text}");
+    assert!(
+        Path::new(created["path"].as_str().unwrap())
+            .join("kept.txt")
+            .exists()
+    );
+
+    // A server of another repository cannot take the session up.
+    let other = env.repo("other");
+    let run = client(
+        &env,
+        &other,
+        "none",
+        json!([["worktree_resume", {"session": id}]]),
+    );
+    let (_, failed, text) = result(&run, 0);
+    assert!(failed && text.starts_with("other_repository: "), "{text}");
     // The command the killed client left running ended with its server.
     let gone = (0..100).any(|_| {
         std::thread::sleep(std::time::Duration::from_millis(100));

@@ -97,6 +97,7 @@ impl NodwynServer {
                         "worktree_resume takes {\"session\": ID}",
                     ));
                 };
+                self.refuse_another_repository(session)?;
                 let resumed = nodwyn_core::worktree::resume(&self.options.store, session)?;
                 *active = Some(self.activate(&resumed.session)?);
                 Ok(json!(resumed))
@@ -201,6 +202,26 @@ impl NodwynServer {
                 Ok(ran.value.json.unwrap_or(Value::String(ran.value.text)))
             }
         }
+    }
+
+    /// A connection works on its own repository: a session of another is refused, so an agent
+    /// cannot reach into a repository it was not started in.
+    fn refuse_another_repository(&self, session: &str) -> Result<(), Failure> {
+        let repository = nodwyn_core::repository_of(&self.options.repo)?;
+        let stored = self.options.store.find(session)?;
+        let theirs = nodwyn_core::Session::load(&stored)?.repository;
+        if theirs == repository {
+            return Ok(());
+        }
+        Err(Failure::new(
+            "other_repository",
+            format!(
+                "session {} belongs to {}, not to {}, the repository this server works on",
+                stored.id,
+                theirs.display(),
+                repository.display()
+            ),
+        ))
     }
 
     /// The runtime and a turn of session `id`, for the connection to work in.
@@ -321,8 +342,19 @@ impl ServerHandler for NodwynServer {
             peer: context.peer.clone(),
             handle: tokio::runtime::Handle::current(),
         };
-        let outcome = tokio::task::spawn_blocking(move || server.run(target, args, &mut person))
-            .await
+        let mut task = tokio::task::spawn_blocking(move || server.run(target, args, &mut person));
+        // The client cancelling the request, or going away, interrupts the call: a command and
+        // everything it started end, a landing stops where it can say what state it left.
+        let interrupt = self.options.settings.interrupt.clone();
+        let joined = tokio::select! {
+            joined = &mut task => joined,
+            () = context.ct.cancelled() => {
+                interrupt.raise();
+                task.await
+            }
+        };
+        interrupt.lower();
+        let outcome = joined
             .unwrap_or_else(|join| Err(Failure::new("failed", format!("the call failed: {join}"))));
         Ok(match outcome {
             Ok(value) => CallToolResult::success(vec![ContentBlock::text(shown(&value))]),
