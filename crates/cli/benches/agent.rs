@@ -45,11 +45,7 @@ fn main() {
     let calls = arg("--calls", 50);
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     let bench = Bench::new();
-    let repo = bench.repo.clone();
-    bench.git(&repo, &["init", "-q"]);
-    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
-    bench.git(&repo, &["add", "-A"]);
-    bench.git(&repo, &["commit", "-q", "-m", "first"]);
+    let repo = bench.readme_repository();
     let made: serde_json::Value =
         serde_json::from_str(&bench.run(nodwyn, &repo, &["worktree", "new", "--json"])).unwrap();
     let id = made["session"].as_str().unwrap().to_owned();

@@ -65,11 +65,7 @@ fn main() {
     let runs = arg("--runs", 50);
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     let bench = Bench::new();
-    let repo = bench.repo.clone();
-    bench.git(&repo, &["init", "-q"]);
-    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
-    bench.git(&repo, &["add", "-A"]);
-    bench.git(&repo, &["commit", "-q", "-m", "first"]);
+    let repo = bench.readme_repository();
 
     let mut server = bench
         .command(nodwyn, &repo, &["mcp"])

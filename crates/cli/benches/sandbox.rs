@@ -16,11 +16,7 @@ fn main() {
     let runs = arg("--runs", 21);
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     let bench = Bench::new();
-    let repo = bench.repo.clone();
-    bench.git(&repo, &["init", "-q"]);
-    std::fs::write(repo.join("README.md"), "hello\n").unwrap();
-    bench.git(&repo, &["add", "-A"]);
-    bench.git(&repo, &["commit", "-q", "-m", "first"]);
+    let repo = bench.readme_repository();
     std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
     std::fs::write(repo.join(".nodwyn/allow.toml"), "commands = [[\"sh\"]]\n").unwrap();
     let out = bench.run(nodwyn, &repo, &["worktree", "new", "--json"]);

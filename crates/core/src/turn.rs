@@ -16,7 +16,7 @@ use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
 use serde_json::Value;
 
 use crate::Error;
-use crate::call::{Called, abbreviated, append, call_in_turn};
+use crate::call::{Called, Calling, abbreviated, append, call_in_turn};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -165,20 +165,7 @@ impl Turn {
         args: &Value,
         person: &mut dyn Person,
     ) -> Result<Called, Error> {
-        let runtime = &self.runtime;
-        let mut spent = self.spent.load(Ordering::SeqCst);
-        let called = call_in_turn(
-            &mut self.session,
-            &runtime.registry,
-            crate::call::Calling::Run,
-            name,
-            args,
-            person,
-            &runtime.settings,
-            &mut spent,
-        );
-        self.spent.store(spent, Ordering::SeqCst);
-        called
+        self.go(Calling::Run, name, args, person)
     }
 
     /// Judges primitive `name` with `args` as the guard judges a call (the person asked through
@@ -193,12 +180,23 @@ impl Turn {
         person: &mut dyn Person,
         unconfined: &str,
     ) -> Result<Called, Error> {
+        self.go(Calling::JudgeOnly(unconfined), name, args, person)
+    }
+
+    /// One call through the call path, spending this turn's budget.
+    fn go(
+        &mut self,
+        calling: Calling<'_>,
+        name: &str,
+        args: &Value,
+        person: &mut dyn Person,
+    ) -> Result<Called, Error> {
         let runtime = &self.runtime;
         let mut spent = self.spent.load(Ordering::SeqCst);
-        let judged = call_in_turn(
+        let called = call_in_turn(
             &mut self.session,
             &runtime.registry,
-            crate::call::Calling::JudgeOnly(unconfined),
+            calling,
             name,
             args,
             person,
@@ -206,7 +204,7 @@ impl Turn {
             &mut spent,
         );
         self.spent.store(spent, Ordering::SeqCst);
-        judged
+        called
     }
 
     /// The turn's spending of irreversible actions, for a Scheme program it runs

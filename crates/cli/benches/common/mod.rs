@@ -80,6 +80,16 @@ impl Bench {
     pub fn git(&self, dir: &Path, args: &[&str]) -> String {
         self.run("git", dir, args)
     }
+
+    /// `repo/` made a repository with one commit holding `README.md` ("hello"); its folder.
+    pub fn readme_repository(&self) -> PathBuf {
+        let repo = self.repo.clone();
+        self.git(&repo, &["init", "-q"]);
+        std::fs::write(repo.join("README.md"), "hello\n").unwrap();
+        self.git(&repo, &["add", "-A"]);
+        self.git(&repo, &["commit", "-q", "-m", "first"]);
+        repo
+    }
 }
 
 /// A duration in milliseconds, for reports.
