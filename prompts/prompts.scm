@@ -109,13 +109,33 @@
                     available))
          "\n"))))
 
+;; The repository's instructions for agents (AGENTS.md, else CLAUDE.md; an AGENTS.override.md
+;; first), each as written, with a note where a long one was cut. Empty when there is none.
+(define (default-instructions-section)
+  (let ([files (project-instructions)])
+    (if (null? files)
+        ""
+        (string-join
+         (cons "The repository's instructions for agents (follow them where they do not conflict with the rules above):"
+               (map (lambda (file)
+                      (string-append
+                       "From " (field file "path") ":\n" (field file "text")
+                       (if (> (field file "left-out") 0)
+                           (string-append "\n[" (number->string (field file "left-out"))
+                                          " more characters of " (field file "path")
+                                          " were left out; read the file for the rest]")
+                           "")))
+                    files))
+         "\n"))))
+
 (define (default-system-prompt)
-  (join-sections (list (identity) (working-rules) (worktree-section) (tool-section))))
+  (join-sections (list (identity) (working-rules) (instructions-section) (worktree-section) (tool-section))))
 
 ;;; The names an override redefines.
 
 (define (identity) (default-identity))
 (define (working-rules) (default-working-rules))
+(define (instructions-section) (default-instructions-section))
 (define (worktree-section) (default-worktree-section))
 (define (tool-section) (default-tool-section))
 (define (system-prompt) (default-system-prompt))

@@ -11,6 +11,58 @@ fn user_prompts(env: &TestEnv) -> PathBuf {
 }
 
 #[test]
+fn the_agent_is_told_the_repositorys_instructions_and_the_persons_own_first() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(
+        &repo.join("AGENTS.md"),
+        "Run `make check` before you finish.\n",
+    );
+    write(&repo.join(".gitignore"), "AGENTS.override.md\n");
+    env.commit_all(&repo, "instructions");
+    write(&repo.join("AGENTS.override.md"), "Answer in French.\n");
+    let (id, wt) = env.session(&repo);
+    // The ignored override came into the worktree without .worktreeinclude.
+    assert_eq!(
+        std::fs::read_to_string(wt.join("AGENTS.override.md")).unwrap(),
+        "Answer in French.\n"
+    );
+    let prompt = env
+        .nodwyn(&repo, &["prompt", "--session", &id])
+        .success()
+        .stdout;
+    let mine = prompt
+        .find("From AGENTS.override.md:\nAnswer in French.")
+        .unwrap();
+    let theirs = prompt
+        .find("From AGENTS.md:\nRun `make check` before you finish.")
+        .unwrap();
+    assert!(mine < theirs, "{prompt}");
+    // A prompts.scm can take the section out.
+    write(
+        &env.home().join(".config/nodwyn/prompts.scm"),
+        "(define (instructions-section) \"\")\n",
+    );
+    let prompt = env
+        .nodwyn(&repo, &["prompt", "--session", &id])
+        .success()
+        .stdout;
+    assert!(!prompt.contains("make check"), "{prompt}");
+
+    // A link in the instructions' place is not followed: the agent is not told what it points at.
+    let other = env.repo("other");
+    write(
+        &env.home().join(".aws/credentials"),
+        "[default]\nregion = x\n",
+    );
+    std::os::unix::fs::symlink(env.home().join(".aws/credentials"), other.join("AGENTS.md"))
+        .unwrap();
+    let run = env.nodwyn(&other, &["prompt"]).success();
+    assert!(!run.stdout.contains("region"), "{}", run.stdout);
+    assert!(run.stderr.contains("AGENTS.md is a link"), "{}", run.stderr);
+}
+
+#[test]
 fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
     let env = TestEnv::new();
     let repo = env.repo("repo");

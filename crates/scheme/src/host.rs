@@ -63,11 +63,26 @@ pub struct WorktreeFacts {
     pub path: String,
 }
 
-/// What an engine is made with: the primitives to bind and the session's worktree, if any.
+/// What an engine is made with: the primitives to bind, the session's worktree, if any, and the
+/// repository's instructions for agents.
 #[derive(Debug, Clone, Default)]
 pub struct Surroundings {
     /// Every primitive of the registry, built-in or custom; each is bound by its name.
     pub primitives: Vec<PrimitiveSignature>,
     /// The session's worktree; `None` outside a worktree session.
     pub worktree: Option<WorktreeFacts>,
+    /// The repository's instructions for agents (`AGENTS.md`), as `(project-instructions)`
+    /// gives them.
+    pub instructions: Vec<Instructions>,
+}
+
+/// One file of instructions for agents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instructions {
+    /// The file, relative to the session's folder (`AGENTS.md`).
+    pub path: String,
+    /// Its text, cut to the size a prompt may carry.
+    pub text: String,
+    /// How many characters were cut off (0 for none).
+    pub left_out: usize,
 }

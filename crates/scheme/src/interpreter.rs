@@ -271,14 +271,15 @@ impl Interpreter {
     }
 }
 
-/// The names untrusted Scheme may not bind: the primitives, `worktree` and `primitives`.
+/// The names untrusted Scheme may not bind: the primitives, `worktree`, `primitives` and
+/// `project-instructions`.
 fn reserved_names(surroundings: &Surroundings) -> Vec<String> {
     let mut reserved: Vec<String> = surroundings
         .primitives
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    reserved.extend(["worktree", "primitives"].map(str::to_owned));
+    reserved.extend(["worktree", "primitives", "project-instructions"].map(str::to_owned));
     reserved
 }
 
@@ -472,6 +473,24 @@ fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Mess
                                 SteelVal::ListV(p.params.iter().map(|s| string(s)).collect()),
                             ),
                             ("worktree-only", SteelVal::BoolV(p.worktree_only)),
+                        ])
+                    })
+                    .collect(),
+            ))
+        })),
+    );
+    let instructions = surroundings.instructions.clone();
+    engine.register_value(
+        "project-instructions",
+        SteelVal::anonymous_boxed_function(Arc::new(move |_args: &[SteelVal]| {
+            Ok(SteelVal::ListV(
+                instructions
+                    .iter()
+                    .map(|file| {
+                        alist([
+                            ("path", string(&file.path)),
+                            ("text", string(&file.text)),
+                            ("left-out", SteelVal::IntV(file.left_out as isize)),
                         ])
                     })
                     .collect(),

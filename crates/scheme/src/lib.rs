@@ -18,7 +18,7 @@ mod source;
 pub mod value;
 
 pub use error::Error;
-pub use host::{Host, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
+pub use host::{Host, Instructions, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
 pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
 pub use source::{Origin, Source};

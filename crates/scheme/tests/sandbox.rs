@@ -416,6 +416,7 @@ fn a_macro_that_defines_a_primitives_name_is_refused_and_the_primitive_stays() {
             worktree_only: false,
         }],
         worktree: None,
+        instructions: Vec::new(),
     };
     let mut interpreter = Interpreter::start(surroundings, Limits::default()).expect("starts");
     for attack in [

@@ -84,6 +84,7 @@ fn surroundings(in_worktree: bool) -> Surroundings {
             base_commit: "1234567890abcdef1234567890abcdef12345678".to_owned(),
             path: "/repo/.nodwyn/worktrees/0badcafe".to_owned(),
         }),
+        instructions: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@
 //! ([`host::ReadOnlyHost`]): repository content changes nothing before a person approved it.
 
 mod host;
+pub mod instructions;
 pub mod strategy;
 
 use std::path::{Path, PathBuf};
@@ -245,14 +246,20 @@ fn with_scripts<T>(
         }
         Target::Folder(dir) => (None, crate::repository_of(dir).ok()),
     };
+    let mut notes = Vec::new();
+    let (instructions, unread) = match &root {
+        Some(root) => instructions::read(root),
+        None => (Vec::new(), Vec::new()),
+    };
+    notes.extend(unread);
     let surroundings = Surroundings {
         primitives: signatures(registry),
         worktree: session
             .as_ref()
             .and_then(Session::active_worktree)
             .map(host::worktree_facts),
+        instructions,
     };
-    let mut notes = Vec::new();
     let user = match &options.user_prompts {
         Some(path) => strategy::read_own(path)
             .map_err(Error::Refused)?

@@ -237,13 +237,14 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
             0
         }
     };
-    let included = copy_included(repository, &facts.path).unwrap_or_else(|e| Included {
+    let mut included = copy_included(repository, &facts.path).unwrap_or_else(|e| Included {
         copied: Vec::new(),
         failed: vec![IncludeFailure {
             path: INCLUDE_FILE.to_owned(),
             error: e.to_string(),
         }],
     });
+    copy_override(repository, &facts.path, &mut included);
     stored.log.append(&Record::new(
         Timestamp::now(),
         Event::WorktreeCreate {
@@ -262,6 +263,30 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         included: included.copied,
         include_failed: included.failed,
     })
+}
+
+/// The person's own instructions for agents (`AGENTS.override.md`, kept out of git) go into
+/// every new worktree, listed in `.worktreeinclude` or not; a link is not followed.
+fn copy_override(checkout: &Path, worktree: &Path, included: &mut Included) {
+    use crate::scripts::instructions::OVERRIDE;
+    let target = worktree.join(OVERRIDE);
+    if std::fs::symlink_metadata(&target).is_ok() || included.copied.iter().any(|c| c == OVERRIDE) {
+        return;
+    }
+    match crate::scripts::strategy::read_plain(&checkout.join(OVERRIDE)) {
+        Ok(None) => {}
+        Ok(Some(text)) => match std::fs::write(&target, text) {
+            Ok(()) => included.copied.push(OVERRIDE.to_owned()),
+            Err(e) => included.failed.push(IncludeFailure {
+                path: OVERRIDE.to_owned(),
+                error: e.to_string(),
+            }),
+        },
+        Err(why) => included.failed.push(IncludeFailure {
+            path: OVERRIDE.to_owned(),
+            error: why,
+        }),
+    }
 }
 
 /// The branch of the session with this short id and name.
