@@ -743,3 +743,90 @@ fn a_run_killed_mid_turn_resumes_cleanly() {
     assert_eq!(ends[0]["reason"], "interrupted");
     assert_eq!(ends[1]["reason"], "finished");
 }
+
+#[test]
+fn review_comments_reach_the_agent_as_one_message_and_refusals_come_first() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("README.md"), "hello\nsecret plan of the file\n");
+    let server = StandIn::start(vec![openai::text("I will add the error path.")]);
+    configure(&env, &server, "openai");
+
+    // A line the changes do not have is refused, and nothing is sent.
+    let refused = env
+        .nodwyn(
+            &repo,
+            &["worktree", "review", &id, "--comment", "README.md:9:why?"],
+        )
+        .refused();
+    assert!(refused.contains("README.md:9 is not a line"), "{refused}");
+    let refused = env
+        .nodwyn(
+            &repo,
+            &["worktree", "review", &id, "--comment", "README.md:nine"],
+        )
+        .refused();
+    assert!(refused.contains("PATH:LINE:TEXT"), "{refused}");
+    assert!(server.received().is_empty());
+
+    let run = env
+        .nodwyn(
+            &repo,
+            &[
+                "worktree",
+                "review",
+                &id,
+                "--comment",
+                "README.md:2:say what the plan is: a: b",
+                "--file-comment",
+                "README.md:too short",
+                "--note",
+                "Close.",
+            ],
+        )
+        .success();
+    assert_eq!(run.stdout.trim_end(), "I will add the error path.");
+    let sent = &server.received()[0].body["messages"];
+    let last = sent.as_array().unwrap().last().unwrap();
+    assert_eq!(
+        last["content"],
+        "Review of your changes (2 comments):\n\nClose.\n\nREADME.md\n  1. the whole file: too short\n  2. line 2: say what the plan is: a: b"
+    );
+    assert!(!sent.to_string().contains("secret plan of the file"));
+
+    // A closed session takes no review.
+    env.nodwyn(&repo, &["worktree", "close", &id]).success();
+    let refused = env
+        .nodwyn(&repo, &["worktree", "review", &id, "--note", "more"])
+        .refused();
+    assert!(refused.contains("is closed"), "{refused}");
+}
+
+#[test]
+fn a_review_is_refused_while_a_turn_is_running() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("README.md"), "changed\n");
+    let server = StandIn::start(vec![openai::text("thinking").cut_after(2).hanging()]);
+    configure(&env, &server, "openai");
+    let mut running = env
+        .nodwyn_command(&repo, &["run", "--resume", &id, "think"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while server.received().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let refused = env
+        .nodwyn(&repo, &["worktree", "review", &id, "--note", "stop"])
+        .refused();
+    assert!(refused.contains("a turn is running"), "{refused}");
+    running.kill().unwrap();
+    running.wait().unwrap();
+    assert_eq!(server.received().len(), 1);
+}

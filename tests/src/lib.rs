@@ -426,6 +426,10 @@ impl TestEnv {
         let mut logs = Vec::new();
         for project in std::fs::read_dir(&sessions).into_iter().flatten().flatten() {
             for log in std::fs::read_dir(project.path()).unwrap().flatten() {
+                // Only the logs: a session's turn lock (`<id>.jsonl.turn`) sits beside its log.
+                if log.path().extension().is_none_or(|e| e != "jsonl") {
+                    continue;
+                }
                 let text = std::fs::read_to_string(log.path()).unwrap();
                 let records = text
                     .lines()

@@ -234,6 +234,16 @@ pub(crate) fn preview(items: &[String]) -> String {
 }
 
 impl Error {
+    /// The refusal of a second turn while session `id` has one running.
+    pub(crate) fn declined_busy(id: &str) -> Self {
+        Error::Declined {
+            code: "turn_running",
+            sentence: format!(
+                "a turn is running in session {id} (an agent is working in it); wait until it ends"
+            ),
+        }
+    }
+
     /// The files a refusal is about, for programs (a conflict's files, what removing would
     /// discard); empty when it names none.
     pub fn files(&self) -> &[String] {

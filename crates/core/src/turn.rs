@@ -91,9 +91,18 @@ impl SessionRuntime {
         &self.store
     }
 
-    /// Begins the session's next turn (recorded as `turn.start`). A turn an earlier run left
-    /// open (interrupted hard, or crashed) is ended first, as interrupted.
+    /// Whether a turn is running in this session now, in any process (its lock is held).
+    pub fn turn_running(&self) -> Result<bool, Error> {
+        Ok(turn_lock(&self.stored)?.is_none())
+    }
+
+    /// Begins the session's next turn (recorded as `turn.start`); refused while another turn
+    /// of the session runs (in this process or another). A turn an earlier run left open
+    /// (interrupted hard, or crashed) is ended first, as interrupted.
     pub fn start_turn(self: &Arc<Self>) -> Result<Turn, Error> {
+        let Some(held) = turn_lock(&self.stored)? else {
+            return Err(Error::declined_busy(&self.id()));
+        };
         let session = self.session()?;
         if let Some(open) = session.open_turn {
             append(
@@ -112,6 +121,7 @@ impl SessionRuntime {
             number,
             spent: Arc::new(AtomicU32::new(0)),
             session: Followed::load(&self.stored)?,
+            _running: held,
         })
     }
 
@@ -144,6 +154,8 @@ pub struct Turn {
     spent: Arc<AtomicU32>,
     /// The session, read again only as far as its log grew between calls.
     session: Followed,
+    /// Held while the turn lasts, so no other turn of the session starts meanwhile.
+    _running: std::fs::File,
 }
 
 impl Turn {
@@ -245,6 +257,24 @@ impl Turn {
                 usage,
             },
         )
+    }
+}
+
+/// The session's turn lock (`<log>.turn`), taken; `None` when another turn holds it.
+fn turn_lock(stored: &StoredSession) -> Result<Option<std::fs::File>, Error> {
+    let mut path = stored.log.path().as_os_str().to_owned();
+    path.push(".turn");
+    let path = std::path::PathBuf::from(path);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(Error::io(&path))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path)(e)),
     }
 }
 

@@ -9,7 +9,7 @@ mod guard;
 mod land;
 mod mcp;
 mod prompt;
-mod run;
+pub(crate) mod run;
 mod scan;
 mod scheme_options;
 mod session;
@@ -123,7 +123,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         json: cli.global.json,
     };
     match cli.command {
-        Command::Worktree(command) => worktree::run(command, &context).map(|()| Outcome::Success),
+        Command::Worktree(command) => worktree::run(command, &context),
         Command::Session(command) => session::run(command, &context).map(|()| Outcome::Success),
         Command::Scan(args) => scan::run(args, &context).map(Outcome::clean_if),
         Command::Guard(command) => guard::run(command, &context).map(Outcome::clean_if),

@@ -97,7 +97,6 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     }
     let host = environment::host_settings_for_agent()?;
     let person = host.person.clone();
-    let view = Arc::new(RunView::new(invocation.json));
     let new_worktree = NewWorktree {
         dir: dir.clone(),
         base: args.base.clone(),
@@ -124,15 +123,6 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         )?;
     }
     let runtime = SessionRuntime::open(store, &id, Arc::new(Registry::builtin()), host)?;
-    let session = runtime.session()?;
-    nodwyn_agent::Frontend::notify(
-        view.as_ref(),
-        &Notification::SessionStarted {
-            session: session.id.to_string(),
-            root: session.root.clone(),
-            branch: session.active_worktree().map(|w| w.branch.clone()),
-        },
-    );
     let options = Options {
         max_model_calls: args.max_turns.or(settings.max_turns),
         max_tokens: args.max_tokens.or(settings.max_tokens),
@@ -146,16 +136,38 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         scripts: script_options(None)?,
         ..Options::default()
     };
-    let model = Arc::new(Client::new(profile.0)?);
+    drive(runtime, &task, options, profile.0, invocation.json)
+}
+
+/// Works one turn of `runtime`'s session with the person's message `text` through the agent,
+/// showing it as `nodwyn run` does; the outcome says how nodwyn exits.
+pub(crate) fn drive(
+    runtime: Arc<SessionRuntime>,
+    text: &str,
+    options: Options,
+    profile: Profile,
+    json: bool,
+) -> anyhow::Result<Outcome> {
+    let view = Arc::new(RunView::new(json));
+    let session = runtime.session()?;
+    nodwyn_agent::Frontend::notify(
+        view.as_ref(),
+        &Notification::SessionStarted {
+            session: session.id.to_string(),
+            root: session.root.clone(),
+            branch: session.active_worktree().map(|w| w.branch.clone()),
+        },
+    );
+    let model = Arc::new(Client::new(profile)?);
     let mut agent = Agent::new(runtime, model, options, view)?;
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("could not start the engine's runtime")?;
-    let outcome = engine.block_on(agent.turn(&task));
+    let outcome = engine.block_on(agent.turn(text));
     match outcome.end {
         TurnEnd::Finished => {
-            if !invocation.json {
+            if !json {
                 output::text(&outcome.answer)?;
             }
             Ok(Outcome::Success)
@@ -199,7 +211,7 @@ fn open(
 
 /// The model client's profile, with the key read from the variable the profile names; and the
 /// model's context size.
-fn model_profile(profile: &ModelProfile) -> anyhow::Result<(Profile, Option<u64>)> {
+pub(crate) fn model_profile(profile: &ModelProfile) -> anyhow::Result<(Profile, Option<u64>)> {
     let api_key = match &profile.api_key_env {
         Some(variable) => match std::env::var(variable) {
             Ok(key) if !key.trim().is_empty() => Some(ApiKey::new(key.trim().to_owned())),

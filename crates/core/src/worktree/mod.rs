@@ -3,6 +3,7 @@
 //! and `removal` the one way a worktree and its branch are taken away.
 
 mod close;
+pub mod comments;
 pub mod config;
 pub(crate) mod create;
 mod diff;

@@ -9,10 +9,11 @@ mod path;
 mod prune;
 mod remove;
 mod resume;
+mod review;
 
 use clap::Subcommand;
 
-use crate::commands::Invocation;
+use crate::commands::{Invocation, Outcome};
 
 #[derive(Debug, Subcommand)]
 pub enum WorktreeCommand {
@@ -25,10 +26,12 @@ pub enum WorktreeCommand {
     Keep(keep::KeepArgs),
     Prune(prune::PruneArgs),
     Diff(diff::DiffArgs),
+    Review(review::ReviewArgs),
 }
 
-pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<()> {
-    match command {
+pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<Outcome> {
+    let done = match command {
+        WorktreeCommand::Review(args) => return review::run(args, invocation),
         WorktreeCommand::New(args) => new::run(args, invocation),
         WorktreeCommand::List(args) => list::run(args, invocation),
         WorktreeCommand::Path(args) => path::run(args, invocation),
@@ -38,7 +41,8 @@ pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<
         WorktreeCommand::Keep(args) => keep::run(args, invocation),
         WorktreeCommand::Prune(args) => prune::run(args, invocation),
         WorktreeCommand::Diff(args) => diff::run(args, invocation),
-    }
+    };
+    done.map(|()| Outcome::Success)
 }
 
 /// A sentence on what became of a session's branch when its worktree went.
