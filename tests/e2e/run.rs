@@ -830,3 +830,45 @@ fn a_review_is_refused_while_a_turn_is_running() {
     running.wait().unwrap();
     assert_eq!(server.received().len(), 1);
 }
+
+#[test]
+fn an_approved_strategys_on_turn_rewrites_the_message_before_the_model_sees_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define (on-turn task)\n  (if (equal? task \"as is\")\n      #f\n      (string-append task \"\\n\\nContext: \" (field (fs-read \"README.md\") \"content\"))))\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, _) = env.session(&repo);
+    // The person approves the strategy once, on a terminal.
+    let shown = env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    assert!(shown.contains("run it?"), "{shown}");
+    let server = StandIn::start(vec![openai::text("Seen."), openai::text("Seen again.")]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--resume", &id, "summarise"])
+        .success();
+    let sent = &server.received()[0].body["messages"];
+    let user = sent.as_array().unwrap().last().unwrap();
+    assert_eq!(user["content"], "summarise\n\nContext: hello\n");
+    // Its calls are judged and logged; the hook's run is recorded.
+    let records = env.records(&id);
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "primitive.call" && r["primitive"] == "fs-read")
+    );
+    let hook = records
+        .iter()
+        .find(|r| r["type"] == "strategy.hook")
+        .unwrap();
+    assert_eq!(
+        (&hook["hook"], &hook["ok"]),
+        (&json!("on-turn"), &json!(true))
+    );
+    // #f sends the message unchanged.
+    env.nodwyn(&repo, &["run", "--resume", &id, "as is"])
+        .success();
+    let sent = &server.received()[1].body["messages"];
+    assert_eq!(sent.as_array().unwrap().last().unwrap()["content"], "as is");
+}

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nodwyn_core::person::Person;
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::{Scripting, Target, compose, eval};
+use nodwyn_core::scripts::{Scripting, Target, compose, eval, on_turn};
 use nodwyn_core::turn::{SessionRuntime, Turn, conversation};
 use nodwyn_model::{Model, Request, StreamEvent, ToolCall};
 use nodwyn_protocol::{
@@ -141,12 +141,21 @@ impl Agent {
     }
 
     async fn work(&mut self, work: &mut Working, text: &str) -> Result<TurnEnd, String> {
-        self.add(
-            work,
-            Item::UserMessage {
-                text: text.to_owned(),
-            },
-        )?;
+        let text = match self.on_turn(work, text).await? {
+            Some(rewritten) => {
+                self.add(
+                    work,
+                    Item::Notice {
+                        text: format!(
+                            "the repository's strategy (on-turn) changed the person's message, which was: {text}"
+                        ),
+                    },
+                )?;
+                rewritten
+            }
+            None => text.to_owned(),
+        };
+        self.add(work, Item::UserMessage { text })?;
         let mut system = self.compose().await?;
         loop {
             if self.interrupted() {
@@ -398,6 +407,35 @@ impl Agent {
             Ok(Err(error)) => failure(format!("{}: {error}", error.code())),
             Err(join) => failure(format!("the program failed: {join}")),
         }
+    }
+
+    /// The message the repository's approved strategy sends instead of `text` (its
+    /// `(on-turn task)`), if it changes it; its calls spend the turn's budget.
+    async fn on_turn(&self, work: &Working, text: &str) -> Result<Option<String>, String> {
+        let runtime = Arc::clone(&self.runtime);
+        let scripts = self.options.scripts.clone();
+        let frontend = Arc::clone(&self.frontend);
+        let spent = work.turn().spending();
+        let text = text.to_owned();
+        tokio::task::spawn_blocking(move || {
+            let scripting = Scripting {
+                store: runtime.store(),
+                registry: runtime.registry(),
+                settings: runtime.settings(),
+                options: &scripts,
+                spent: Some(&spent),
+            };
+            on_turn(
+                &scripting,
+                &runtime.id(),
+                &mut FrontendPerson(frontend),
+                &text,
+            )
+            .map(|(rewritten, _)| rewritten)
+            .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))
+        })
+        .await
+        .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))?
     }
 
     /// The system prompt, composed in Scheme for the session as it is now.

@@ -163,6 +163,7 @@ impl Session {
             | Event::VersionRestore { .. }
             | Event::StrategyApprove { .. }
             | Event::SchemeEval { .. }
+            | Event::StrategyHook { .. }
             | Event::ConversationItem { .. }
             | Event::Other => {}
         }

@@ -383,6 +383,18 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A hook of the repository's approved strategy ran (`on-turn`); the primitive calls it
+    /// made come before this record.
+    #[serde(rename = "strategy.hook")]
+    StrategyHook {
+        /// The hook.
+        hook: String,
+        /// Whether it gave a value.
+        ok: bool,
+        /// Why not, when it did not.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// A turn began: one message from the person to the model's final answer.
     #[serde(rename = "turn.start")]
     TurnStart {

@@ -384,6 +384,11 @@ fn log_records() {
             ok: true,
             error: None,
         },
+        Event::StrategyHook {
+            hook: "on-turn".into(),
+            ok: false,
+            error: Some("not a string".into()),
+        },
         Event::TurnStart { turn: 1 },
         Event::ConversationItem {
             turn: 1,

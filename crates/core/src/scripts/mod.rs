@@ -202,6 +202,58 @@ pub fn session_started(
     .map(|(ran, _, notes)| (ran, notes))
 }
 
+/// Calls the strategy's `(on-turn task)` before a turn of session `id`, if the repository has an
+/// approved `.nodwyn/init.scm` that defines it: the message to send instead of `message`, or
+/// `None` to send it unchanged (the hook gave `#f`, or there is none). Its primitive calls are
+/// judged and logged as any call; `strategy.hook` records that it ran and how it ended.
+pub fn on_turn(
+    scripting: &Scripting<'_>,
+    id: &str,
+    person: &mut dyn Person,
+    message: &str,
+) -> Result<(Option<String>, Vec<String>), Error> {
+    let stored = scripting.store.find(id)?;
+    let session = Session::load(&stored)?;
+    if !session.root.join(".nodwyn").join("init.scm").exists() {
+        return Ok((None, Vec::new()));
+    }
+    let hook = "on-turn";
+    let (ran, _, notes) = with_scripts(
+        scripting,
+        Target::Session(id),
+        person,
+        Reach::Full,
+        |scripts, host, loaded| {
+            if !loaded
+                .strategy
+                .is_some_and(|layer| scripts.defines(layer, hook))
+            {
+                return Ok(None);
+            }
+            let outcome = scripts.hook(hook, &[message], host);
+            append(
+                &stored.log,
+                Event::StrategyHook {
+                    hook: hook.to_owned(),
+                    ok: outcome.is_ok(),
+                    error: outcome.as_ref().err().map(ToString::to_string),
+                },
+            )?;
+            Ok(Some(outcome?))
+        },
+    )?;
+    let rewritten = match ran.flatten().map(|value| value.json) {
+        None | Some(Some(serde_json::Value::Bool(false))) => None,
+        Some(Some(serde_json::Value::String(text))) => Some(text),
+        Some(_) => {
+            return Err(Error::Refused(
+                "the strategy's (on-turn task) must give the message to send (a string) or #f to send it unchanged".to_owned(),
+            ));
+        }
+    };
+    Ok((rewritten, notes))
+}
+
 type Prepared<T> = (T, Vec<LoadedFile>, Vec<String>);
 
 /// What `work` is told about what was loaded.
