@@ -19,8 +19,8 @@ pub mod record;
 
 pub use item::{Item, ModelCall, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{
-    Approval, ApprovalKind, Envelope, Hello, Notification, Request, Response, ServerRequest,
-    WorktreeMode,
+    Approval, ApprovalKind, Envelope, FileComment, Hello, LineComment, Notification, Request,
+    Response, ServerRequest, WorktreeMode,
 };
 
 /// The protocol's version: raised when a message changes in a way an older client cannot read.

@@ -111,6 +111,21 @@ pub enum Request {
         /// The session.
         session: String,
     },
+    /// Sends review comments to a session as one message, starting a turn.
+    #[serde(rename = "worktree.review")]
+    WorktreeReview {
+        /// The session.
+        session: String,
+        /// An overall note, sent first.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+        /// Comments on lines: the file, the line (as the file is now), the text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        comments: Vec<LineComment>,
+        /// Comments on whole files.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        file_comments: Vec<FileComment>,
+    },
     /// Opens a session and starts its first turn with `task`.
     #[serde(rename = "run.start")]
     RunStart {
@@ -138,6 +153,26 @@ pub enum Request {
         /// The session.
         session: String,
     },
+}
+
+/// A review comment on one line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineComment {
+    /// The file.
+    pub path: String,
+    /// The line, as the file is now.
+    pub line: u64,
+    /// What the person says.
+    pub text: String,
+}
+
+/// A review comment on a whole file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileComment {
+    /// The file.
+    pub path: String,
+    /// What the person says.
+    pub text: String,
 }
 
 /// The engine's answer to `hello`.

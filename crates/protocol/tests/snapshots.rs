@@ -61,6 +61,19 @@ fn requests() {
         Request::WorktreeDiff {
             session: "1968c13a".into(),
         },
+        Request::WorktreeReview {
+            session: "1968c13a".into(),
+            note: Some("Close.".into()),
+            comments: vec![nodwyn_protocol::LineComment {
+                path: "src/app.rs".into(),
+                line: 12,
+                text: "why this?".into(),
+            }],
+            file_comments: vec![nodwyn_protocol::FileComment {
+                path: "README.md".into(),
+                text: "mention it".into(),
+            }],
+        },
         Request::RunStart {
             repo: "/src/app".into(),
             task: "fix the failing test".into(),
