@@ -872,3 +872,115 @@ fn an_approved_strategys_on_turn_rewrites_the_message_before_the_model_sees_it()
     let sent = &server.received()[1].body["messages"];
     assert_eq!(sent.as_array().unwrap().last().unwrap()["content"], "as is");
 }
+
+#[test]
+fn a_judge_model_answers_ordinary_questions_first_and_fails_closed() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let write_call = || openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"}));
+    let model = StandIn::start(Vec::new());
+    let judge = StandIn::start(Vec::new());
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nbase_url = \"{}/v1\"\nname = \"worker\"\n\n[models.judge]\nbase_url = \"{}/v1\"\nname = \"judge\"\n\n[judge]\nmodel = \"judge\"\ntimeout_seconds = 1\n",
+            model.url(),
+            judge.url()
+        ),
+    );
+    // Each run is a session of its own: its second request carries the write's result.
+    let result_of = |index: usize| tool_results(&model.received()[index].body)[0].clone();
+
+    // ALLOW: the write runs with no terminal and no standing answer.
+    model.push([write_call(), openai::text("done")]);
+    judge.push([openai::text("ALLOW: an ordinary note in the project")]);
+    env.nodwyn(&repo, &["run", "--no-worktree", "write a note"])
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hi\n"
+    );
+    let asked = &judge.received()[0].body;
+    let prompt = asked["messages"][0]["content"].as_str().unwrap();
+    assert!(prompt.contains("Action: fs-write notes.txt"), "{prompt}");
+    assert!(asked["tools"].is_null(), "the judge is offered no tool");
+    let records = env.records(short(&only_session(&env)));
+    let decision = records
+        .iter()
+        .find(|r| r["type"] == "guard.decision")
+        .unwrap();
+    assert_eq!(decision["by"], "judge");
+    assert_eq!(
+        decision["why"],
+        "the judge model: an ordinary note in the project"
+    );
+
+    // REFUSE: refused, with the judge's reason.
+    std::fs::remove_file(repo.join("notes.txt")).unwrap();
+    model.push([write_call(), openai::text("done")]);
+    judge.push([openai::text("REFUSE: not part of the task")]);
+    env.nodwyn(&repo, &["run", "--no-worktree", "write a note"])
+        .success();
+    assert!(
+        result_of(3).starts_with("refused_by_guard: "),
+        "{}",
+        result_of(3)
+    );
+    assert!(result_of(3).contains("not part of the task"));
+
+    // Garbage, then no answer in time: the person is asked (none here: needs_person).
+    model.push([
+        write_call(),
+        openai::text("done"),
+        write_call(),
+        openai::text("done"),
+    ]);
+    judge.push([
+        openai::text("Well, it depends."),
+        openai::text("thinking").cut_after(2).hanging(),
+    ]);
+    env.nodwyn(&repo, &["run", "--no-worktree", "write a note"])
+        .success();
+    assert!(
+        result_of(5).starts_with("needs_person: "),
+        "{}",
+        result_of(5)
+    );
+    env.nodwyn(&repo, &["run", "--no-worktree", "write a note"])
+        .success();
+    assert!(
+        result_of(7).starts_with("needs_person: "),
+        "{}",
+        result_of(7)
+    );
+    assert!(!repo.join("notes.txt").exists());
+
+    // A security confirm is the person's alone: the judge's ALLOW does not answer it.
+    model.push([
+        openai::call(
+            "fs-write",
+            json!({"path": "../outside.txt", "content": "x\n"}),
+        ),
+        openai::text("done"),
+    ]);
+    judge.push([openai::text("ALLOW: fine")]);
+    env.nodwyn(&repo, &["run", "--no-worktree", "write outside"])
+        .success();
+    assert!(
+        result_of(9).starts_with("needs_person: "),
+        "{}",
+        result_of(9)
+    );
+    assert!(!env.root().join("outside.txt").exists());
+
+    // A repository may not choose the judge.
+    write(
+        &repo.join(".nodwyn/config.toml"),
+        "[judge]\nmodel = \"default\"\n",
+    );
+    let refused = env.nodwyn(&repo, &["run", "x"]).refused();
+    assert!(
+        refused.contains("sets [judge], which only your own configuration may set"),
+        "{refused}"
+    );
+}

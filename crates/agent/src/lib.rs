@@ -13,6 +13,7 @@
 mod engine;
 mod frontend;
 mod history;
+pub mod judge;
 mod options;
 mod tools;
 

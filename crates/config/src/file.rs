@@ -30,6 +30,23 @@ struct ConfigFile {
     models: BTreeMap<String, ModelSection>,
     #[serde(default)]
     run: RunSection,
+    judge: Option<JudgeSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JudgeSection {
+    model: String,
+    timeout_seconds: Option<u64>,
+}
+
+/// The model that judges ordinary questions before the person is asked (`[judge]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgeChoice {
+    /// The model profile (`default` for `[model]`).
+    pub profile: String,
+    /// How long it may take to answer.
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -115,6 +132,8 @@ pub struct Settings {
     pub max_tokens: Option<u64>,
     /// The model profiles, by name (`default` is `[model]`).
     models: BTreeMap<String, ModelSection>,
+    /// The judge model, from the person's own file only.
+    pub judge: Option<JudgeChoice>,
 }
 
 impl Settings {
@@ -170,6 +189,12 @@ impl Settings {
         {
             settings.git_network = Some(std::time::Duration::from_secs(seconds.max(1)));
         }
+        if let Some(judge) = user.as_ref().and_then(|c| c.judge.as_ref()) {
+            settings.judge = Some(JudgeChoice {
+                profile: judge.model.clone(),
+                timeout: std::time::Duration::from_secs(judge.timeout_seconds.unwrap_or(30).max(1)),
+            });
+        }
         if let Some(sandbox) = user.and_then(|c| c.sandbox) {
             settings.sandbox = SandboxChoice {
                 mode: match sandbox.mode {
@@ -196,10 +221,11 @@ impl Settings {
                 let personal = [
                     ("[sandbox]", config.sandbox.is_some()),
                     ("[git]", config.git.is_some()),
+                    ("[judge]", config.judge.is_some()),
                 ];
                 if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
                     anyhow::bail!(
-                        "{} sets {section}, which only your own configuration may set (a repository cannot loosen how its agents' commands are confined, nor hold a landing longer)",
+                        "{} sets {section}, which only your own configuration may set (a repository cannot loosen how its agents' commands are confined, hold a landing longer, or choose who approves its agents' actions)",
                         file.display()
                     );
                 }

@@ -136,6 +136,9 @@ pub(crate) fn call_in_turn(
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
     let mut guard = Guard::new(&session.root, &session.repository, standing).with_spent(*spent);
+    if let Some(judge) = &settings.judge {
+        guard = guard.with_judge(Box::new(judge.clone()));
+    }
     // The person's credential files, found once: the guard knows them by inode, and a command
     // the call runs may not read them.
     let credentials = settings

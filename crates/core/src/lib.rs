@@ -36,7 +36,7 @@ pub use land::{abort as abort_landing, land};
 /// which only the guard makes).
 pub mod guard {
     pub use nodwyn_guard::{
-        AskKind, DecidedBy, Decision, Denylist, Effect, Judged, PathVerdict, Permit, Verdict,
+        AskKind, DecidedBy, Decision, Denylist, Effect, Judge, Judged, PathVerdict, Permit, Verdict,
     };
 }
 

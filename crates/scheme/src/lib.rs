@@ -21,4 +21,4 @@ pub use error::Error;
 pub use host::{Host, Instructions, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
 pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
-pub use source::{Origin, Source};
+pub use source::{Origin, Source, string_literal};

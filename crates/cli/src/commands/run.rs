@@ -95,7 +95,13 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
             "--base and --name choose a worktree, and this run works in the checkout (--no-worktree or [worktrees] mode = \"off\")"
         );
     }
-    let host = environment::host_settings_for_agent()?;
+    let engine = engine()?;
+    let host = judged(
+        environment::host_settings_for_agent()?,
+        &settings,
+        &store,
+        engine.handle(),
+    )?;
     let person = host.person.clone();
     let new_worktree = NewWorktree {
         dir: dir.clone(),
@@ -136,12 +142,56 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         scripts: script_options(None)?,
         ..Options::default()
     };
-    drive(runtime, &task, options, profile.0, invocation.json)
+    drive(engine, runtime, &task, options, profile.0, invocation.json)
+}
+
+/// The runtime an agent's turn runs on (model calls, the judge's questions).
+pub(crate) fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("could not start the engine's runtime")
+}
+
+/// `host` with the judge model the person configured (`[judge] model`), if any: it answers
+/// ordinary questions before the person is asked, its prompt composed by `(judge-prompt
+/// effect)` from nodwyn's prompts and the person's own.
+pub(crate) fn judged(
+    mut host: nodwyn_core::host::HostSettings,
+    settings: &Settings,
+    store: &nodwyn_core::Store,
+    handle: &tokio::runtime::Handle,
+) -> anyhow::Result<nodwyn_core::host::HostSettings> {
+    let Some(choice) = &settings.judge else {
+        return Ok(host);
+    };
+    let profile = settings
+        .model(Some(&choice.profile))
+        .map_err(|e| anyhow::anyhow!("[judge] model = \"{}\": {e}", choice.profile))?;
+    let model = Arc::new(Client::new(model_profile(&profile)?.0)?);
+    let scripting_store = store.clone();
+    let scripting_settings = host.clone();
+    let scripts = script_options(None)?;
+    let compose = Box::new(move |effect: &nodwyn_core::guard::Effect, why: &str| {
+        let scripting = nodwyn_core::scripts::Scripting {
+            store: &scripting_store,
+            registry: &Registry::builtin(),
+            settings: &scripting_settings,
+            options: &scripts,
+            spent: None,
+        };
+        nodwyn_core::scripts::judge_prompt(&scripting, effect, why).map_err(|e| e.to_string())
+    });
+    host.judge = Some(nodwyn_core::host::SharedJudge(Arc::new(
+        nodwyn_agent::judge::ModelJudge::new(model, compose, handle.clone(), choice.timeout),
+    )));
+    Ok(host)
 }
 
 /// Works one turn of `runtime`'s session with the person's message `text` through the agent,
 /// showing it as `nodwyn run` does; the outcome says how nodwyn exits.
 pub(crate) fn drive(
+    engine: tokio::runtime::Runtime,
     runtime: Arc<SessionRuntime>,
     text: &str,
     options: Options,
@@ -160,10 +210,6 @@ pub(crate) fn drive(
     );
     let model = Arc::new(Client::new(profile)?);
     let mut agent = Agent::new(runtime, model, options, view)?;
-    let engine = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("could not start the engine's runtime")?;
     let outcome = engine.block_on(agent.turn(text));
     match outcome.end {
         TurnEnd::Finished => {

@@ -38,6 +38,9 @@ pub enum Target<'a> {
     Session(&'a str),
     /// A folder: its repository's `.nodwyn/prompts.scm` applies, if it is in one.
     Folder(&'a Path),
+    /// Nowhere: nodwyn's prompts and the person's own only, no repository's (for what
+    /// repository content must not shape, such as the judge's prompt).
+    PersonOnly,
 }
 
 /// What the person's environment decides about Scheme.
@@ -254,6 +257,48 @@ pub fn on_turn(
     Ok((rewritten, notes))
 }
 
+/// The judge model's system prompt for a question the guard asks about `effect` (because `why`):
+/// `(judge-prompt effect)`, from nodwyn's prompts and the person's own only (a repository's
+/// prompts.scm could otherwise talk the judge into approving).
+pub fn judge_prompt(
+    scripting: &Scripting<'_>,
+    effect: &nodwyn_guard::Effect,
+    why: &str,
+) -> Result<String, Error> {
+    use nodwyn_scheme::string_literal as text;
+    let command = |line: &nodwyn_guard::CommandLine| match line {
+        nodwyn_guard::CommandLine::Argv(argv) => argv.join(" "),
+        nodwyn_guard::CommandLine::Shell(script) => script.clone(),
+    };
+    let paths = |paths: &[PathBuf]| {
+        paths
+            .iter()
+            .map(|p| text(&p.display().to_string()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let expression = format!(
+        "(judge-prompt (list (cons \"action\" {}) (cons \"why\" {}) (cons \"reads\" (list {})) (cons \"writes\" (list {})) (cons \"command\" {}) (cons \"irreversible\" {})))",
+        text(&effect.action),
+        text(why),
+        paths(&effect.reads),
+        paths(&effect.writes),
+        effect
+            .command
+            .as_ref()
+            .map_or("#f".to_owned(), |c| text(&command(c))),
+        if effect.irreversible { "#t" } else { "#f" },
+    );
+    let (value, _, _) = with_scripts(
+        scripting,
+        Target::PersonOnly,
+        &mut crate::person::NoTerminal,
+        Reach::ReadOnly,
+        |scripts, host, _| Ok(scripts.eval(Source::expression(expression), host)?),
+    )?;
+    Ok(value.text)
+}
+
 type Prepared<T> = (T, Vec<LoadedFile>, Vec<String>);
 
 /// What `work` is told about what was loaded.
@@ -297,6 +342,7 @@ fn with_scripts<T>(
             (Some(session), Some(root))
         }
         Target::Folder(dir) => (None, crate::repository_of(dir).ok()),
+        Target::PersonOnly => (None, None),
     };
     let mut notes = Vec::new();
     let (instructions, unread) = match &root {

@@ -10,7 +10,7 @@ use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::comments::{Comments, message};
 
-use crate::commands::run::{drive, model_profile};
+use crate::commands::run::{drive, engine, judged, model_profile};
 use crate::commands::scheme_options::script_options;
 use crate::commands::{Invocation, Outcome};
 use crate::environment;
@@ -57,7 +57,18 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
             .collect::<anyhow::Result<_>>()?,
     };
     let store = invocation.store()?;
-    let host = environment::host_settings_for_agent()?;
+    let repository = nodwyn_core::Session::load(&store.find(&args.id)?)?.repository;
+    let settings = Settings::resolve(
+        environment::user_config_file().as_deref(),
+        Some(&repository),
+    )?;
+    let engine = engine()?;
+    let host = judged(
+        environment::host_settings_for_agent()?,
+        &settings,
+        &store,
+        engine.handle(),
+    )?;
     let runtime =
         SessionRuntime::open(store.clone(), &args.id, Arc::new(Registry::builtin()), host)?;
     if runtime.turn_running()? {
@@ -68,11 +79,6 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
     }
     let review = nodwyn_core::worktree::diff(&store, &runtime.id(), &runtime.settings().limits)?;
     let text = message(&review, &comments)?;
-    let session = runtime.session()?;
-    let settings = Settings::resolve(
-        environment::user_config_file().as_deref(),
-        Some(&session.repository),
-    )?;
     let profile = model_profile(&settings.model(args.model.as_deref())?)?;
     let options = Options {
         max_model_calls: settings.max_turns,
@@ -81,7 +87,7 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
         scripts: script_options(None)?,
         ..Options::default()
     };
-    drive(runtime, &text, options, profile.0, invocation.json)
+    drive(engine, runtime, &text, options, profile.0, invocation.json)
 }
 
 /// `PATH:LINE:TEXT`, split at the first `:digits:`.
