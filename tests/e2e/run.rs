@@ -984,3 +984,66 @@ fn a_judge_model_answers_ordinary_questions_first_and_fails_closed() {
         "{refused}"
     );
 }
+
+#[test]
+fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define-agent 'reviewer \"Review the change; change nothing.\")\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, _) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let server = StandIn::start(vec![
+        openai::call(
+            "agent",
+            json!({"name": "reviewer", "task": "Read README.md and judge it."}),
+        ),
+        openai::call("fs-read", json!({"path": "README.md"})),
+        openai::text("Looks fine."),
+        openai::text("The reviewer says it looks fine."),
+        openai::text("Still fine."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--resume", &id, "get it reviewed"])
+        .success();
+    assert_eq!(run.stdout.trim_end(), "The reviewer says it looks fine.");
+    let received = server.received();
+    let tool_names = |i: usize| -> Vec<String> {
+        received[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(tool_names(0).contains(&"agent".to_owned()));
+    // The sub-agent has its own prompt and task, and cannot start another.
+    let system = received[1].body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("You are the sub-agent \"reviewer\""),
+        "{system}"
+    );
+    assert_eq!(
+        received[1].body["messages"][1]["content"],
+        "Read README.md and judge it."
+    );
+    assert!(!tool_names(1).contains(&"agent".to_owned()));
+    assert_eq!(tool_results(&received[3].body), ["Looks fine."]);
+    // Its records carry its name and the parent's turn; the session's conversation goes on
+    // without them.
+    let records = env.records(&id);
+    let theirs: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "conversation.item" && r["agent"] == "reviewer")
+        .collect();
+    assert_eq!(theirs.len(), 4, "{theirs:?}");
+    assert!(theirs.iter().all(|r| r["turn"] == 1));
+    env.nodwyn(&repo, &["run", "--resume", &id, "and now?"])
+        .success();
+    let resumed = &server.received()[4].body["messages"];
+    assert_eq!(resumed.as_array().unwrap().len(), 6, "{resumed}");
+}

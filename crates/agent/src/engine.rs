@@ -17,7 +17,7 @@ use nodwyn_protocol::{
 use crate::frontend::{Frontend, FrontendPerson};
 use crate::history::{INTERRUPTED, fitted, messages};
 use crate::options::Options;
-use crate::tools::{SCHEME_TOOL, cut, offered, shown};
+use crate::tools::{AGENT_TOOL, SCHEME_TOOL, agent_tool, cut, offered, shown};
 
 /// How a turn ended, and what it produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +39,10 @@ pub struct Agent {
     items: Vec<Item>,
     run_usage: TurnUsage,
     in_git: bool,
+    /// The sub-agents the session's strategy declared, offered as the `agent` tool.
+    agents: Vec<String>,
+    /// The sub-agent speaking now; `None` for the session's own agent.
+    speaking: Option<String>,
 }
 
 /// What a tool call gave the model.
@@ -71,6 +75,8 @@ impl Agent {
             items,
             run_usage: TurnUsage::default(),
             in_git,
+            agents: Vec::new(),
+            speaking: None,
         })
     }
 
@@ -156,13 +162,27 @@ impl Agent {
             None => text.to_owned(),
         };
         self.add(work, Item::UserMessage { text })?;
-        let mut system = self.compose().await?;
+        let (system, agents) = self.compose(None).await?;
+        self.agents = agents;
+        let (end, answer) = self.converse(work, system).await?;
+        work.answer = answer;
+        Ok(end)
+    }
+
+    /// The conversation in `self.items` (the session's agent's, or a sub-agent's) worked until
+    /// the model answers without a tool call, a limit, or an interrupt; with the final text.
+    async fn converse(
+        &mut self,
+        work: &mut Working,
+        mut system: String,
+    ) -> Result<(TurnEnd, String), String> {
+        let interrupted = || Ok((TurnEnd::Interrupted, String::new()));
         loop {
             if self.interrupted() {
-                return Ok(TurnEnd::Interrupted);
+                return interrupted();
             }
             if let Some(limit) = self.limit_reached() {
-                return Ok(TurnEnd::Limit { why: limit });
+                return Ok((TurnEnd::Limit { why: limit }, String::new()));
             }
             let in_worktree = self
                 .runtime
@@ -173,7 +193,14 @@ impl Agent {
             let request = Request {
                 messages: fitted(&messages(&self.items), &system, self.options.context_tokens),
                 system: system.clone(),
-                tools: offered(self.runtime.registry(), in_worktree),
+                tools: {
+                    let mut tools = offered(self.runtime.registry(), in_worktree);
+                    // Sub-agents are for the session's own agent; one does not start another.
+                    if self.speaking.is_none() && !self.agents.is_empty() {
+                        tools.push(agent_tool(&self.agents));
+                    }
+                    tools
+                },
             };
             let item = work.next_item();
             self.frontend.notify(&Notification::ItemStarted {
@@ -194,7 +221,7 @@ impl Agent {
             let interrupt = self.runtime.settings().interrupt.clone();
             let answer = tokio::select! {
                 answer = self.model.complete(&request, &mut sink) => answer,
-                () = raised(&interrupt) => return Ok(TurnEnd::Interrupted),
+                () = raised(&interrupt) => return interrupted(),
             };
             let answer = answer.map_err(|e| e.to_string())?;
             let call = ModelCall {
@@ -231,8 +258,7 @@ impl Agent {
             };
             self.record(work, &item, assistant)?;
             if answer.tool_calls.is_empty() {
-                work.answer = answer.text;
-                return Ok(TurnEnd::Finished);
+                return Ok((TurnEnd::Finished, answer.text));
             }
             let mut calls = answer.tool_calls.iter();
             while let Some(call) = calls.next() {
@@ -247,7 +273,7 @@ impl Agent {
                 } else {
                     let (outcome, moved) = self.run_tool(work, call).await;
                     if moved {
-                        system = self.compose().await?;
+                        system = self.compose(self.speaking.clone().as_deref()).await?.0;
                     }
                     outcome
                 };
@@ -257,7 +283,7 @@ impl Agent {
                         let item = work.next_item();
                         self.record(work, &item, failure(INTERRUPTED.to_owned()).answering(call))?;
                     }
-                    return Ok(TurnEnd::Interrupted);
+                    return interrupted();
                 }
             }
         }
@@ -303,7 +329,9 @@ impl Agent {
                 Err(join) => return (failure(format!("the call failed: {join}")), false),
             }
         }
-        let mut outcome = if call.name == SCHEME_TOOL {
+        let mut outcome = if call.name == AGENT_TOOL {
+            Box::pin(self.run_subagent(work, call)).await
+        } else if call.name == SCHEME_TOOL {
             self.run_scheme(work, call).await
         } else {
             self.run_primitive(work, call).await
@@ -314,6 +342,53 @@ impl Agent {
             outcome.content = format!("{notice}\n{}", outcome.content);
         }
         (outcome, moved)
+    }
+
+    /// Runs sub-agent `call.arguments.name` on `call.arguments.task`: its own conversation with
+    /// its own system prompt (`agent-system-prompt`), in the session's worktree, through the same
+    /// turn (the guard's budget, the log, the token and call limits); its final answer is the
+    /// call's result.
+    async fn run_subagent(&mut self, work: &mut Working, call: &ToolCall) -> ToolOutcome {
+        let name = call.arguments["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let task = call.arguments["task"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if self.speaking.is_some() {
+            return failure("refused: a sub-agent cannot start another".to_owned());
+        }
+        if !self.agents.contains(&name) || task.trim().is_empty() {
+            return failure(format!(
+                "bad_arguments: agent takes {{\"name\": one of {}, \"task\": what it should do}}",
+                self.agents.join(", ")
+            ));
+        }
+        let system = match self.compose(Some(&name)).await {
+            Ok((system, _)) => system,
+            Err(why) => return failure(why),
+        };
+        let outer = std::mem::take(&mut self.items);
+        self.speaking = Some(name.clone());
+        let worked = match self.add(work, Item::UserMessage { text: task }) {
+            Ok(()) => self.converse(work, system).await,
+            Err(why) => Err(why),
+        };
+        self.speaking = None;
+        self.items = outer;
+        match worked {
+            Ok((TurnEnd::Finished, answer)) => ToolOutcome {
+                ok: true,
+                content: answer,
+                decision: None,
+            },
+            Ok((TurnEnd::Interrupted, _)) => failure(INTERRUPTED.to_owned()),
+            Ok((TurnEnd::Limit { why } | TurnEnd::Failed { why }, _)) | Err(why) => {
+                failure(format!("the sub-agent {name} stopped: {why}"))
+            }
+        }
     }
 
     /// Whether `tool` must first move the session into a worktree: `auto` mode, in a git
@@ -438,8 +513,10 @@ impl Agent {
         .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))?
     }
 
-    /// The system prompt, composed in Scheme for the session as it is now.
-    async fn compose(&self) -> Result<String, String> {
+    /// The system prompt (of sub-agent `agent`, or the session's agent's), composed in Scheme
+    /// for the session as it is now, and the names of the sub-agents declared.
+    async fn compose(&self, agent: Option<&str>) -> Result<(String, Vec<String>), String> {
+        let agent = agent.map(str::to_owned);
         let runtime = Arc::clone(&self.runtime);
         let scripts = self.options.scripts.clone();
         let frontend = Arc::clone(&self.frontend);
@@ -456,9 +533,12 @@ impl Agent {
                 &scripting,
                 Target::Session(&id),
                 &mut FrontendPerson(frontend),
-                None,
+                agent.as_deref(),
             )
-            .map(|composed| composed.prompt)
+            .map(|composed| {
+                let names = composed.agents.into_iter().map(|a| a.name).collect();
+                (composed.prompt, names)
+            })
             .map_err(|e| format!("the system prompt could not be composed: {e}"))
         })
         .await
@@ -473,7 +553,7 @@ impl Agent {
 
     fn record(&mut self, work: &mut Working, id: &str, item: Item) -> Result<(), String> {
         work.turn()
-            .record(item.clone())
+            .record_for(item.clone(), self.speaking.as_deref())
             .map_err(|e| e.to_string())?;
         self.frontend.notify(&Notification::ItemCompleted {
             item: id.to_owned(),

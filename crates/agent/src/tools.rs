@@ -11,6 +11,26 @@ use serde_json::{Value, json};
 /// The tool that runs a Scheme program.
 pub const SCHEME_TOOL: &str = "scheme";
 
+/// The tool that hands a task to one of the session's sub-agents.
+pub const AGENT_TOOL: &str = "agent";
+
+/// The `agent` tool, for the sub-agents named.
+pub fn agent_tool(names: &[String]) -> Tool {
+    Tool {
+        name: AGENT_TOOL.to_owned(),
+        description: "Hands a task to one of this session's sub-agents, which works on it alone, in the session's worktree, and gives back its final answer.".to_owned(),
+        schema: json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "enum": names, "description": "the sub-agent"},
+                "task": {"type": "string", "description": "what it should do"},
+            },
+            "required": ["name", "task"],
+            "additionalProperties": false,
+        }),
+    }
+}
+
 /// The tools for a session with (`in_worktree`) or without a worktree.
 pub fn offered(registry: &Registry, in_worktree: bool) -> Vec<Tool> {
     let mut tools: Vec<Tool> = registry

@@ -227,10 +227,16 @@ impl Turn {
 
     /// Records an item of the conversation, as the log keeps it ([`for_the_log`]).
     pub fn record(&self, item: Item) -> Result<(), Error> {
+        self.record_for(item, None)
+    }
+
+    /// Records an item of sub-agent `agent`'s conversation (`None`: the session's agent's).
+    pub fn record_for(&self, item: Item, agent: Option<&str>) -> Result<(), Error> {
         append(
             &self.runtime.stored.log,
             Event::ConversationItem {
                 turn: self.number,
+                agent: agent.map(str::to_owned),
                 item: for_the_log(item),
             },
         )
@@ -321,7 +327,12 @@ pub fn conversation(store: &Store, id: &str) -> Result<Vec<(u32, Item)>, Error> 
         .read()?
         .into_iter()
         .filter_map(|record| match record.event {
-            Event::ConversationItem { turn, item } => Some((turn, item)),
+            // A sub-agent's conversation was its own; the session's goes on without it.
+            Event::ConversationItem {
+                turn,
+                agent: None,
+                item,
+            } => Some((turn, item)),
             _ => None,
         })
         .collect())

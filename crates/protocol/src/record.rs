@@ -407,6 +407,9 @@ pub enum Event {
     ConversationItem {
         /// The turn it belongs to.
         turn: u32,
+        /// The sub-agent whose conversation it is; absent for the session's own agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
         /// The item.
         #[serde(flatten)]
         item: crate::item::Item,

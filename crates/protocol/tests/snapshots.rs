@@ -405,6 +405,7 @@ fn log_records() {
         Event::TurnStart { turn: 1 },
         Event::ConversationItem {
             turn: 1,
+            agent: None,
             item: Item::UserMessage {
                 text: "fix it".into(),
             },
