@@ -257,8 +257,14 @@ async fn an_interrupt_ends_the_turn_and_the_next_turn_sees_a_valid_conversation(
     };
     let mut agent = make_agent(&setup, &server, options, Arc::clone(&frontend));
     let interrupt = setup.runtime.settings().interrupt.clone();
+    // Interrupted once the answer has begun (its first text arrived), however slow the machine.
+    let watching = Arc::clone(&frontend);
     let raiser = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(400));
+        let started = std::time::Instant::now();
+        while !watching.methods().iter().any(|m| m == "item.delta") {
+            assert!(started.elapsed() < Duration::from_secs(60), "no text ever came");
+            std::thread::sleep(Duration::from_millis(10));
+        }
         interrupt.raise();
     });
     let outcome = agent.turn("think").await;
