@@ -1047,3 +1047,47 @@ fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
     let resumed = &server.received()[4].body["messages"];
     assert_eq!(resumed.as_array().unwrap().len(), 6, "{resumed}");
 }
+
+#[test]
+fn chat_is_a_conversation_on_a_terminal_with_commands() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-list", json!({"path": "."})),
+        openai::text("There is a README."),
+        openai::text("It says hello."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["chat"],
+        "what is here?\n/worktree\n/dont-ask\n/nonsense\nand in it?\n/exit",
+    );
+    for expected in [
+        "/help for commands",
+        "[fs-list] path=.: ok",
+        "There is a README.",
+        "no worktree yet: the first change opens one",
+        "Don't ask is on",
+        "unknown command /nonsense",
+        "It says hello.",
+        "closed session",
+    ] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+    // One session, two turns, the second with the whole conversation; closed at the end.
+    let id = only_session(&env);
+    let records = env.records(short(&id));
+    assert_eq!(
+        records.iter().filter(|r| r["type"] == "turn.start").count(),
+        2
+    );
+    assert!(
+        records
+            .iter()
+            .any(|r| r["type"] == "session.dont_ask" && r["on"] == true)
+    );
+    assert_eq!(records.last().unwrap()["type"], "session.close");
+    let last = &server.received()[2].body["messages"];
+    assert_eq!(last.as_array().unwrap().len(), 6, "{last}");
+}

@@ -85,6 +85,17 @@ impl Agent {
         &self.runtime
     }
 
+    /// Stops `auto` from opening a worktree for the rest of the session (`/worktree off`): the
+    /// session works in its checkout, every write asked.
+    pub fn stay_in_checkout(&mut self) {
+        self.options.worktree = WorktreeMode::Off;
+    }
+
+    /// Where the session works, as its options say.
+    pub fn worktree_mode(&self) -> WorktreeMode {
+        self.options.worktree
+    }
+
     /// What this run used so far, every turn together.
     pub fn usage(&self) -> TurnUsage {
         self.run_usage

@@ -262,7 +262,10 @@ async fn an_interrupt_ends_the_turn_and_the_next_turn_sees_a_valid_conversation(
     let raiser = std::thread::spawn(move || {
         let started = std::time::Instant::now();
         while !watching.methods().iter().any(|m| m == "item.delta") {
-            assert!(started.elapsed() < Duration::from_secs(60), "no text ever came");
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "no text ever came"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
         interrupt.raise();

@@ -3,6 +3,7 @@
 
 mod allow;
 mod call;
+mod chat;
 mod completions;
 mod eval;
 mod guard;
@@ -68,6 +69,8 @@ enum Command {
     Land(land::LandArgs),
     /// Give a model a task: it works through the primitives, every call judged by the guard.
     Run(run::RunArgs),
+    /// Talk with the agent on a terminal, a message a line, with /commands.
+    Chat(chat::ChatArgs),
     /// Run one primitive in a session through the guard, as an agent would.
     Call(call::CallArgs),
     /// Serve guarded worktrees and primitives to any agent over the Model Context Protocol.
@@ -129,6 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Guard(command) => guard::run(command, &context).map(Outcome::clean_if),
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
         Command::Run(args) => run::run(args, &context),
+        Command::Chat(args) => chat::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),

@@ -234,7 +234,7 @@ pub(crate) fn drive(
 
 /// Opens the session the mode asks for: a new worktree (`always`, in a git repository), or the
 /// folder itself.
-fn open(
+pub(crate) fn open(
     store: &nodwyn_core::Store,
     request: &NewWorktree,
     mode: WorktreeMode,

@@ -1,0 +1,203 @@
+//! `nodwyn chat`: a conversation with the agent on a terminal, one line at a time. The model's
+//! text streams as it comes, each tool call is one line, the guard's questions are asked inline;
+//! lines starting with `/` are commands. Ctrl-C interrupts the turn, not the program; Ctrl-D or
+//! `/exit` ends, closing the session as `worktree close` would (a worktree with work stays).
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+
+use anyhow::bail;
+use clap::Args;
+use nodwyn_agent::{Agent, Options};
+use nodwyn_config::{Settings, WorktreeMode};
+use nodwyn_core::prim::Registry;
+use nodwyn_core::turn::SessionRuntime;
+use nodwyn_core::worktree::NewWorktree;
+use nodwyn_model::Client;
+use nodwyn_protocol::{TurnEnd, WorktreeMode as Mode};
+
+use crate::commands::run::{engine, judged, model_profile, open};
+use crate::commands::scheme_options::script_options;
+use crate::commands::{Invocation, RepoArg};
+use crate::environment;
+use crate::frontend::RunView;
+use crate::output;
+
+/// Talk with the agent in a session, a message a line: `/worktree` (and `/worktree off`),
+/// `/diff`, `/land MESSAGE`, `/dont-ask` (and `/dont-ask off`), `/help`, `/exit`. Ctrl-C
+/// interrupts the turn; Ctrl-D or `/exit` ends and closes the session (a worktree with work
+/// stays).
+#[derive(Debug, Args)]
+pub struct ChatArgs {
+    #[command(flatten)]
+    repo: RepoArg,
+    /// Start in a new worktree (worktree mode `always`).
+    #[arg(long, conflicts_with = "no_worktree")]
+    worktree: bool,
+    /// Work in the checkout itself, every write asked (worktree mode `off`).
+    #[arg(long)]
+    no_worktree: bool,
+    /// The model profile (`[models.PROFILE]` in your configuration; default `[model]`).
+    #[arg(long, value_name = "PROFILE")]
+    model: Option<String>,
+    /// Go on with session ID's conversation.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree"])]
+    resume: Option<String>,
+}
+
+const HELP: &str = "commands: /worktree (where the session works), /worktree off (stay in the checkout), /diff (the session's changes), /land MESSAGE (land them), /dont-ask, /dont-ask off, /help, /exit (or Ctrl-D); Ctrl-C interrupts a turn";
+
+pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    if invocation.json {
+        bail!(
+            "nodwyn chat is a conversation on a terminal; for JSON Lines use `nodwyn run --json`"
+        );
+    }
+    let store = invocation.store()?;
+    let dir = args.repo.dir()?;
+    let repository = nodwyn_core::repository_of(&dir).ok();
+    let settings = Settings::resolve(
+        environment::user_config_file().as_deref(),
+        repository.as_deref(),
+    )?;
+    let profile = model_profile(&settings.model(args.model.as_deref())?)?;
+    let mode = if args.worktree {
+        WorktreeMode::Always
+    } else if args.no_worktree {
+        WorktreeMode::Off
+    } else {
+        settings.worktree_mode
+    };
+    let engine = engine()?;
+    let host = judged(
+        environment::host_settings_for_agent()?,
+        &settings,
+        &store,
+        engine.handle(),
+    )?;
+    let person = host.person.clone();
+    let limits = host.limits;
+    let new_worktree = NewWorktree {
+        dir: dir.clone(),
+        location: settings.worktree_location,
+        ..NewWorktree::default()
+    };
+    let id = match &args.resume {
+        Some(id) => nodwyn_core::worktree::resume(&store, id)?.session,
+        None => open(
+            &store,
+            &new_worktree,
+            mode,
+            repository.is_some(),
+            host.home.as_deref(),
+        )?,
+    };
+    let runtime = SessionRuntime::open(
+        store.clone(),
+        &id,
+        Arc::new(Registry::builtin()),
+        host.clone(),
+    )?;
+    let options = Options {
+        max_model_calls: settings.max_turns,
+        max_tokens: settings.max_tokens,
+        worktree: match mode {
+            WorktreeMode::Auto => Mode::Auto,
+            WorktreeMode::Always => Mode::Always,
+            WorktreeMode::Off => Mode::Off,
+        },
+        new_worktree,
+        context_tokens: profile.1,
+        scripts: script_options(None)?,
+        ..Options::default()
+    };
+    let view = Arc::new(RunView::new(false));
+    let mut agent = Agent::new(
+        Arc::clone(&runtime),
+        Arc::new(Client::new(profile.0)?),
+        options,
+        view,
+    )?;
+    output::note(format!("nodwyn chat: session {id}; /help for commands"));
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        let _ = write!(std::io::stderr(), "> ");
+        let _ = std::io::stderr().flush();
+        line.clear();
+        if stdin.lock().read_line(&mut line)? == 0 {
+            break;
+        }
+        let said = line.trim();
+        match said {
+            "" => continue,
+            "/exit" => break,
+            "/help" => output::note(HELP),
+            "/worktree" => output::note(match runtime.session()?.active_worktree() {
+                Some(tree) => format!("worktree {} on branch {}", tree.path.display(), tree.branch),
+                None => match agent.worktree_mode() {
+                    Mode::Auto => "no worktree yet: the first change opens one (mode auto; /worktree off stays in the checkout)".to_owned(),
+                    Mode::Always | Mode::Off => "no worktree: the session works in the checkout".to_owned(),
+                },
+            }),
+            "/worktree off" => {
+                agent.stay_in_checkout();
+                output::note("the session stays in the checkout; every write is asked");
+            }
+            "/diff" => match nodwyn_core::worktree::diff(&store, &id, &limits) {
+                Ok(review) if review.files.is_empty() => output::note("no changes"),
+                Ok(review) => {
+                    for file in review.files {
+                        output::note(format!(
+                            "{} {} (+{} -{})",
+                            file.status,
+                            output::printable(&file.path),
+                            file.added.unwrap_or(0),
+                            file.removed.unwrap_or(0)
+                        ));
+                    }
+                }
+                Err(error) => output::note(format!("nodwyn: {error}")),
+            },
+            "/dont-ask" | "/dont-ask off" => {
+                let on = said == "/dont-ask";
+                nodwyn_core::set_dont_ask(&store, &id, on, &format!("{person} (nodwyn chat)"))?;
+                output::note(if on { "Don't ask is on" } else { "Don't ask is off" });
+            }
+            land if land.starts_with("/land") => {
+                let message = land["/land".len()..].trim();
+                if message.is_empty() {
+                    output::note("give the commit message: /land MESSAGE");
+                    continue;
+                }
+                match nodwyn_core::land(&store, &id, Some(message), Default::default(), None, &host) {
+                    Ok(landed) => output::note(format!("landed on {} as {}", landed.base, output::short_commit(&landed.landed))),
+                    Err(error) => output::note(format!("nodwyn: {}", output::printable(&error.to_string()))),
+                }
+            }
+            command if command.starts_with('/') => {
+                output::note(format!("unknown command {}; {HELP}", output::printable(command)));
+            }
+            message => {
+                let outcome = engine.block_on(agent.turn(message));
+                match outcome.end {
+                    TurnEnd::Finished => output::text(&outcome.answer)?,
+                    TurnEnd::Interrupted => output::note("interrupted"),
+                    TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
+                        output::note(format!("nodwyn: {}", output::printable(&why)));
+                    }
+                }
+            }
+        }
+    }
+    let closed = nodwyn_core::worktree::close(&store, &id)?;
+    if closed.kept.is_empty() {
+        output::note(format!("closed session {id}"));
+    } else {
+        output::note(format!(
+            "closed session {id}; its worktree stays: {}",
+            closed.kept.join("; ")
+        ));
+    }
+    Ok(())
+}
