@@ -8,18 +8,17 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use clap::Args;
-use nodwyn_agent::{Agent, Options};
-use nodwyn_config::{Settings, WorktreeMode};
+use nodwyn_agent::Agent;
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::NewWorktree;
 use nodwyn_model::Client;
 use nodwyn_protocol::{TurnEnd, WorktreeMode as Mode};
 
-use crate::commands::run::{engine, judged, model_profile, open};
-use crate::commands::scheme_options::script_options;
+use crate::commands::run::{
+    agent_options, chosen_mode, engine_and_host, model_profile, session_for, settings_for,
+};
 use crate::commands::{Invocation, RepoArg};
-use crate::environment;
 use crate::frontend::RunView;
 use crate::output;
 
@@ -56,25 +55,10 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir).ok();
-    let settings = Settings::resolve(
-        environment::user_config_file().as_deref(),
-        repository.as_deref(),
-    )?;
+    let settings = settings_for(repository.as_deref())?;
     let profile = model_profile(&settings.model(args.model.as_deref())?)?;
-    let mode = if args.worktree {
-        WorktreeMode::Always
-    } else if args.no_worktree {
-        WorktreeMode::Off
-    } else {
-        settings.worktree_mode
-    };
-    let engine = engine()?;
-    let host = judged(
-        environment::host_settings_for_agent()?,
-        &settings,
-        &store,
-        engine.handle(),
-    )?;
+    let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
+    let (engine, host) = engine_and_host(&settings, &store)?;
     let person = host.person.clone();
     let limits = host.limits;
     let new_worktree = NewWorktree {
@@ -82,35 +66,21 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
         location: settings.worktree_location,
         ..NewWorktree::default()
     };
-    let id = match &args.resume {
-        Some(id) => nodwyn_core::worktree::resume(&store, id)?.session,
-        None => open(
-            &store,
-            &new_worktree,
-            mode,
-            repository.is_some(),
-            host.home.as_deref(),
-        )?,
-    };
+    let id = session_for(
+        &store,
+        args.resume.as_deref(),
+        &new_worktree,
+        mode,
+        repository.is_some(),
+        host.home.as_deref(),
+    )?;
     let runtime = SessionRuntime::open(
         store.clone(),
         &id,
         Arc::new(Registry::builtin()),
         host.clone(),
     )?;
-    let options = Options {
-        max_model_calls: settings.max_turns,
-        max_tokens: settings.max_tokens,
-        worktree: match mode {
-            WorktreeMode::Auto => Mode::Auto,
-            WorktreeMode::Always => Mode::Always,
-            WorktreeMode::Off => Mode::Off,
-        },
-        new_worktree,
-        context_tokens: profile.1,
-        scripts: script_options(None)?,
-        ..Options::default()
-    };
+    let options = agent_options(&settings, mode, new_worktree, profile.1)?;
     let view = Arc::new(RunView::new(false));
     let mut agent = Agent::new(
         Arc::clone(&runtime),

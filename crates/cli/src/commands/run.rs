@@ -78,30 +78,15 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let store = invocation.store()?;
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir).ok();
-    let settings = Settings::resolve(
-        environment::user_config_file().as_deref(),
-        repository.as_deref(),
-    )?;
+    let settings = settings_for(repository.as_deref())?;
     let profile = model_profile(&settings.model(args.model.as_deref())?)?;
-    let mode = if args.worktree {
-        WorktreeMode::Always
-    } else if args.no_worktree {
-        WorktreeMode::Off
-    } else {
-        settings.worktree_mode
-    };
+    let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
     if mode == WorktreeMode::Off && (args.base.is_some() || args.name.is_some()) {
         bail!(
             "--base and --name choose a worktree, and this run works in the checkout (--no-worktree or [worktrees] mode = \"off\")"
         );
     }
-    let engine = engine()?;
-    let host = judged(
-        environment::host_settings_for_agent()?,
-        &settings,
-        &store,
-        engine.handle(),
-    )?;
+    let (engine, host) = engine_and_host(&settings, &store)?;
     let person = host.person.clone();
     let new_worktree = NewWorktree {
         dir: dir.clone(),
@@ -110,16 +95,14 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         location: settings.worktree_location,
         ..NewWorktree::default()
     };
-    let id = match &args.resume {
-        Some(id) => nodwyn_core::worktree::resume(&store, id)?.session,
-        None => open(
-            &store,
-            &new_worktree,
-            mode,
-            repository.is_some(),
-            host.home.as_deref(),
-        )?,
-    };
+    let id = session_for(
+        &store,
+        args.resume.as_deref(),
+        &new_worktree,
+        mode,
+        repository.is_some(),
+        host.home.as_deref(),
+    )?;
     if args.dont_ask {
         nodwyn_core::set_dont_ask(
             &store,
@@ -129,24 +112,85 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         )?;
     }
     let runtime = SessionRuntime::open(store, &id, Arc::new(Registry::builtin()), host)?;
-    let options = Options {
-        max_model_calls: args.max_turns.or(settings.max_turns),
-        max_tokens: args.max_tokens.or(settings.max_tokens),
+    let mut options = agent_options(&settings, mode, new_worktree, profile.1)?;
+    options.max_model_calls = args.max_turns.or(options.max_model_calls);
+    options.max_tokens = args.max_tokens.or(options.max_tokens);
+    drive(engine, runtime, &task, options, profile.0, invocation.json)
+}
+
+/// The settings of the person's configuration and, when given, `repository`'s.
+pub(crate) fn settings_for(repository: Option<&std::path::Path>) -> anyhow::Result<Settings> {
+    Settings::resolve(environment::user_config_file().as_deref(), repository)
+}
+
+/// The worktree mode `--worktree` (`always`) or `--no-worktree` (`off`) choose, else the
+/// configuration's.
+pub(crate) fn chosen_mode(always: bool, off: bool, settings: &Settings) -> WorktreeMode {
+    if always {
+        WorktreeMode::Always
+    } else if off {
+        WorktreeMode::Off
+    } else {
+        settings.worktree_mode
+    }
+}
+
+/// The runtime an agent's turns run on, and the host settings for its calls (confined, Ctrl-C
+/// caught, the judge model when one is configured).
+pub(crate) fn engine_and_host(
+    settings: &Settings,
+    store: &nodwyn_core::Store,
+) -> anyhow::Result<(tokio::runtime::Runtime, nodwyn_core::host::HostSettings)> {
+    let engine = engine()?;
+    let host = judged(
+        environment::host_settings_for_agent()?,
+        settings,
+        store,
+        engine.handle(),
+    )?;
+    Ok((engine, host))
+}
+
+/// Session `resume` made ready again, or a new session as `mode` asks.
+pub(crate) fn session_for(
+    store: &nodwyn_core::Store,
+    resume: Option<&str>,
+    request: &NewWorktree,
+    mode: WorktreeMode,
+    in_git: bool,
+    home: Option<&std::path::Path>,
+) -> anyhow::Result<String> {
+    match resume {
+        Some(id) => Ok(nodwyn_core::worktree::resume(store, id)?.session),
+        None => open(store, request, mode, in_git, home),
+    }
+}
+
+/// The agent's options: `mode` and where a worktree goes, the configured limits, the model's
+/// context, Scheme's options.
+pub(crate) fn agent_options(
+    settings: &Settings,
+    mode: WorktreeMode,
+    new_worktree: NewWorktree,
+    context_tokens: Option<u64>,
+) -> anyhow::Result<Options> {
+    Ok(Options {
+        max_model_calls: settings.max_turns,
+        max_tokens: settings.max_tokens,
         worktree: match mode {
             WorktreeMode::Auto => nodwyn_protocol::WorktreeMode::Auto,
             WorktreeMode::Always => nodwyn_protocol::WorktreeMode::Always,
             WorktreeMode::Off => nodwyn_protocol::WorktreeMode::Off,
         },
         new_worktree,
-        context_tokens: profile.1,
+        context_tokens,
         scripts: script_options(None)?,
         ..Options::default()
-    };
-    drive(engine, runtime, &task, options, profile.0, invocation.json)
+    })
 }
 
 /// The runtime an agent's turn runs on (model calls, the judge's questions).
-pub(crate) fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
+fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -156,7 +200,7 @@ pub(crate) fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
 /// `host` with the judge model the person configured (`[judge] model`), if any: it answers
 /// ordinary questions before the person is asked, its prompt composed by `(judge-prompt
 /// effect)` from nodwyn's prompts and the person's own.
-pub(crate) fn judged(
+fn judged(
     mut host: nodwyn_core::host::HostSettings,
     settings: &Settings,
     store: &nodwyn_core::Store,
@@ -234,7 +278,7 @@ pub(crate) fn drive(
 
 /// Opens the session the mode asks for: a new worktree (`always`, in a git repository), or the
 /// folder itself.
-pub(crate) fn open(
+fn open(
     store: &nodwyn_core::Store,
     request: &NewWorktree,
     mode: WorktreeMode,

@@ -4,16 +4,12 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use clap::Args;
-use nodwyn_agent::Options;
-use nodwyn_config::Settings;
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::comments::{Comments, message};
 
-use crate::commands::run::{drive, engine, judged, model_profile};
-use crate::commands::scheme_options::script_options;
+use crate::commands::run::{agent_options, drive, engine_and_host, model_profile, settings_for};
 use crate::commands::{Invocation, Outcome};
-use crate::environment;
 
 /// Send review comments to a session's agent as one message, and let it work on them: an
 /// overall note first, then the comments grouped by file in line order, each naming its line's
@@ -58,17 +54,8 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
     };
     let store = invocation.store()?;
     let repository = nodwyn_core::Session::load(&store.find(&args.id)?)?.repository;
-    let settings = Settings::resolve(
-        environment::user_config_file().as_deref(),
-        Some(&repository),
-    )?;
-    let engine = engine()?;
-    let host = judged(
-        environment::host_settings_for_agent()?,
-        &settings,
-        &store,
-        engine.handle(),
-    )?;
+    let settings = settings_for(Some(&repository))?;
+    let (engine, host) = engine_and_host(&settings, &store)?;
     let runtime =
         SessionRuntime::open(store.clone(), &args.id, Arc::new(Registry::builtin()), host)?;
     if runtime.turn_running()? {
@@ -80,13 +67,12 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
     let review = nodwyn_core::worktree::diff(&store, &runtime.id(), &runtime.settings().limits)?;
     let text = message(&review, &comments)?;
     let profile = model_profile(&settings.model(args.model.as_deref())?)?;
-    let options = Options {
-        max_model_calls: settings.max_turns,
-        max_tokens: settings.max_tokens,
-        context_tokens: profile.1,
-        scripts: script_options(None)?,
-        ..Options::default()
-    };
+    let options = agent_options(
+        &settings,
+        nodwyn_config::WorktreeMode::Auto,
+        nodwyn_core::worktree::NewWorktree::default(),
+        profile.1,
+    )?;
     drive(engine, runtime, &text, options, profile.0, invocation.json)
 }
 
