@@ -1,6 +1,7 @@
 //! `nodwyn run`: the built binary driving a scripted model on the stand-in server (real HTTP on
 //! 127.0.0.1, each provider's real wire format), on real repositories with a real bare remote.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use nodwyn_standin::{StandIn, anthropic, openai};
@@ -1090,4 +1091,82 @@ fn chat_is_a_conversation_on_a_terminal_with_commands() {
     assert_eq!(records.last().unwrap()["type"], "session.close");
     let last = &server.received()[2].body["messages"];
     assert_eq!(last.as_array().unwrap().len(), 6, "{last}");
+}
+
+#[test]
+fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/strategies/plan-implement-review.scm");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        &std::fs::read_to_string(example).unwrap(),
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, wt) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    write(&repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n");
+    let server = StandIn::start(vec![
+        // The agent asks the planner; the planner answers with a plan.
+        openai::call(
+            "agent",
+            json!({"name": "planner", "task": "Add a greeting."}),
+        ),
+        openai::text("1. Write GREETING.md saying hello."),
+        // The agent implements it, then asks the reviewer, who reads the diff and approves.
+        openai::call(
+            "fs-write",
+            json!({"path": "GREETING.md", "content": "hello\n"}),
+        ),
+        openai::call(
+            "agent",
+            json!({"name": "reviewer", "task": "Review the greeting."}),
+        ),
+        openai::call("git-diff", json!({})),
+        openai::text("APPROVED"),
+        openai::text("Wrote GREETING.md; the reviewer approved."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--resume", &id, "Add a greeting."])
+        .success();
+    assert_eq!(
+        run.stdout.trim_end(),
+        "Wrote GREETING.md; the reviewer approved."
+    );
+    let received = server.received();
+    // The strategy's steps reached the agent with the task.
+    let task = received[0].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        task.starts_with("Add a greeting.\n\nWork in three steps."),
+        "{task}"
+    );
+    assert!(task.contains("at most 2 rounds"), "{task}");
+    // Each sub-agent had its own instructions.
+    let system = |i: usize| {
+        received[i].body["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(system(1).contains("sub-agent \"planner\""), "{}", system(1));
+    assert!(
+        system(4).contains("sub-agent \"reviewer\""),
+        "{}",
+        system(4)
+    );
+    assert!(tool_results(&received[5].body)[0].contains("GREETING.md"));
+    assert_eq!(tool_results(&received[6].body).last().unwrap(), "APPROVED");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("GREETING.md")).unwrap(),
+        "hello\n"
+    );
 }
