@@ -854,11 +854,11 @@ fn an_approved_strategys_on_turn_rewrites_the_message_before_the_model_sees_it()
     assert_eq!(user["content"], "summarise\n\nContext: hello\n");
     // Its calls are judged and logged; the hook's run is recorded.
     let records = env.records(&id);
-    assert!(
-        records
-            .iter()
-            .any(|r| r["type"] == "primitive.call" && r["primitive"] == "fs-read")
-    );
+    let read = records
+        .iter()
+        .find(|r| r["type"] == "primitive.call" && r["primitive"] == "fs-read")
+        .unwrap();
+    assert_eq!(read["by"], "strategy", "{read}");
     let hook = records
         .iter()
         .find(|r| r["type"] == "strategy.hook")

@@ -50,7 +50,17 @@ pub fn call(
     person: &mut dyn Person,
     settings: &HostSettings,
 ) -> Result<Called, Error> {
-    call_spending(store, id, registry, name, args, person, settings, &mut 0)
+    call_spending(
+        store,
+        id,
+        registry,
+        Calling::Run,
+        name,
+        args,
+        person,
+        settings,
+        &mut 0,
+    )
 }
 
 /// [`call`], in a turn that has already spent `spent` irreversible actions (updated).
@@ -59,6 +69,7 @@ pub(crate) fn call_spending(
     store: &Store,
     id: &str,
     registry: &Registry,
+    calling: Calling<'_>,
     name: &str,
     args: &Value,
     person: &mut dyn Person,
@@ -69,7 +80,7 @@ pub(crate) fn call_spending(
     call_in_turn(
         &mut session,
         registry,
-        Calling::Run,
+        calling,
         name,
         args,
         person,
@@ -83,6 +94,8 @@ pub(crate) fn call_spending(
 pub(crate) enum Calling<'a> {
     /// Judged, then run.
     Run,
+    /// Judged, then run, called by the repository's approved strategy (recorded as its).
+    Strategy,
     /// Judged only, for an action another program takes (an agent host's own tool): judged as
     /// unconfined, for this reason, since nodwyn's sandbox does not hold it.
     JudgeOnly(&'a str),
@@ -132,6 +145,7 @@ pub(crate) fn call_in_turn(
         Event::PrimitiveCall {
             primitive: name.to_owned(),
             args: abbreviated(args),
+            by: matches!(calling, Calling::Strategy).then(|| "strategy".to_owned()),
         },
     )?;
     let (standing, note) = standing_answers(&session.repository)?;

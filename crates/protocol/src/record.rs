@@ -260,6 +260,9 @@ pub enum Event {
         primitive: String,
         /// Its arguments, long strings abbreviated to their length.
         args: serde_json::Value,
+        /// Who called it, when not the agent: `strategy` (the repository's approved init.scm).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
     },
     /// The guard's answer to an action.
     #[serde(rename = "guard.decision")]

@@ -329,6 +329,12 @@ fn log_records() {
         Event::PrimitiveCall {
             primitive: "fs-read".into(),
             args: json!({"path": "src/lib.rs"}),
+            by: None,
+        },
+        Event::PrimitiveCall {
+            primitive: "fs-read".into(),
+            args: json!({"path": "README.md"}),
+            by: Some("strategy".into()),
         },
         Event::GuardDecision {
             action: "fs-read src/lib.rs".into(),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::Store;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::call::call_spending;
+use crate::call::{Calling, call_spending};
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -29,15 +29,23 @@ pub struct SessionHost<'a> {
     /// The agent's turn's spending of irreversible actions, when the script runs in one; else
     /// each call is a turn of its own.
     pub spent: Option<&'a AtomicU32>,
+    /// Whether the calls are the repository's approved strategy's (a hook), recorded as its.
+    pub strategy: bool,
 }
 
 impl Host for SessionHost<'_> {
     fn call(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
         let mut spent = self.spent.map_or(0, |spent| spent.load(Ordering::SeqCst));
+        let calling = if self.strategy {
+            Calling::Strategy
+        } else {
+            Calling::Run
+        };
         let called = call_spending(
             self.store,
             self.id,
             self.registry,
+            calling,
             name,
             &Value::Array(args),
             self.person,

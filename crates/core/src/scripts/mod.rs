@@ -188,7 +188,7 @@ pub fn session_started(
         scripting,
         Target::Session(id),
         person,
-        Reach::Full,
+        Reach::Strategy,
         |scripts, host, loaded| {
             // Only an approved strategy's own hook runs: unapproved, init.scm was not loaded, and
             // a prompts file must not start anything.
@@ -225,7 +225,7 @@ pub fn on_turn(
         scripting,
         Target::Session(id),
         person,
-        Reach::Full,
+        Reach::Strategy,
         |scripts, host, loaded| {
             if !loaded
                 .strategy
@@ -314,6 +314,8 @@ struct Loaded<'a> {
 enum Reach {
     /// Every primitive, through the guard.
     Full,
+    /// Every primitive, through the guard, each call recorded as the strategy's.
+    Strategy,
     /// Only primitives that read.
     ReadOnly,
 }
@@ -391,6 +393,7 @@ fn with_scripts<T>(
         person,
         settings,
         spent,
+        strategy: reach == Reach::Strategy,
     });
     let full: &mut dyn Host = match session_host.as_mut() {
         Some(session_host) => session_host,
@@ -415,7 +418,7 @@ fn with_scripts<T>(
         strategy: strategy_layer,
     };
     let value = match reach {
-        Reach::Full => work(&mut scripts, full, &facts)?,
+        Reach::Full | Reach::Strategy => work(&mut scripts, full, &facts)?,
         Reach::ReadOnly => work(
             &mut scripts,
             &mut ReadOnlyHost {
