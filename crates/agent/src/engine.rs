@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nodwyn_core::person::Person;
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::{Scripting, Target, compose, eval, on_turn};
+use nodwyn_core::scripts::{Target, compose, eval, on_turn};
 use nodwyn_core::turn::{SessionRuntime, Turn, conversation};
 use nodwyn_model::{Model, Request, StreamEvent, ToolCall};
 use nodwyn_protocol::{
@@ -17,7 +17,8 @@ use nodwyn_protocol::{
 use crate::frontend::{Frontend, FrontendPerson};
 use crate::history::{INTERRUPTED, fitted, messages};
 use crate::options::Options;
-use crate::tools::{AGENT_TOOL, SCHEME_TOOL, agent_tool, cut, offered, shown};
+use crate::tools::{AGENT_TOOL, SCHEME_TOOL, agent_tool, cut, offered};
+use nodwyn_core::call::result_text;
 
 /// How a turn ended, and what it produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -440,7 +441,7 @@ impl Agent {
                 match result {
                     Ok(called) => ToolOutcome {
                         ok: true,
-                        content: shown(&called.result),
+                        content: result_text(&called.result),
                         decision: (called.decision.by != nodwyn_core::guard::DecidedBy::Rule)
                             .then(|| called.decision.why.clone()),
                     },
@@ -468,13 +469,7 @@ impl Agent {
         // The program's calls spend the turn's budget of irreversible actions.
         let spent = work.turn().spending();
         let ran = tokio::task::spawn_blocking(move || {
-            let scripting = Scripting {
-                store: runtime.store(),
-                registry: runtime.registry(),
-                settings: runtime.settings(),
-                options: &scripts,
-                spent: Some(&spent),
-            };
+            let scripting = runtime.scripting(&scripts, Some(&spent));
             let id = runtime.id();
             eval(
                 &scripting,
@@ -487,7 +482,12 @@ impl Agent {
         match ran {
             Ok(Ok(ran)) => ToolOutcome {
                 ok: true,
-                content: ran.value.json.as_ref().map(shown).unwrap_or(ran.value.text),
+                content: ran
+                    .value
+                    .json
+                    .as_ref()
+                    .map(result_text)
+                    .unwrap_or(ran.value.text),
                 decision: None,
             },
             Ok(Err(error)) => failure(format!("{}: {error}", error.code())),
@@ -504,13 +504,7 @@ impl Agent {
         let spent = work.turn().spending();
         let text = text.to_owned();
         tokio::task::spawn_blocking(move || {
-            let scripting = Scripting {
-                store: runtime.store(),
-                registry: runtime.registry(),
-                settings: runtime.settings(),
-                options: &scripts,
-                spent: Some(&spent),
-            };
+            let scripting = runtime.scripting(&scripts, Some(&spent));
             on_turn(
                 &scripting,
                 &runtime.id(),
@@ -532,13 +526,7 @@ impl Agent {
         let scripts = self.options.scripts.clone();
         let frontend = Arc::clone(&self.frontend);
         tokio::task::spawn_blocking(move || {
-            let scripting = Scripting {
-                store: runtime.store(),
-                registry: runtime.registry(),
-                settings: runtime.settings(),
-                options: &scripts,
-                spent: None,
-            };
+            let scripting = runtime.scripting(&scripts, None);
             let id = runtime.id();
             compose(
                 &scripting,

@@ -6,7 +6,7 @@
 
 use nodwyn_core::prim::{Param, Registry};
 use nodwyn_model::Tool;
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The tool that runs a Scheme program.
 pub const SCHEME_TOOL: &str = "scheme";
@@ -53,15 +53,6 @@ pub fn offered(registry: &Registry, in_worktree: bool) -> Vec<Tool> {
         }),
     });
     tools
-}
-
-/// What the model is shown of a value a tool gave back: a string as itself, anything else as
-/// JSON.
-pub fn shown(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
-    }
 }
 
 /// `text` cut to `longest` characters, with a note saying how much was left out.

@@ -257,6 +257,15 @@ pub(crate) fn call_in_turn(
     })
 }
 
+/// What an agent is shown of a value a call gave back: a string as itself, anything else as
+/// pretty JSON.
+pub fn result_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
 /// What a primitive gives back, with every credential in it (a file's content, a command's
 /// output, a diff, an error's text) replaced by a marker naming its rule and length: nothing a
 /// primitive returns brings a secret to the agent, the model behind it, or the log.

@@ -91,6 +91,22 @@ impl SessionRuntime {
         &self.store
     }
 
+    /// What Scheme needs to run in this session: its store, primitives and settings, with
+    /// `options`; `spent` is a turn's spending when the script runs inside one.
+    pub fn scripting<'a>(
+        &'a self,
+        options: &'a crate::scripts::ScriptOptions,
+        spent: Option<&'a AtomicU32>,
+    ) -> crate::scripts::Scripting<'a> {
+        crate::scripts::Scripting {
+            store: &self.store,
+            registry: &self.registry,
+            settings: &self.settings,
+            options,
+            spent,
+        }
+    }
+
     /// Whether a turn is running in this session now, in any process (its lock is held).
     pub fn turn_running(&self) -> Result<bool, Error> {
         Ok(turn_lock(&self.stored)?.is_none())

@@ -3,10 +3,11 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use nodwyn_core::call::result_text;
 use nodwyn_core::guard::{AskKind, Decision, Effect, Verdict};
 use nodwyn_core::person::{Person, Question};
 use nodwyn_core::scheme::Source;
-use nodwyn_core::scripts::{Scripting, Target as SchemeTarget, eval};
+use nodwyn_core::scripts::{Target as SchemeTarget, eval};
 use nodwyn_core::turn::{SessionRuntime, Turn};
 use nodwyn_core::worktree::NewWorktree;
 use nodwyn_protocol::TurnEnd;
@@ -185,13 +186,9 @@ impl NodwynServer {
                     ));
                 };
                 let spent = session.turn.spending();
-                let scripting = Scripting {
-                    store: &self.options.store,
-                    registry: &self.options.registry,
-                    settings: &self.options.settings,
-                    options: &self.options.scripts,
-                    spent: Some(&spent),
-                };
+                let scripting = session
+                    .runtime
+                    .scripting(&self.options.scripts, Some(&spent));
                 let id = session.runtime.id();
                 let ran = eval(
                     &scripting,
@@ -298,14 +295,6 @@ fn approve_discard(id: &str, person: &mut dyn Person) -> Result<(), Failure> {
     }
 }
 
-/// What a client is shown of a value: a string as itself, anything else as JSON.
-fn shown(value: &Value) -> String {
-    match value {
-        Value::String(text) => text.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
-    }
-}
-
 impl ServerHandler for NodwynServer {
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
@@ -357,7 +346,7 @@ impl ServerHandler for NodwynServer {
         let outcome = joined
             .unwrap_or_else(|join| Err(Failure::new("failed", format!("the call failed: {join}"))));
         Ok(match outcome {
-            Ok(value) => CallToolResult::success(vec![ContentBlock::text(shown(&value))]),
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(result_text(&value))]),
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(format!(
                 "{}: {}",
                 failure.code, failure.sentence
