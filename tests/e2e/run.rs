@@ -1170,3 +1170,81 @@ fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() 
         "hello\n"
     );
 }
+
+#[test]
+fn the_test_first_example_strategy_refuses_code_changes_until_a_test_fails() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let example =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/strategies/test-first.scm");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        &std::fs::read_to_string(example).unwrap(),
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, wt) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let test = || openai::call("shell-exec", json!({"argv": ["sh", "tests/add_test.sh"]}));
+    let server = StandIn::start(vec![
+        // Code first: refused.
+        openai::call(
+            "fs-write",
+            json!({"path": "src/add.sh", "content": "echo 4\n"}),
+        ),
+        // A test, which fails without the code; then the code, and the test passes.
+        openai::call(
+            "fs-write",
+            json!({"path": "tests/add_test.sh", "content": "[ \"$(sh src/add.sh)\" = 4 ]\n"}),
+        ),
+        test(),
+        openai::call(
+            "fs-write",
+            json!({"path": "src/add.sh", "content": "echo 4\n"}),
+        ),
+        test(),
+        // More code with every test passing: refused again.
+        openai::call(
+            "fs-write",
+            json!({"path": "src/sub.sh", "content": "echo 0\n"}),
+        ),
+        openai::text("Added src/add.sh, test first."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(
+        &repo,
+        &["run", "--resume", &id, "--dont-ask", "Add src/add.sh."],
+    )
+    .success();
+    let results = tool_results(&server.received()[6].body);
+    assert!(
+        results[0].contains("the strategy refuses: test first: no test has run"),
+        "{}",
+        results[0]
+    );
+    assert!(results[2].contains("\"status\": 1"), "{}", results[2]);
+    assert!(results[4].contains("\"status\": 0"), "{}", results[4]);
+    assert!(
+        results[5].contains("the latest test run passed") && results[5].contains("src/sub.sh"),
+        "{}",
+        results[5]
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("src/add.sh")).unwrap(),
+        "echo 4\n"
+    );
+    assert!(!wt.join("src/sub.sh").exists());
+    // The refusals are the judge's in the record, and each test run's exit code is kept.
+    let records = env.records(&id);
+    let by_judge: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "guard.decision" && r["by"] == "judge")
+        .collect();
+    assert_eq!(by_judge.len(), 2, "{by_judge:?}");
+    assert!(by_judge.iter().all(|r| r["answer"] == "refuse"));
+    let exits: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "primitive.result" && r["primitive"] == "shell-exec")
+        .map(|r| &r["exit"])
+        .collect();
+    assert_eq!(exits, [&json!(1), &json!(0)]);
+}

@@ -42,6 +42,10 @@ impl ModelJudge {
 
 impl Judge for ModelJudge {
     fn judge(&self, effect: &Effect, proposed: &Verdict) -> Option<Verdict> {
+        // The model is asked about questions only: what the rules allow runs without it.
+        if !matches!(proposed.decision, Decision::Ask(_)) {
+            return None;
+        }
         let system = match (self.compose)(effect, &proposed.why) {
             Ok(prompt) => prompt,
             Err(why) => {

@@ -50,43 +50,35 @@ pub fn call(
     person: &mut dyn Person,
     settings: &HostSettings,
 ) -> Result<Called, Error> {
-    call_spending(
+    let path = CallPath {
         store,
-        id,
         registry,
-        Calling::Run,
-        name,
-        args,
-        person,
         settings,
-        &mut 0,
-    )
+    };
+    call_spending(&path, id, Calling::Run, name, args, person, &mut 0)
+}
+
+/// What every call needs besides the session: where sessions are, the primitives, and the
+/// settings taken from the person's environment.
+#[derive(Clone, Copy)]
+pub(crate) struct CallPath<'a> {
+    pub store: &'a Store,
+    pub registry: &'a Registry,
+    pub settings: &'a HostSettings,
 }
 
 /// [`call`], in a turn that has already spent `spent` irreversible actions (updated).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_spending(
-    store: &Store,
+    path: &CallPath<'_>,
     id: &str,
-    registry: &Registry,
     calling: Calling<'_>,
     name: &str,
     args: &Value,
     person: &mut dyn Person,
-    settings: &HostSettings,
     spent: &mut u32,
 ) -> Result<Called, Error> {
-    let mut session = Followed::load(&store.find(id)?)?;
-    call_in_turn(
-        &mut session,
-        registry,
-        calling,
-        name,
-        args,
-        person,
-        settings,
-        spent,
-    )
+    let mut session = Followed::load(&path.store.find(id)?)?;
+    call_in_turn(path, &mut session, calling, name, args, person, spent)
 }
 
 /// Whether a call runs, or is only judged.
@@ -104,17 +96,20 @@ pub(crate) enum Calling<'a> {
 /// Runs `name` with `args` in `session` through the guard and the log, in a turn that has
 /// already spent `spent` irreversible actions (updated). The session is read again (what was
 /// appended since) once its lock is held.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_in_turn(
+    path: &CallPath<'_>,
     session: &mut Followed,
-    registry: &Registry,
     calling: Calling<'_>,
     name: &str,
     args: &Value,
     person: &mut dyn Person,
-    settings: &HostSettings,
     spent: &mut u32,
 ) -> Result<Called, Error> {
+    let CallPath {
+        store,
+        registry,
+        settings,
+    } = *path;
     let primitive = registry.get(name)?;
     let log = &session.log().clone();
     let _lock = if primitive.exclusive() {
@@ -140,19 +135,35 @@ pub(crate) fn call_in_turn(
         ctx.sandbox = nodwyn_prim::sandbox::Sandbox::Unavailable(unconfined.to_owned());
     }
     let effect = primitive.effect(args, &ctx)?;
+    let logged_args = abbreviated(args);
     append(
         log,
         Event::PrimitiveCall {
             primitive: name.to_owned(),
-            args: abbreviated(args),
+            args: logged_args.clone(),
             by: matches!(calling, Calling::Strategy).then(|| "strategy".to_owned()),
         },
     )?;
     let (standing, note) = standing_answers(&session.repository)?;
-    let mut guard = Guard::new(&session.root, &session.repository, standing).with_spent(*spent);
-    if let Some(judge) = &settings.judge {
-        guard = guard.with_judge(Box::new(judge.clone()));
+    // The strategy's (on-call) judges first (it may only refuse; not its own calls), then the
+    // person's judge model.
+    let mut judges: Vec<Box<dyn nodwyn_guard::Judge + '_>> = Vec::new();
+    if !matches!(calling, Calling::Strategy) {
+        judges.push(Box::new(crate::scripts::StrategyJudge {
+            store,
+            registry,
+            settings,
+            session,
+            primitive: name,
+            args: &logged_args,
+        }));
     }
+    if let Some(judge) = &settings.judge {
+        judges.push(Box::new(judge.clone()));
+    }
+    let mut guard = Guard::new(&session.root, &session.repository, standing)
+        .with_spent(*spent)
+        .with_judge(Box::new(nodwyn_guard::Judges(judges)));
     // The person's credential files, found once: the guard knows them by inode, and a command
     // the call runs may not read them.
     let credentials = settings
@@ -227,7 +238,7 @@ pub(crate) fn call_in_turn(
             if let Some(note) = &note {
                 sentence.push_str(&format!(" (note: {note})"));
             }
-            append(log, result_event(name, Some(&sentence)))?;
+            append(log, failed_event(name, &sentence))?;
             let code = match verdict.by {
                 _ if nobody_to_ask => "needs_person",
                 DecidedBy::Person => "declined",
@@ -247,8 +258,13 @@ pub(crate) fn call_in_turn(
     }
     // What the primitive reports was written as it happened (`record_as_it_happens`).
     let outcome = redacted(primitive.run(args, &ctx, permit));
-    let error = outcome.as_ref().err().map(ToString::to_string);
-    append(log, result_event(name, error.as_deref()))?;
+    append(
+        log,
+        match &outcome {
+            Ok(value) => ran_event(name, value),
+            Err(error) => failed_event(name, &error.to_string()),
+        },
+    )?;
     Ok(Called {
         primitive: name.to_owned(),
         decision: verdict,
@@ -340,11 +356,27 @@ pub(crate) fn append(log: &EventLog, event: Event) -> Result<(), Error> {
     log.append(&Record::new(Timestamp::now(), event))
 }
 
-fn result_event(name: &str, error: Option<&str>) -> Event {
+/// The record of a call that was refused or failed, and why.
+fn failed_event(name: &str, error: &str) -> Event {
     Event::PrimitiveResult {
         primitive: name.to_owned(),
-        ok: error.is_none(),
-        error: error.map(str::to_owned),
+        ok: false,
+        error: Some(error.to_owned()),
+        exit: None,
+    }
+}
+
+/// The record of a call that ran and gave `value`: with the exit code of the command it ran,
+/// when it ran one (`shell-exec`'s `status`).
+fn ran_event(name: &str, value: &Value) -> Event {
+    let runs_a_command = name == "shell-exec";
+    Event::PrimitiveResult {
+        primitive: name.to_owned(),
+        ok: true,
+        error: None,
+        exit: runs_a_command
+            .then(|| value.get("status").and_then(Value::as_i64))
+            .flatten(),
     }
 }
 

@@ -23,6 +23,29 @@ pub enum WorktreeState {
     Kept,
 }
 
+/// How many of a session's latest primitive calls it remembers ([`Session::recent_calls`]).
+pub const RECENT_CALLS: usize = 64;
+
+/// A primitive call as the session's log tells it, for a strategy's `(on-call)` to weigh.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecentCall {
+    /// The primitive.
+    pub primitive: String,
+    /// Its arguments as logged (long strings abbreviated to their length).
+    pub args: serde_json::Value,
+    /// Who called it, when not the agent (`strategy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// The action in the guard's words (`shell-exec cargo test`), once the guard decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// Whether it ran and succeeded; `None` until its result is recorded.
+    pub ok: Option<bool>,
+    /// The exit code of the command it ran, when it ran one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i64>,
+}
+
 /// A session as its log tells it.
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -56,6 +79,8 @@ pub struct Session {
     pub open_turn: Option<u32>,
     /// The model calls and tokens of every turn.
     pub usage: nodwyn_protocol::TurnUsage,
+    /// Its latest primitive calls (at most [`RECENT_CALLS`]), oldest first.
+    pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
 
 impl Session {
@@ -153,10 +178,46 @@ impl Session {
                 self.usage.input_tokens += call.input_tokens;
                 self.usage.output_tokens += call.output_tokens;
             }
+            Event::PrimitiveCall {
+                primitive,
+                args,
+                by,
+                ..
+            } => {
+                if self.recent_calls.len() == RECENT_CALLS {
+                    self.recent_calls.pop_front();
+                }
+                self.recent_calls.push_back(RecentCall {
+                    primitive,
+                    args,
+                    by,
+                    action: None,
+                    ok: None,
+                    exit: None,
+                });
+            }
+            Event::GuardDecision { action, .. } => {
+                if let Some(call) = self.recent_calls.back_mut()
+                    && call.action.is_none()
+                {
+                    call.action = Some(action);
+                }
+            }
+            Event::PrimitiveResult {
+                primitive,
+                ok,
+                exit,
+                ..
+            } => {
+                if let Some(call) = self.recent_calls.back_mut()
+                    && call.primitive == primitive
+                    && call.ok.is_none()
+                {
+                    call.ok = Some(ok);
+                    call.exit = exit;
+                }
+            }
             Event::SessionStart { .. }
-            | Event::PrimitiveCall { .. }
-            | Event::GuardDecision { .. }
-            | Event::PrimitiveResult { .. }
             | Event::GitPush { .. }
             | Event::GitLand { .. }
             | Event::VersionKeep { .. }
@@ -222,6 +283,7 @@ impl Followed {
                 turns: 0,
                 open_turn: None,
                 usage: nodwyn_protocol::TurnUsage::default(),
+                recent_calls: std::collections::VecDeque::new(),
             },
             stored: stored.clone(),
             offset,

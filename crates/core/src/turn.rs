@@ -16,7 +16,7 @@ use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
 use serde_json::Value;
 
 use crate::Error;
-use crate::call::{Called, Calling, abbreviated, append, call_in_turn};
+use crate::call::{CallPath, Called, Calling, abbreviated, append, call_in_turn};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -221,14 +221,18 @@ impl Turn {
     ) -> Result<Called, Error> {
         let runtime = &self.runtime;
         let mut spent = self.spent.load(Ordering::SeqCst);
+        let path = CallPath {
+            store: &runtime.store,
+            registry: &runtime.registry,
+            settings: &runtime.settings,
+        };
         let called = call_in_turn(
+            &path,
             &mut self.session,
-            &runtime.registry,
             calling,
             name,
             args,
             person,
-            &runtime.settings,
             &mut spent,
         );
         self.spent.store(spent, Ordering::SeqCst);

@@ -5,7 +5,8 @@
 //! ordinary asks unless a standing answer covers them; a push to a URL the standing answers do
 //! not list is a security confirm; anything irreversible asks), then the per-turn budget of
 //! irreversible actions, then the judge, then "Don't ask". What is still an ask after that goes to
-//! the person.
+//! the person. The judge sees every action the rules did not refuse: it may refuse any of them,
+//! and allow only an ordinary question.
 
 use std::path::{Path, PathBuf};
 
@@ -27,13 +28,13 @@ pub struct DontAsk {
     pub turned_on_by: String,
 }
 
-/// The guard of one session.
-pub struct Guard {
+/// The guard of one session; `'j` is how long its judge lives.
+pub struct Guard<'j> {
     root: PathBuf,
     repository: PathBuf,
     standing: StandingAnswers,
     dont_ask: Option<DontAsk>,
-    judge: Box<dyn Judge>,
+    judge: Box<dyn Judge + 'j>,
     budget: u32,
     spent: u32,
     credentials: CredentialInodes,
@@ -41,7 +42,7 @@ pub struct Guard {
     last: Option<(String, Decision)>,
 }
 
-impl Guard {
+impl<'j> Guard<'j> {
     /// The guard of a session pinned to `root`, in `repository`, with these standing answers.
     pub fn new(root: &Path, repository: &Path, standing: StandingAnswers) -> Self {
         Self {
@@ -64,7 +65,7 @@ impl Guard {
     }
 
     /// Consults `judge` before asking a person.
-    pub fn with_judge(mut self, judge: Box<dyn Judge>) -> Self {
+    pub fn with_judge(mut self, judge: Box<dyn Judge + 'j>) -> Self {
         self.judge = judge;
         self
     }
@@ -117,11 +118,12 @@ impl Guard {
                 ),
             ));
         }
-        if let Decision::Ask(kind) = verdict.decision
+        if verdict.decision != Decision::Refuse
             && let Some(judged) = self.judge.judge(effect, &verdict)
         {
             let judge_may_answer = judged.decision == Decision::Refuse
-                || (judged.decision == Decision::Allow && kind == AskKind::Ordinary);
+                || (judged.decision == Decision::Allow
+                    && verdict.decision == Decision::Ask(AskKind::Ordinary));
             if judge_may_answer {
                 verdict = Verdict {
                     by: DecidedBy::Judge,

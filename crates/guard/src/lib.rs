@@ -25,7 +25,7 @@ pub use denylist::{CredentialInodes, Denylist, Judged, PathVerdict, credential_f
 pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;
 pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};
-pub use judge::{Judge, RulesJudge};
+pub use judge::{Judge, Judges, RulesJudge};
 pub use permit::Permit;
 pub use scan::{Finding, Scanner};
 pub use standing::StandingAnswers;

@@ -283,6 +283,9 @@ pub enum Event {
         /// The error or refusal, when it did not.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// The exit code of the command it ran (`shell-exec`), when it ran one that exited.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit: Option<i64>,
     },
     /// A push to a remote.
     #[serde(rename = "git.push")]

@@ -348,6 +348,13 @@ fn log_records() {
             primitive: "fs-read".into(),
             ok: false,
             error: Some("refused".into()),
+            exit: None,
+        },
+        Event::PrimitiveResult {
+            primitive: "shell-exec".into(),
+            ok: true,
+            error: None,
+            exit: Some(1),
         },
         Event::GitPush {
             push: Push {

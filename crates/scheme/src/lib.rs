@@ -20,5 +20,6 @@ pub mod value;
 pub use error::Error;
 pub use host::{Host, Instructions, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
+pub use layers::defined_names;
 pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
-pub use source::{Origin, Source, string_literal};
+pub use source::{Origin, Source, json_literal, string_literal};

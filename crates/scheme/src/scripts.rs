@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::host::{Host, Surroundings};
 use crate::interpreter::{Evaluated, Interpreter, Interrupter, Limits};
 use crate::layers::Layers;
-use crate::source::{Origin, Source, string_literal};
+use crate::source::{Origin, Source, json_literal, string_literal};
 
 /// nodwyn's default prompts (`prompts/prompts.scm`), built into the binary.
 pub const DEFAULT_PROMPTS: &str = include_str!("../../../prompts/prompts.scm");
@@ -120,12 +120,12 @@ impl Scripts {
             .collect())
     }
 
-    /// Calls procedure `name` with string arguments if it is defined (`on-session-start`,
-    /// `on-turn`); `None` when it is not.
+    /// Calls procedure `name` with `args` (in their Scheme form, see [`json_literal`]) if it is
+    /// defined (`on-session-start`, `on-turn`, `on-call`); `None` when it is not.
     pub fn hook(
         &mut self,
         name: &str,
-        args: &[&str],
+        args: &[Value],
         host: &mut dyn Host,
     ) -> Result<Option<Evaluated>, Error> {
         if !self.interpreter.defined(name)? {
@@ -134,7 +134,7 @@ impl Scripts {
         let mut call = format!("({name}");
         for arg in args {
             call.push(' ');
-            call.push_str(&string_literal(arg));
+            call.push_str(&json_literal(arg));
         }
         call.push(')');
         self.builtin(&call, host).map(Some)

@@ -59,6 +59,30 @@ pub fn string_literal(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// `value` as a Scheme expression that gives its Scheme form (as [`crate::value::from_json`]
+/// makes it: `null` is `#f`, an object an association list with string keys), for source nodwyn
+/// writes itself.
+pub fn json_literal(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match value {
+        Value::Null | Value::Bool(false) => "#f".to_owned(),
+        Value::Bool(true) => "#t".to_owned(),
+        Value::Number(number) => number.to_string(),
+        Value::String(text) => string_literal(text),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(json_literal).collect();
+            format!("(list {})", items.join(" "))
+        }
+        Value::Object(object) => {
+            let entries: Vec<String> = object
+                .iter()
+                .map(|(key, item)| format!("(cons {} {})", string_literal(key), json_literal(item)))
+                .collect();
+            format!("(list {})", entries.join(" "))
+        }
+    }
+}
+
 fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
     while !text.is_char_boundary(offset) {
         offset -= 1;
@@ -73,6 +97,15 @@ mod tests {
     #[test]
     fn a_string_literal_escapes_quotes_and_backslashes() {
         assert_eq!(string_literal(r#"a "b" \c"#), r#""a \"b\" \\c""#);
+    }
+
+    #[test]
+    fn json_becomes_the_scheme_expression_of_its_value() {
+        let value = serde_json::json!({"a": [1, "x\"y", null, true], "b": {"c": 2.5}});
+        assert_eq!(
+            json_literal(&value),
+            r#"(list (cons "a" (list 1 "x\"y" #f #t)) (cons "b" (list (cons "c" 2.5))))"#
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::Store;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::call::{Calling, call_spending};
+use crate::call::{CallPath, Calling, call_spending};
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -41,15 +41,18 @@ impl Host for SessionHost<'_> {
         } else {
             Calling::Run
         };
+        let path = CallPath {
+            store: self.store,
+            registry: self.registry,
+            settings: self.settings,
+        };
         let called = call_spending(
-            self.store,
+            &path,
             self.id,
-            self.registry,
             calling,
             name,
             &Value::Array(args),
             self.person,
-            self.settings,
             &mut spent,
         );
         if let Some(shared) = self.spent {

@@ -11,6 +11,7 @@
 
 mod host;
 pub mod instructions;
+mod judging;
 pub mod strategy;
 
 use std::path::{Path, PathBuf};
@@ -30,12 +31,15 @@ use crate::session::Session;
 use crate::{Error, Store};
 
 pub use host::{ReadOnlyHost, SessionHost, signatures};
+pub use judging::{StrategyJudge, judge_prompt};
 
 /// Where Scheme runs: in a session, or for a folder with no session (no primitive runs).
 #[derive(Debug, Clone, Copy)]
 pub enum Target<'a> {
     /// A session, by either form of its id.
     Session(&'a str),
+    /// A session already read from its log.
+    Loaded(&'a Session),
     /// A folder: its repository's `.nodwyn/prompts.scm` applies, if it is in one.
     Folder(&'a Path),
     /// Nowhere: nodwyn's prompts and the person's own only, no repository's (for what
@@ -233,7 +237,7 @@ pub fn on_turn(
             {
                 return Ok(None);
             }
-            let outcome = scripts.hook(hook, &[message], host);
+            let outcome = scripts.hook(hook, &[message.into()], host);
             append(
                 &stored.log,
                 Event::StrategyHook {
@@ -257,48 +261,6 @@ pub fn on_turn(
     Ok((rewritten, notes))
 }
 
-/// The judge model's system prompt for a question the guard asks about `effect` (because `why`):
-/// `(judge-prompt effect)`, from nodwyn's prompts and the person's own only (a repository's
-/// prompts.scm could otherwise talk the judge into approving).
-pub fn judge_prompt(
-    scripting: &Scripting<'_>,
-    effect: &nodwyn_guard::Effect,
-    why: &str,
-) -> Result<String, Error> {
-    use nodwyn_scheme::string_literal as text;
-    let command = |line: &nodwyn_guard::CommandLine| match line {
-        nodwyn_guard::CommandLine::Argv(argv) => argv.join(" "),
-        nodwyn_guard::CommandLine::Shell(script) => script.clone(),
-    };
-    let paths = |paths: &[PathBuf]| {
-        paths
-            .iter()
-            .map(|p| text(&p.display().to_string()))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let expression = format!(
-        "(judge-prompt (list (cons \"action\" {}) (cons \"why\" {}) (cons \"reads\" (list {})) (cons \"writes\" (list {})) (cons \"command\" {}) (cons \"irreversible\" {})))",
-        text(&effect.action),
-        text(why),
-        paths(&effect.reads),
-        paths(&effect.writes),
-        effect
-            .command
-            .as_ref()
-            .map_or("#f".to_owned(), |c| text(&command(c))),
-        if effect.irreversible { "#t" } else { "#f" },
-    );
-    let (value, _, _) = with_scripts(
-        scripting,
-        Target::PersonOnly,
-        &mut crate::person::NoTerminal,
-        Reach::ReadOnly,
-        |scripts, host, _| Ok(scripts.eval(Source::expression(expression), host)?),
-    )?;
-    Ok(value.text)
-}
-
 type Prepared<T> = (T, Vec<LoadedFile>, Vec<String>);
 
 /// What `work` is told about what was loaded.
@@ -318,6 +280,8 @@ enum Reach {
     Strategy,
     /// Only primitives that read.
     ReadOnly,
+    /// No primitive: the session's log is locked for a call being judged.
+    Nothing,
 }
 
 /// Starts an engine for `target`, loads the layers, and runs `work` in it with a host of
@@ -343,6 +307,7 @@ fn with_scripts<T>(
             let root = session.root.clone();
             (Some(session), Some(root))
         }
+        Target::Loaded(session) => (Some(session.clone()), Some(session.root.clone())),
         Target::Folder(dir) => (None, crate::repository_of(dir).ok()),
         Target::PersonOnly => (None, None),
     };
@@ -384,17 +349,25 @@ fn with_scripts<T>(
     };
     let id = session.as_ref().map(|s| s.id.to_string());
     let mut no_session = NoSession {
-        reason: "there is no session here; give --session ID to run primitives".to_owned(),
+        reason: if reach == Reach::Nothing {
+            "a strategy's (on-call) runs no primitive: the call it judges is waiting".to_owned()
+        } else {
+            "there is no session here; give --session ID to run primitives".to_owned()
+        },
     };
-    let mut session_host = id.as_deref().map(|id| SessionHost {
-        store,
-        id,
-        registry,
-        person,
-        settings,
-        spent,
-        strategy: reach == Reach::Strategy,
-    });
+    let runs_primitives = reach != Reach::Nothing;
+    let mut session_host = id
+        .as_deref()
+        .filter(|_| runs_primitives)
+        .map(|id| SessionHost {
+            store,
+            id,
+            registry,
+            person,
+            settings,
+            spent,
+            strategy: reach == Reach::Strategy,
+        });
     let full: &mut dyn Host = match session_host.as_mut() {
         Some(session_host) => session_host,
         None => &mut no_session,
@@ -418,7 +391,7 @@ fn with_scripts<T>(
         strategy: strategy_layer,
     };
     let value = match reach {
-        Reach::Full | Reach::Strategy => work(&mut scripts, full, &facts)?,
+        Reach::Full | Reach::Strategy | Reach::Nothing => work(&mut scripts, full, &facts)?,
         Reach::ReadOnly => work(
             &mut scripts,
             &mut ReadOnlyHost {

@@ -6,7 +6,7 @@ use crate::effect::Egress;
 const ROOT: &str = "/work/shop/.nodwyn/worktrees/1968c13a";
 const REPOSITORY: &str = "/work/shop";
 
-fn guard(allow_toml: &str) -> Guard {
+fn guard(allow_toml: &str) -> Guard<'static> {
     Guard::new(
         Path::new(ROOT),
         Path::new(REPOSITORY),
@@ -228,11 +228,13 @@ fn the_judge_answers_before_the_person_but_never_approves_a_security_confirm() {
         (verdict.decision, verdict.by),
         (Decision::Refuse, DecidedBy::Judge)
     );
-    // A plain allow by the rules is not the judge's to change.
+    // The judge may refuse what the rules allow, and never allow what they refuse.
+    let verdict = refusing.decide(&read("src/lib.rs"));
     assert_eq!(
-        refusing.decide(&read("src/lib.rs")).decision,
-        Decision::Allow
+        (verdict.decision, verdict.by),
+        (Decision::Refuse, DecidedBy::Judge)
     );
+    assert_eq!(approving.decide(&read(".env")).decision, Decision::Refuse);
 }
 
 #[test]

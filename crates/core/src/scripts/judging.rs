@@ -1,0 +1,172 @@
+//! Scheme's part in judging a call: the judge model's prompt (`(judge-prompt effect)`, from
+//! nodwyn's prompts and the person's own) and the approved strategy's `(on-call call)`, which
+//! the guard consults as a judge that may only refuse.
+//!
+//! `(on-call call)` gets the call as an association list (`primitive`, `args` as logged,
+//! `action`, `reads`, `writes` relative to the session's root, `command`, `irreversible`,
+//! `proposed`: `allow` or `ask`) and the session's latest calls (`recent-calls`, oldest first,
+//! each with `primitive`, `args`, `ok` and a command's `exit`). It gives `#f` to leave the call
+//! to the guard, or a sentence: the reason to refuse it. It runs while the call waits, so it
+//! runs no primitive; an error or another kind of answer refuses the call (a rule the person
+//! approved does not silently stop holding).
+
+use std::path::{Path, PathBuf};
+
+use nodwyn_guard::{CommandLine, Decision, Effect, Judge, Verdict};
+use nodwyn_prim::Registry;
+use nodwyn_scheme::Source;
+use serde_json::{Value, json};
+
+use super::{Reach, ScriptOptions, Scripting, Target, with_scripts};
+use crate::Error;
+use crate::host::HostSettings;
+use crate::person::NoTerminal;
+use crate::session::Session;
+use crate::store::Store;
+
+/// The strategy's hook the guard consults for every call it does not refuse.
+const ON_CALL: &str = "on-call";
+
+/// The judge model's system prompt for a question the guard asks about `effect` (because `why`):
+/// `(judge-prompt effect)`, from nodwyn's prompts and the person's own only (a repository's
+/// prompts.scm could otherwise talk the judge into approving).
+pub fn judge_prompt(
+    scripting: &Scripting<'_>,
+    effect: &Effect,
+    why: &str,
+) -> Result<String, Error> {
+    let mut described = described(effect, None);
+    described.insert("why".to_owned(), why.into());
+    let expression = format!(
+        "(judge-prompt {})",
+        nodwyn_scheme::json_literal(&Value::Object(described))
+    );
+    let (value, _, _) = with_scripts(
+        scripting,
+        Target::PersonOnly,
+        &mut NoTerminal,
+        Reach::ReadOnly,
+        |scripts, host, _| Ok(scripts.eval(Source::expression(expression), host)?),
+    )?;
+    Ok(value.text)
+}
+
+/// The repository's approved strategy as a judge of one call in `session`: it may refuse the
+/// call (`(on-call call)`), never allow it.
+pub struct StrategyJudge<'a> {
+    /// Where the sessions are.
+    pub store: &'a Store,
+    /// The primitives (bound in Scheme, though none runs here).
+    pub registry: &'a Registry,
+    /// The person's settings.
+    pub settings: &'a HostSettings,
+    /// The session, as it was when the call came.
+    pub session: &'a Session,
+    /// The primitive called.
+    pub primitive: &'a str,
+    /// Its arguments as the log keeps them.
+    pub args: &'a Value,
+}
+
+impl Judge for StrategyJudge<'_> {
+    fn judge(&self, effect: &Effect, proposed: &Verdict) -> Option<Verdict> {
+        // A strategy that does not define (on-call) costs a read of its text, no engine.
+        let init = self.session.root.join(".nodwyn").join("init.scm");
+        match super::strategy::read_plain(&init) {
+            Ok(Some(text))
+                if nodwyn_scheme::defined_names(&text)
+                    .iter()
+                    .any(|n| n == ON_CALL) => {}
+            Ok(_) => return None,
+            // Unusable: the load below finds no strategy, as for every other hook.
+            Err(_) => {}
+        }
+        let refusal = match self.on_call(effect, proposed) {
+            Ok(None) => return None,
+            Ok(Some(reason)) => format!("the strategy refuses: {reason}"),
+            Err(error) => {
+                format!("the strategy's (on-call) failed, so the call is refused: {error}")
+            }
+        };
+        Some(Verdict::by_rule(Decision::Refuse, refusal))
+    }
+}
+
+impl StrategyJudge<'_> {
+    /// The strategy's reason to refuse, `None` when it has none (or no `(on-call)`).
+    fn on_call(&self, effect: &Effect, proposed: &Verdict) -> Result<Option<String>, Error> {
+        let mut call = described(effect, Some(&self.session.root));
+        call.insert("primitive".to_owned(), self.primitive.into());
+        call.insert("args".to_owned(), self.args.clone());
+        call.insert(
+            "proposed".to_owned(),
+            match proposed.decision {
+                Decision::Allow => "allow",
+                Decision::Ask(_) => "ask",
+                Decision::Refuse => "refuse",
+            }
+            .into(),
+        );
+        call.insert(
+            "recent-calls".to_owned(),
+            serde_json::to_value(&self.session.recent_calls).unwrap_or(Value::Null),
+        );
+        let options = ScriptOptions::default();
+        let scripting = Scripting {
+            store: self.store,
+            registry: self.registry,
+            settings: self.settings,
+            options: &options,
+            spent: None,
+        };
+        let (answer, _, _) = with_scripts(
+            &scripting,
+            Target::Loaded(self.session),
+            &mut NoTerminal,
+            Reach::Nothing,
+            |scripts, host, loaded| {
+                if !loaded
+                    .strategy
+                    .is_some_and(|layer| scripts.defines(layer, ON_CALL))
+                {
+                    return Ok(None);
+                }
+                Ok(scripts.hook(ON_CALL, &[Value::Object(call)], host)?)
+            },
+        )?;
+        match answer.map(|value| value.json) {
+            None | Some(Some(Value::Bool(false))) => Ok(None),
+            Some(Some(Value::String(reason))) => Ok(Some(reason)),
+            Some(_) => Err(Error::Refused(
+                "(on-call call) must give #f or the reason to refuse (a string)".to_owned(),
+            )),
+        }
+    }
+}
+
+/// `effect` as Scheme is shown it: its action, paths (relative to `root` when beneath it),
+/// command and whether it can be undone.
+fn described(effect: &Effect, root: Option<&Path>) -> serde_json::Map<String, Value> {
+    let shown = |paths: &[PathBuf]| -> Vec<String> {
+        paths
+            .iter()
+            .map(|path| {
+                root.and_then(|root| path.strip_prefix(root).ok())
+                    .unwrap_or(path)
+                    .display()
+                    .to_string()
+            })
+            .collect()
+    };
+    let command = effect.command.as_ref().map(|line| match line {
+        CommandLine::Argv(argv) => argv.join(" "),
+        CommandLine::Shell(script) => script.clone(),
+    });
+    let mut map = serde_json::Map::new();
+    map.insert("action".to_owned(), effect.action.clone().into());
+    map.insert("reads".to_owned(), json!(shown(&effect.reads)));
+    map.insert("writes".to_owned(), json!(shown(&effect.writes)));
+    map.insert("command".to_owned(), json!(command));
+    map.insert("irreversible".to_owned(), effect.irreversible.into());
+    map
+}
