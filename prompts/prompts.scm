@@ -161,30 +161,66 @@
 
 (define declared-agents '())
 
+;; Reads define-agent's options, given as 'tools (list "fs-read" ...), 'model "PROFILE" and
+;; 'agents #t, into an association list.
+(define (agent-options options)
+  (cond
+    [(null? options) '()]
+    [(null? (cdr options))
+     (error "define-agent: an option needs a value" (car options))]
+    [else
+     (let ([key (car options)] [value (car (cdr options))])
+       (cond
+         [(equal? key 'tools)
+          (unless (and (list? value) (null? (filter (lambda (t) (not (string? t))) value)))
+            (error "define-agent: 'tools must be a list of tool names (strings)" value))]
+         [(equal? key 'model)
+          (unless (string? value)
+            (error "define-agent: 'model must name a model profile (a string)" value))]
+         [(equal? key 'agents)
+          (unless (boolean? value)
+            (error "define-agent: 'agents must be #t or #f" value))]
+         [else (error "define-agent: unknown option (known: 'tools, 'model, 'agents)" key)])
+       (cons (cons (symbol->string key) value) (agent-options (cdr (cdr options)))))]))
+
 ;; Declares sub-agent `name` (a symbol or a string) whose instructions are `prompt` (a string,
-;; or a procedure of no arguments that gives one). Declaring a name again replaces it.
-(define (define-agent name prompt)
+;; or a procedure of no arguments that gives one), with options: 'tools LIST (the only tools it
+;; is offered), 'model "PROFILE" (one of the person's model profiles), 'agents #t (it may call
+;; other sub-agents). Declaring a name again replaces it.
+(define (define-agent name prompt . options)
   (let ([name (if (symbol? name) (symbol->string name) name)])
     (unless (string? name)
       (error "define-agent: the name must be a symbol or a string" name))
     (unless (or (string? prompt) (procedure? prompt))
       (error "define-agent: the prompt must be a string or a procedure that gives one" prompt))
-    (set! declared-agents
-          (append (filter (lambda (agent) (not (equal? (car agent) name))) declared-agents)
-                  (list (cons name prompt))))
+    (let ([options (agent-options options)])
+      (set! declared-agents
+            (append (filter (lambda (agent) (not (equal? (car agent) name))) declared-agents)
+                    (list (list name prompt options)))))
     name))
 
-;; The declared sub-agents: a list of (("name" . N) ("prompt" . P)), prompts as text.
+;; The value of option `key` of a declared agent, or #f.
+(define (agent-option agent key)
+  (let ([entry (assoc key (list-ref agent 2))])
+    (if entry (cdr entry) #f)))
+
+;; The declared sub-agents: a list of (("name" . N) ("prompt" . P) ("tools" . T) ("model" . M)
+;; ("agents" . A)), prompts as text, #f for an option not given.
 (define (agents)
   (map (lambda (agent)
-         (list (cons "name" (car agent)) (cons "prompt" (agent-instructions (car agent)))))
+         (list (cons "name" (car agent))
+               (cons "prompt" (agent-instructions (car agent)))
+               (cons "tools" (agent-option agent "tools"))
+               (cons "model" (agent-option agent "model"))
+               (cons "agents" (agent-option agent "agents"))))
        declared-agents))
 
 (define (agent-instructions name)
   (let ([agent (assoc name declared-agents)])
     (unless agent
       (error "no sub-agent of that name was declared" name))
-    (if (procedure? (cdr agent)) ((cdr agent)) (cdr agent))))
+    (let ([prompt (list-ref agent 1)])
+      (if (procedure? prompt) (prompt) prompt))))
 
 (define (default-agent-section name)
   (lines

@@ -359,3 +359,40 @@ fn install_merges_each_agents_configuration_and_keeps_what_was_there() {
     assert!(dry.stdout.starts_with("would write "), "{}", dry.stdout);
     assert!(!env.home().join(".gemini/settings.json").exists());
 }
+
+#[test]
+fn the_persons_judge_model_answers_before_an_mcp_client_is_asked() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let judge = nodwyn_standin::StandIn::start(vec![
+        nodwyn_standin::openai::text("ALLOW: a note in the worktree"),
+        nodwyn_standin::openai::text("REFUSE: not this one"),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[models.judge]\nbase_url = \"{}/v1\"\nname = \"judge\"\n\n[judge]\nmodel = \"judge\"\n",
+            judge.url()
+        ),
+    );
+    // The client cannot ask its person: without the judge both writes would need one.
+    let run = client(
+        &env,
+        &repo,
+        "none",
+        json!([
+            ["worktree_create", {}],
+            ["fs_write", {"path": "a.txt", "content": "a\n"}],
+            ["fs_write", {"path": "b.txt", "content": "b\n"}],
+        ]),
+    );
+    let (_, failed, text) = result(&run, 1);
+    assert!(!failed, "{text}");
+    let (_, failed, text) = result(&run, 2);
+    assert!(
+        failed && text.starts_with("refused_by_guard: ") && text.contains("not this one"),
+        "{text}"
+    );
+    assert!(run["asked"].as_array().unwrap().is_empty());
+    assert_eq!(judge.received().len(), 2);
+}

@@ -1248,3 +1248,142 @@ fn the_test_first_example_strategy_refuses_code_changes_until_a_test_fails() {
         .collect();
     assert_eq!(exits, [&json!(1), &json!(0)]);
 }
+
+#[test]
+fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define-agent 'reader \"Read; change nothing.\" 'tools (list \"fs-read\" \"git-diff\") 'model \"small\")\n(define-agent 'lead \"Coordinate.\" 'agents #t)\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, wt) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let main = StandIn::start(vec![
+        openai::call(
+            "agent",
+            json!({"name": "lead", "task": "Find out what README says."}),
+        ),
+        openai::call(
+            "agent",
+            json!({"name": "reader", "task": "Read README.md."}),
+        ),
+        openai::text("The reader says: hello."),
+        openai::text("README says hello."),
+    ]);
+    let small = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "README.md", "content": "changed\n"}),
+        ),
+        openai::call("fs-read", json!({"path": "README.md"})),
+        openai::text("It says hello."),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nbase_url = \"{}/v1\"\nname = \"main\"\n\n[models.small]\nbase_url = \"{}/v1\"\nname = \"small\"\n",
+            main.url(),
+            small.url()
+        ),
+    );
+    let run = env
+        .nodwyn(
+            &repo,
+            &[
+                "run",
+                "--resume",
+                &id,
+                "--dont-ask",
+                "What does README say?",
+            ],
+        )
+        .success();
+    assert_eq!(run.stdout.trim_end(), "README says hello.");
+    let tool_names = |request: &Value| -> Vec<String> {
+        request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    // The lead may hand tasks on ('agents #t); the reader runs on its own model with only its
+    // tools, and a call to another is refused.
+    let (main_asked, small_asked) = (main.received(), small.received());
+    assert_eq!(main_asked.len(), 4);
+    assert!(tool_names(&main_asked[1].body).contains(&"agent".to_owned()));
+    assert_eq!(small_asked.len(), 3);
+    assert_eq!(small_asked[0].body["model"], "small");
+    assert_eq!(tool_names(&small_asked[0].body), ["fs-read", "git-diff"]);
+    let results = tool_results(&small_asked[2].body);
+    assert!(
+        results[0].contains("fs-write is not one of the sub-agent reader's tools"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("hello"), "{}", results[1]);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("README.md")).unwrap(),
+        "hello\n"
+    );
+    assert_eq!(tool_results(&main_asked[2].body), ["It says hello."]);
+    // The log shows the tree: the reader's items under the lead's.
+    let records = env.records(&id);
+    let speakers: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter(|r| r["type"] == "conversation.item")
+        .filter_map(|r| r["agent"].as_str())
+        .collect();
+    assert_eq!(speakers, ["lead", "lead/reader"].into_iter().collect());
+}
+
+#[test]
+fn a_sub_agent_that_may_not_nest_is_not_offered_the_agent_tool_and_is_refused_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define-agent 'one \"First.\")\n(define-agent 'two \"Second.\" 'agents #t)\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, _) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let server = StandIn::start(vec![
+        openai::call("agent", json!({"name": "one", "task": "Start two."})),
+        openai::call("agent", json!({"name": "two", "task": "Nest."})),
+        openai::text("I could not."),
+        // Two may nest, once: one level below it there is no agent tool.
+        openai::call("agent", json!({"name": "two", "task": "Nest."})),
+        openai::call("agent", json!({"name": "one", "task": "Deeper."})),
+        openai::call("agent", json!({"name": "one", "task": "Deeper still."})),
+        openai::text("Too deep."),
+        openai::text("Done nesting."),
+        openai::text("Finished."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--resume", &id, "nest"])
+        .success();
+    let received = server.received();
+    let offers_agent = |i: usize| {
+        received[i].body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["function"]["name"] == "agent")
+    };
+    assert!(!offers_agent(1), "one may not nest");
+    assert!(
+        tool_results(&received[2].body)[0].contains("the sub-agent one may not hand tasks"),
+        "{:?}",
+        tool_results(&received[2].body)
+    );
+    assert!(offers_agent(4), "two may nest");
+    assert!(!offers_agent(5), "but not past the depth");
+    assert!(
+        tool_results(&received[6].body)[0].contains("may not hand tasks"),
+        "{:?}",
+        tool_results(&received[6].body)
+    );
+}

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nodwyn_core::person::Person;
-use nodwyn_core::scheme::Source;
+use nodwyn_core::scheme::{Agent as Declared, Source};
 use nodwyn_core::scripts::{Target, compose, eval, on_turn};
 use nodwyn_core::turn::{SessionRuntime, Turn, conversation};
 use nodwyn_model::{Model, Request, StreamEvent, ToolCall};
@@ -41,10 +41,19 @@ pub struct Agent {
     run_usage: TurnUsage,
     in_git: bool,
     /// The sub-agents the session's strategy declared, offered as the `agent` tool.
-    agents: Vec<String>,
-    /// The sub-agent speaking now; `None` for the session's own agent.
-    speaking: Option<String>,
+    agents: Vec<Declared>,
+    /// The sub-agents speaking now, outermost first; empty for the session's own agent.
+    speaking: Vec<Declared>,
+    /// Finds a model by the name of one of the person's profiles, for a sub-agent that names one.
+    profiles: Option<Arc<Profiles>>,
 }
+
+/// Finds the model of one of the person's model profiles by its name.
+pub type Profiles = dyn Fn(&str) -> Result<Arc<dyn Model>, String> + Send + Sync;
+
+/// How deep sub-agents may nest: the session's agent calls one, which (when its definition
+/// allows) may call one more.
+pub const MAX_SUBAGENT_DEPTH: usize = 2;
 
 /// What a tool call gave the model.
 struct ToolOutcome {
@@ -77,8 +86,52 @@ impl Agent {
             run_usage: TurnUsage::default(),
             in_git,
             agents: Vec::new(),
-            speaking: None,
+            speaking: Vec::new(),
+            profiles: None,
         })
+    }
+
+    /// Lets sub-agents run on the person's other model profiles (`'model "PROFILE"`), found by
+    /// `profiles`; without it, a sub-agent that names a profile is refused.
+    pub fn with_profiles(mut self, profiles: Arc<Profiles>) -> Self {
+        self.profiles = Some(profiles);
+        self
+    }
+
+    /// The sub-agent speaking now, if one is.
+    fn speaker(&self) -> Option<&Declared> {
+        self.speaking.last()
+    }
+
+    /// Who is speaking, for the log: the sub-agents' names, outermost first, joined by `/`.
+    fn speaker_path(&self) -> Option<String> {
+        (!self.speaking.is_empty()).then(|| {
+            self.speaking
+                .iter()
+                .map(|agent| agent.name.as_str())
+                .collect::<Vec<_>>()
+                .join("/")
+        })
+    }
+
+    /// Whether whoever speaks now may hand a task to a sub-agent: the session's agent may, a
+    /// sub-agent only when its definition says so and the depth allows it.
+    fn may_call_agents(&self) -> bool {
+        !self.agents.is_empty()
+            && match self.speaker() {
+                None => true,
+                Some(agent) => agent.may_call_agents && self.speaking.len() < MAX_SUBAGENT_DEPTH,
+            }
+    }
+
+    /// Whether tool `name` is offered to whoever speaks now (a sub-agent's `'tools`).
+    fn offers(&self, name: &str) -> bool {
+        if name == AGENT_TOOL {
+            return self.may_call_agents();
+        }
+        self.speaker()
+            .and_then(|agent| agent.tools.as_ref())
+            .is_none_or(|tools| tools.iter().any(|tool| tool == name))
     }
 
     /// The session's runtime.
@@ -207,9 +260,11 @@ impl Agent {
                 system: system.clone(),
                 tools: {
                     let mut tools = offered(self.runtime.registry(), in_worktree);
-                    // Sub-agents are for the session's own agent; one does not start another.
-                    if self.speaking.is_none() && !self.agents.is_empty() {
-                        tools.push(agent_tool(&self.agents));
+                    tools.retain(|tool| self.offers(&tool.name));
+                    if self.may_call_agents() {
+                        let names: Vec<String> =
+                            self.agents.iter().map(|agent| agent.name.clone()).collect();
+                        tools.push(agent_tool(&names));
                     }
                     tools
                 },
@@ -285,7 +340,8 @@ impl Agent {
                 } else {
                     let (outcome, moved) = self.run_tool(work, call).await;
                     if moved {
-                        system = self.compose(self.speaking.clone().as_deref()).await?.0;
+                        let speaker = self.speaker().map(|agent| agent.name.clone());
+                        system = self.compose(speaker.as_deref()).await?.0;
                     }
                     outcome
                 };
@@ -341,7 +397,19 @@ impl Agent {
                 Err(join) => return (failure(format!("the call failed: {join}")), false),
             }
         }
-        let mut outcome = if call.name == AGENT_TOOL {
+        let mut outcome = if !self.offers(&call.name) {
+            failure(match self.speaker() {
+                Some(agent) if call.name == AGENT_TOOL => format!(
+                    "refused: the sub-agent {} may not hand tasks to other sub-agents",
+                    agent.name
+                ),
+                Some(agent) => format!(
+                    "refused: {} is not one of the sub-agent {}'s tools",
+                    call.name, agent.name
+                ),
+                None => format!("refused: {} is not offered", call.name),
+            })
+        } else if call.name == AGENT_TOOL {
             Box::pin(self.run_subagent(work, call)).await
         } else if call.name == SCHEME_TOOL {
             self.run_scheme(work, call).await
@@ -369,26 +437,52 @@ impl Agent {
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        if self.speaking.is_some() {
-            return failure("refused: a sub-agent cannot start another".to_owned());
-        }
-        if !self.agents.contains(&name) || task.trim().is_empty() {
+        let Some(declared) = self.agents.iter().find(|agent| agent.name == name).cloned() else {
+            let names: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
             return failure(format!(
                 "bad_arguments: agent takes {{\"name\": one of {}, \"task\": what it should do}}",
-                self.agents.join(", ")
+                names.join(", ")
+            ));
+        };
+        if task.trim().is_empty() {
+            return failure(format!(
+                "bad_arguments: agent {name} needs a task (what it should do)"
             ));
         }
+        if self.speaking.iter().any(|agent| agent.name == name) {
+            return failure(format!(
+                "refused: the sub-agent {name} is already working on a task in this chain"
+            ));
+        }
+        let model = match &declared.model {
+            None => Arc::clone(&self.model),
+            Some(profile) => match self.profiles.as_ref().map(|profiles| profiles(profile)) {
+                Some(Ok(model)) => model,
+                Some(Err(why)) => {
+                    return failure(format!(
+                        "the sub-agent {name} names the model profile {profile}: {why}"
+                    ));
+                }
+                None => {
+                    return failure(format!(
+                        "the sub-agent {name} names the model profile {profile}, and this front-end has no model profiles to offer it"
+                    ));
+                }
+            },
+        };
         let system = match self.compose(Some(&name)).await {
             Ok((system, _)) => system,
             Err(why) => return failure(why),
         };
         let outer = std::mem::take(&mut self.items);
-        self.speaking = Some(name.clone());
+        let outer_model = std::mem::replace(&mut self.model, model);
+        self.speaking.push(declared);
         let worked = match self.add(work, Item::UserMessage { text: task }) {
             Ok(()) => self.converse(work, system).await,
             Err(why) => Err(why),
         };
-        self.speaking = None;
+        self.speaking.pop();
+        self.model = outer_model;
         self.items = outer;
         match worked {
             Ok((TurnEnd::Finished, answer)) => ToolOutcome {
@@ -520,7 +614,7 @@ impl Agent {
 
     /// The system prompt (of sub-agent `agent`, or the session's agent's), composed in Scheme
     /// for the session as it is now, and the names of the sub-agents declared.
-    async fn compose(&self, agent: Option<&str>) -> Result<(String, Vec<String>), String> {
+    async fn compose(&self, agent: Option<&str>) -> Result<(String, Vec<Declared>), String> {
         let agent = agent.map(str::to_owned);
         let runtime = Arc::clone(&self.runtime);
         let scripts = self.options.scripts.clone();
@@ -534,10 +628,7 @@ impl Agent {
                 &mut FrontendPerson(frontend),
                 agent.as_deref(),
             )
-            .map(|composed| {
-                let names = composed.agents.into_iter().map(|a| a.name).collect();
-                (composed.prompt, names)
-            })
+            .map(|composed| (composed.prompt, composed.agents))
             .map_err(|e| format!("the system prompt could not be composed: {e}"))
         })
         .await
@@ -552,7 +643,7 @@ impl Agent {
 
     fn record(&mut self, work: &mut Working, id: &str, item: Item) -> Result<(), String> {
         work.turn()
-            .record_for(item.clone(), self.speaking.as_deref())
+            .record_for(item.clone(), self.speaker_path().as_deref())
             .map_err(|e| e.to_string())?;
         self.frontend.notify(&Notification::ItemCompleted {
             item: id.to_owned(),

@@ -3,7 +3,9 @@
 //! run, a process each time: one model answer with many tool calls, minus a turn with none,
 //! divided by the calls. (2) Its time to the first token, against a plain HTTP request to the
 //! same stand-in server: the model client alone, and a whole turn (which first composes the
-//! system prompt in Scheme). Medians side by side, alternating.
+//! system prompt in Scheme). (3) What a strategy's `(on-call)` adds to each call: the same calls
+//! in a session whose approved strategy defines one that objects to nothing. Medians side by
+//! side, alternating.
 //!
 //! Run: `cargo bench -p nodwyn --bench agent` (optionally `-- --runs N --calls N`).
 
@@ -76,11 +78,26 @@ fn main() {
         ..Options::default()
     };
     let first = Arc::new(FirstDelta(Mutex::new(None)));
-    let mut agent =
-        Agent::new(Arc::clone(&runtime), client.clone(), options, first.clone()).unwrap();
+    let mut agent = Agent::new(
+        Arc::clone(&runtime),
+        client.clone(),
+        options.clone(),
+        first.clone(),
+    )
+    .unwrap();
+    let mut judged = judged_agent(
+        &bench,
+        nodwyn,
+        &repo,
+        client.clone(),
+        options,
+        first.clone(),
+    );
     let many: Vec<(&str, serde_json::Value)> = (0..calls)
         .map(|_| ("fs-read", json!({"path": "README.md"})))
         .collect();
+    let judged_calls = calls.min(10);
+    let fewer: Vec<(&str, serde_json::Value)> = many[..judged_calls].to_vec();
     let call_args = json!({"path": "README.md"}).to_string();
     let request = Request {
         system: "s".to_owned(),
@@ -90,7 +107,8 @@ fn main() {
         tools: Vec::new(),
     };
 
-    let (mut per_call, mut process_call) = (Vec::new(), Vec::new());
+    let (mut per_call, mut process_call, mut per_judged_call) =
+        (Vec::new(), Vec::new(), Vec::new());
     let (mut turn_first, mut client_first, mut plain_first) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         // A turn with no tool call, then one with `calls` of them.
@@ -107,6 +125,16 @@ fn main() {
         let outcome = engine.block_on(agent.turn("read it many times"));
         assert_eq!(outcome.end, TurnEnd::Finished);
         per_call.push(started.elapsed().saturating_sub(empty) / calls as u32);
+
+        server.push([openai::text("done")]);
+        let started = Instant::now();
+        engine.block_on(judged.turn("answer"));
+        let empty = started.elapsed();
+        server.push([openai::answer("", &fewer, (10, 10)), openai::text("done")]);
+        let started = Instant::now();
+        let outcome = engine.block_on(judged.turn("read it many times"));
+        assert_eq!(outcome.end, TurnEnd::Finished);
+        per_judged_call.push(started.elapsed().saturating_sub(empty) / judged_calls as u32);
 
         let (t, out) = bench.timed(
             nodwyn,
@@ -131,7 +159,11 @@ fn main() {
         server.push([openai::text("done")]);
         plain_first.push(plain_first_token(server.url()));
     }
-    let (per_call, process_call) = (median(per_call), median(process_call));
+    let (per_call, process_call, per_judged_call) = (
+        median(per_call),
+        median(process_call),
+        median(per_judged_call),
+    );
     let (turn_first, client_first, plain_first) = (
         median(turn_first),
         median(client_first),
@@ -143,6 +175,11 @@ fn main() {
         "  nodwyn call, a process each      {:>9}  ({:.0}x the engine)",
         ms(process_call),
         process_call.as_secs_f64() / per_call.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "  the engine, a strategy's (on-call) {:>7}  (+{} a call)",
+        ms(per_judged_call),
+        ms(per_judged_call.saturating_sub(per_call))
     );
     println!("time to the first token from the stand-in, median of {runs} runs:");
     println!("  a plain HTTP request             {:>9}", ms(plain_first));
@@ -159,6 +196,41 @@ fn main() {
 }
 
 /// A POST by hand on a fresh connection; the time until the first `data:` line arrives.
+/// An agent in a second session of `repo` whose approved strategy's `(on-call)` objects to
+/// nothing, so every call pays for asking it.
+fn judged_agent(
+    bench: &Bench,
+    nodwyn: &str,
+    repo: &std::path::Path,
+    client: Arc<Client>,
+    options: Options,
+    frontend: Arc<FirstDelta>,
+) -> Agent {
+    let made: serde_json::Value =
+        serde_json::from_str(&bench.run(nodwyn, repo, &["worktree", "new", "--json"])).unwrap();
+    let id = made["session"].as_str().unwrap();
+    let worktree = std::path::PathBuf::from(made["path"].as_str().unwrap());
+    std::fs::create_dir_all(worktree.join(".nodwyn")).unwrap();
+    std::fs::write(
+        worktree.join(".nodwyn/init.scm"),
+        "(define (on-call call) #f)\n",
+    )
+    .unwrap();
+    let store = nodwyn_core::Store::new(bench.root.join("data"));
+    let strategy = nodwyn_core::scripts::strategy::read_strategy(&worktree, None)
+        .unwrap()
+        .unwrap();
+    nodwyn_core::scripts::strategy::approve(&store, repo, &strategy.sha256).unwrap();
+    let runtime = SessionRuntime::open(
+        store,
+        id,
+        Arc::new(Registry::builtin()),
+        nodwyn_core::host::HostSettings::default(),
+    )
+    .unwrap();
+    Agent::new(runtime, client, options, frontend).unwrap()
+}
+
 fn plain_first_token(url: &str) -> Duration {
     let address = url.trim_start_matches("http://");
     let body = json!({"model": "standin", "messages": [{"role": "user", "content": "hi"}], "stream": true}).to_string();

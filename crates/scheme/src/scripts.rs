@@ -13,13 +13,21 @@ use crate::source::{Origin, Source, json_literal, string_literal};
 /// nodwyn's default prompts (`prompts/prompts.scm`), built into the binary.
 pub const DEFAULT_PROMPTS: &str = include_str!("../../../prompts/prompts.scm");
 
-/// A sub-agent declared with `(define-agent name prompt)`.
+/// A sub-agent declared with `(define-agent name prompt option value ...)`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Agent {
     /// Its name.
     pub name: String,
     /// Its instructions.
     pub prompt: String,
+    /// The only tools it is offered (`'tools`), when it names them; otherwise the agent's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// The person's model profile it runs on (`'model`), when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether it may call other sub-agents (`'agents #t`).
+    pub may_call_agents: bool,
 }
 
 /// A loaded layer: nodwyn's prompts are the first, each loaded file the next.
@@ -115,6 +123,17 @@ impl Scripts {
                 Some(Agent {
                     name: agent.get("name")?.as_str()?.to_owned(),
                     prompt: agent.get("prompt")?.as_str()?.to_owned(),
+                    tools: agent.get("tools").and_then(Value::as_array).map(|tools| {
+                        tools
+                            .iter()
+                            .filter_map(|tool| tool.as_str().map(str::to_owned))
+                            .collect()
+                    }),
+                    model: agent
+                        .get("model")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
+                    may_call_agents: agent.get("agents").and_then(Value::as_bool) == Some(true),
                 })
             })
             .collect())

@@ -16,7 +16,8 @@ use nodwyn_model::Client;
 use nodwyn_protocol::{TurnEnd, WorktreeMode as Mode};
 
 use crate::commands::run::{
-    agent_options, chosen_mode, engine_and_host, model_profile, session_for, settings_for,
+    agent_options, chosen_mode, engine_and_host, model_profile, profiles_of, session_for,
+    settings_for,
 };
 use crate::commands::{Invocation, RepoArg};
 use crate::frontend::RunView;
@@ -87,7 +88,8 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
         Arc::new(Client::new(profile.0)?),
         options,
         view,
-    )?;
+    )?
+    .with_profiles(profiles_of(&settings));
     output::note(format!("nodwyn chat: session {id}; /help for commands"));
     let stdin = std::io::stdin();
     let mut line = String::new();

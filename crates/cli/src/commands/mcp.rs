@@ -79,19 +79,27 @@ fn serve(repo: &RepoArg, invocation: &Invocation) -> anyhow::Result<()> {
         environment::user_config_file().as_deref(),
         repository.as_deref(),
     )?;
-    let options = nodwyn_mcp::Options {
-        repo: dir,
-        store: invocation.store()?,
-        registry: Arc::new(Registry::builtin()),
-        settings: environment::host_settings_confined(),
-        location: settings.worktree_location,
-        scripts: script_options(None)?,
-    };
     let engine = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("could not start the server's runtime")?;
+    let store = invocation.store()?;
+    // The person's judge model, if they configured one, answers before they are asked.
+    let host = super::run::judged(
+        environment::host_settings_confined(),
+        &settings,
+        &store,
+        engine.handle(),
+    )?;
+    let options = nodwyn_mcp::Options {
+        repo: dir,
+        store,
+        registry: Arc::new(Registry::builtin()),
+        settings: host,
+        location: settings.worktree_location,
+        scripts: script_options(None)?,
+    };
     let served = engine.block_on(nodwyn_mcp::serve_stdio(options));
     // A call still running was interrupted when the client went away; it gets a moment to end
     // (its command's tree ends, a landing stops at a step it can name), then nodwyn goes.

@@ -115,7 +115,15 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let mut options = agent_options(&settings, mode, new_worktree, profile.1)?;
     options.max_model_calls = args.max_turns.or(options.max_model_calls);
     options.max_tokens = args.max_tokens.or(options.max_tokens);
-    drive(engine, runtime, &task, options, profile.0, invocation.json)
+    let profiles = profiles_of(&settings);
+    drive(
+        engine,
+        runtime,
+        &task,
+        options,
+        (profile.0, profiles),
+        invocation.json,
+    )
 }
 
 /// The settings of the person's configuration and, when given, `repository`'s.
@@ -200,7 +208,7 @@ fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
 /// `host` with the judge model the person configured (`[judge] model`), if any: it answers
 /// ordinary questions before the person is asked, its prompt composed by `(judge-prompt
 /// effect)` from nodwyn's prompts and the person's own.
-fn judged(
+pub(crate) fn judged(
     mut host: nodwyn_core::host::HostSettings,
     settings: &Settings,
     store: &nodwyn_core::Store,
@@ -232,6 +240,17 @@ fn judged(
     Ok(host)
 }
 
+/// The person's model profiles by name, for a sub-agent that names one (`'model "PROFILE"`).
+pub(crate) fn profiles_of(settings: &Settings) -> Arc<nodwyn_agent::Profiles> {
+    let settings = settings.clone();
+    Arc::new(move |name: &str| {
+        let profile = settings.model(Some(name)).map_err(|e| e.to_string())?;
+        let (profile, _) = model_profile(&profile).map_err(|e| e.to_string())?;
+        let client = Client::new(profile).map_err(|e| e.to_string())?;
+        Ok(Arc::new(client) as Arc<dyn nodwyn_model::Model>)
+    })
+}
+
 /// Works one turn of `runtime`'s session with the person's message `text` through the agent,
 /// showing it as `nodwyn run` does; the outcome says how nodwyn exits.
 pub(crate) fn drive(
@@ -239,7 +258,7 @@ pub(crate) fn drive(
     runtime: Arc<SessionRuntime>,
     text: &str,
     options: Options,
-    profile: Profile,
+    (profile, profiles): (Profile, Arc<nodwyn_agent::Profiles>),
     json: bool,
 ) -> anyhow::Result<Outcome> {
     let view = Arc::new(RunView::new(json));
@@ -253,7 +272,7 @@ pub(crate) fn drive(
         },
     );
     let model = Arc::new(Client::new(profile)?);
-    let mut agent = Agent::new(runtime, model, options, view)?;
+    let mut agent = Agent::new(runtime, model, options, view)?.with_profiles(profiles);
     let outcome = engine.block_on(agent.turn(text));
     match outcome.end {
         TurnEnd::Finished => {

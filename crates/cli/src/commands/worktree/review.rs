@@ -8,7 +8,9 @@ use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::comments::{Comments, message};
 
-use crate::commands::run::{agent_options, drive, engine_and_host, model_profile, settings_for};
+use crate::commands::run::{
+    agent_options, drive, engine_and_host, model_profile, profiles_of, settings_for,
+};
 use crate::commands::{Invocation, Outcome};
 
 /// Send review comments to a session's agent as one message, and let it work on them: an
@@ -73,7 +75,15 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
         nodwyn_core::worktree::NewWorktree::default(),
         profile.1,
     )?;
-    drive(engine, runtime, &text, options, profile.0, invocation.json)
+    let profiles = profiles_of(&settings);
+    drive(
+        engine,
+        runtime,
+        &text,
+        options,
+        (profile.0, profiles),
+        invocation.json,
+    )
 }
 
 /// `PATH:LINE:TEXT`, split at the first `:digits:`.
