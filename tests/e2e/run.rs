@@ -1050,6 +1050,62 @@ fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
 }
 
 #[test]
+fn ctrl_c_in_chat_interrupts_the_turn_and_the_conversation_goes_on() {
+    use std::io::Write;
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::text("thinking").cut_after(2).hanging(),
+        openai::text("Still here."),
+    ]);
+    configure(&env, &server, "openai");
+    let mut chat = env.nodwyn_on_a_terminal(&repo, &["chat", "--no-worktree"]);
+    let mut keys = chat.stdin.take().unwrap();
+    keys.write_all(b"think hard\n").unwrap();
+    let started = Instant::now();
+    while server.received().is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the model was never asked"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    keys.write_all(b"\x03").unwrap();
+    // The program is still there: the next message is a new turn with the same conversation.
+    std::thread::sleep(Duration::from_millis(500));
+    keys.write_all(b"are you there?\n").unwrap();
+    while server.received().len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the next turn never came"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    keys.write_all(b"/exit\n").unwrap();
+    // The keyboard stays until nodwyn has gone (an end of input would be a Ctrl-D of its own).
+    let output = std::thread::spawn(move || chat.wait_with_output().unwrap())
+        .join()
+        .unwrap();
+    drop(keys);
+    let shown = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{:?}: {shown}", output.status);
+    for expected in ["interrupted", "Still here.", "closed session"] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+    let id = only_session(&env);
+    let records = env.records(short(&id));
+    let ends: Vec<&Value> = records
+        .iter()
+        .filter(|r| r["type"] == "turn.end")
+        .map(|r| &r["reason"])
+        .collect();
+    assert_eq!(ends, [&json!("interrupted"), &json!("finished")]);
+    let second = &server.received()[1].body["messages"];
+    assert!(second.to_string().contains("think hard"), "{second}");
+}
+
+#[test]
 fn chat_is_a_conversation_on_a_terminal_with_commands() {
     let env = TestEnv::new();
     let repo = env.repo("project");

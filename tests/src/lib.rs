@@ -246,22 +246,30 @@ impl TestEnv {
         run
     }
 
-    /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
-    /// newline; returns what the terminal showed.
-    pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {
-        use std::io::Write;
-        let mut line = nodwyn_binary().display().to_string();
+    /// Starts `nodwyn ARGS` in `dir` on a pseudo-terminal (`script`), its keys written to the
+    /// child's standard input as they come (a `\x03` byte is Ctrl-C), what it showed on its
+    /// standard output.
+    pub fn nodwyn_on_a_terminal(&self, dir: &Path, args: &[&str]) -> std::process::Child {
+        // `exec`: the terminal's program is nodwyn itself, not a shell waiting for it (which
+        // would take a Ctrl-C meant for nodwyn as its own and exit 130).
+        let mut line = format!("exec {}", nodwyn_binary().display());
         for arg in args {
             line.push_str(&format!(" '{arg}'"));
         }
-        let mut child = self
-            .command(Path::new("script"), dir)
+        self.command(Path::new("script"), dir)
             .args(["-qec", &line, "/dev/null"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("script (util-linux) runs");
+            .expect("script (util-linux) runs")
+    }
+
+    /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
+    /// newline; returns what the terminal showed.
+    pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {
+        use std::io::Write;
+        let mut child = self.nodwyn_on_a_terminal(dir, args);
         child
             .stdin
             .take()
