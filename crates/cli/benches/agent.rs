@@ -96,8 +96,6 @@ fn main() {
     let many: Vec<(&str, serde_json::Value)> = (0..calls)
         .map(|_| ("fs-read", json!({"path": "README.md"})))
         .collect();
-    let judged_calls = calls.min(10);
-    let fewer: Vec<(&str, serde_json::Value)> = many[..judged_calls].to_vec();
     let call_args = json!({"path": "README.md"}).to_string();
     let request = Request {
         system: "s".to_owned(),
@@ -130,11 +128,11 @@ fn main() {
         let started = Instant::now();
         engine.block_on(judged.turn("answer"));
         let empty = started.elapsed();
-        server.push([openai::answer("", &fewer, (10, 10)), openai::text("done")]);
+        server.push([openai::answer("", &many, (10, 10)), openai::text("done")]);
         let started = Instant::now();
         let outcome = engine.block_on(judged.turn("read it many times"));
         assert_eq!(outcome.end, TurnEnd::Finished);
-        per_judged_call.push(started.elapsed().saturating_sub(empty) / judged_calls as u32);
+        per_judged_call.push(started.elapsed().saturating_sub(empty) / calls as u32);
 
         let (t, out) = bench.timed(
             nodwyn,

@@ -35,6 +35,8 @@ pub struct HostSettings {
     /// The judge consulted before a person is asked (a model, with `[judge] model`); none: the
     /// guard's rules alone.
     pub judge: Option<SharedJudge>,
+    /// The engines of the strategies' `(on-call)`, kept from one call to the next.
+    pub strategy_engines: crate::scripts::StrategyEngines,
 }
 
 /// A judge several calls share.

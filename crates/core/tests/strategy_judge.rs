@@ -195,3 +195,37 @@ fn the_strategys_own_calls_are_not_put_to_it() {
         "{refused}"
     );
 }
+
+#[test]
+fn an_engine_is_kept_for_the_next_call_until_the_strategy_changes_or_its_hook_fails() {
+    let temp = tempfile::tempdir().unwrap();
+    // Counts its calls in the engine: the second call in one engine is refused.
+    let counting = "(define calls 0)\n(define (on-call call) (set! calls (+ calls 1)) (if (> calls 1) \"seen before\" #f))\n";
+    let runtime = session(temp.path(), counting, true);
+    let mut turn = runtime.start_turn().unwrap();
+    turn.call("fs-list", &json!({}), &mut Yes).unwrap();
+    let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+    assert!(refused.to_string().contains("seen before"), "{refused}");
+
+    // Changed (and approved again), the strategy starts in an engine of its own.
+    let repo = temp.path().join("repo");
+    std::fs::write(
+        repo.join(".nodwyn/init.scm"),
+        format!("{counting};; changed\n"),
+    )
+    .unwrap();
+    let store = runtime.store();
+    let found = strategy::read_strategy(&repo, None).unwrap().unwrap();
+    strategy::approve(store, &repo, &found.sha256).unwrap();
+    turn.call("fs-list", &json!({}), &mut Yes).unwrap();
+
+    // An engine whose hook failed is not kept: the next call starts afresh, and fails the same.
+    let failing = "(define calls 0)\n(define (on-call call) (set! calls (+ calls 1)) (if (= calls 1) (car '()) #f))\n";
+    std::fs::write(repo.join(".nodwyn/init.scm"), failing).unwrap();
+    let found = strategy::read_strategy(&repo, None).unwrap().unwrap();
+    strategy::approve(store, &repo, &found.sha256).unwrap();
+    for _ in 0..2 {
+        let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+        assert!(refused.to_string().contains("failed"), "{refused}");
+    }
+}

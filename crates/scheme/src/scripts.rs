@@ -190,3 +190,9 @@ impl Scripts {
         }
     }
 }
+// The engine runs on a thread of its own and its handle may move between threads: core keeps a
+// session's strategy engine from one call to the next, whichever thread makes the call.
+const _: () = {
+    const fn assert_send<T: Send>() {}
+    assert_send::<Scripts>();
+};

@@ -9,15 +9,21 @@
 //! to the guard, or a sentence: the reason to refuse it. It runs while the call waits, so it
 //! runs no primitive; an error or another kind of answer refuses the call (a rule the person
 //! approved does not silently stop holding).
+//!
+//! Starting an engine costs a fifth of a second, so the engine a session's strategy was loaded
+//! in is kept ([`StrategyEngines`]) for the session's next call while the strategy's files, the
+//! session's folder and the approval are the same; an engine whose hook failed is not kept.
 
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use nodwyn_guard::{CommandLine, Decision, Effect, Judge, Verdict};
 use nodwyn_prim::Registry;
-use nodwyn_scheme::Source;
+use nodwyn_scheme::{LayerId, NoSession, Scripts, Source};
 use serde_json::{Value, json};
 
-use super::{Reach, ScriptOptions, Scripting, Target, with_scripts};
+use super::{Reach, ScriptOptions, Scripting, Target, strategy, with_scripts, with_scripts_kept};
 use crate::Error;
 use crate::host::HostSettings;
 use crate::person::NoTerminal;
@@ -26,6 +32,68 @@ use crate::store::Store;
 
 /// The strategy's hook the guard consults for every call it does not refuse.
 const ON_CALL: &str = "on-call";
+
+/// How many strategy engines a process keeps at most.
+const KEPT_ENGINES: usize = 4;
+
+/// What a kept engine was loaded for: the session, its folder, and its strategy's content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct EngineKey {
+    session: String,
+    root: PathBuf,
+    sha256: String,
+}
+
+/// A strategy's engine with its layers loaded, and the strategy's layer in it.
+struct KeptEngine {
+    key: EngineKey,
+    scripts: Scripts,
+    strategy: Option<LayerId>,
+}
+
+/// The engines of the strategies' `(on-call)`, kept from one call to the next (the oldest goes
+/// past four); clones share them.
+#[derive(Clone, Default)]
+pub struct StrategyEngines(Arc<Mutex<VecDeque<KeptEngine>>>);
+
+impl std::fmt::Debug for StrategyEngines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StrategyEngines(..)")
+    }
+}
+
+impl StrategyEngines {
+    /// The engine kept for `key`, taken out while a call uses it.
+    fn take(&self, key: &EngineKey) -> Option<KeptEngine> {
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = kept.iter().position(|engine| &engine.key == key)?;
+        kept.remove(at)
+    }
+
+    /// Keeps `engine` for the next call, in place of another for the same key.
+    fn keep(&self, engine: KeptEngine) {
+        let mut kept = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.retain(|other| other.key != engine.key);
+        kept.push_back(engine);
+        while kept.len() > KEPT_ENGINES {
+            kept.pop_front();
+        }
+    }
+}
+
+/// The host of Scheme that judges a waiting call: nothing runs.
+pub(super) fn nothing_runs() -> NoSession {
+    NoSession {
+        reason: "a strategy's (on-call) runs no primitive: the call it judges is waiting"
+            .to_owned(),
+    }
+}
 
 /// The judge model's system prompt for a question the guard asks about `effect` (because `why`):
 /// `(judge-prompt effect)`, from nodwyn's prompts and the person's own only (a repository's
@@ -111,29 +179,69 @@ impl StrategyJudge<'_> {
             "recent-calls".to_owned(),
             serde_json::to_value(&self.session.recent_calls).unwrap_or(Value::Null),
         );
-        let options = ScriptOptions::default();
-        let scripting = Scripting {
-            store: self.store,
-            registry: self.registry,
-            settings: self.settings,
-            options: &options,
-            spent: None,
+        let root = &self.session.root;
+        // Only an approved strategy judges; its content is what a kept engine was loaded with.
+        let prompts = strategy::read_prompts(root).ok().flatten();
+        let Ok(Some(found)) = strategy::read_strategy(root, prompts.as_ref()) else {
+            return Ok(None);
         };
-        let (answer, _, _) = with_scripts(
-            &scripting,
-            Target::Loaded(self.session),
-            &mut NoTerminal,
-            Reach::Nothing,
-            |scripts, host, loaded| {
-                if !loaded
-                    .strategy
-                    .is_some_and(|layer| scripts.defines(layer, ON_CALL))
-                {
-                    return Ok(None);
-                }
-                Ok(scripts.hook(ON_CALL, &[Value::Object(call)], host)?)
-            },
-        )?;
+        if !strategy::is_approved(self.store, &self.session.repository, &found.sha256)? {
+            return Ok(None);
+        }
+        let key = EngineKey {
+            session: self.session.id.to_string(),
+            root: root.clone(),
+            sha256: found.sha256,
+        };
+        let hook = |scripts: &mut Scripts,
+                    layer: Option<LayerId>,
+                    host: &mut dyn nodwyn_scheme::Host,
+                    call: Value| {
+            if !layer.is_some_and(|layer| scripts.defines(layer, ON_CALL)) {
+                return Ok(None);
+            }
+            scripts.hook(ON_CALL, &[call], host)
+        };
+        let call = Value::Object(call);
+        let (answer, engine) = match self.settings.strategy_engines.take(&key) {
+            Some(mut engine) => {
+                let answer = hook(
+                    &mut engine.scripts,
+                    engine.strategy,
+                    &mut nothing_runs(),
+                    call,
+                )?;
+                (answer, engine)
+            }
+            None => {
+                let options = ScriptOptions::default();
+                let scripting = Scripting {
+                    store: self.store,
+                    registry: self.registry,
+                    settings: self.settings,
+                    options: &options,
+                    spent: None,
+                };
+                let ((answer, strategy), _, _, scripts) = with_scripts_kept(
+                    &scripting,
+                    Target::Loaded(self.session),
+                    &mut NoTerminal,
+                    Reach::Nothing,
+                    |scripts, host, loaded| {
+                        Ok((hook(scripts, loaded.strategy, host, call)?, loaded.strategy))
+                    },
+                )?;
+                (
+                    answer,
+                    KeptEngine {
+                        key,
+                        scripts,
+                        strategy,
+                    },
+                )
+            }
+        };
+        self.settings.strategy_engines.keep(engine);
         match answer.map(|value| value.json) {
             None | Some(Some(Value::Bool(false))) => Ok(None),
             Some(Some(Value::String(reason))) => Ok(Some(reason)),

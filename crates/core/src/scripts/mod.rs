@@ -31,7 +31,7 @@ use crate::session::Session;
 use crate::{Error, Store};
 
 pub use host::{ReadOnlyHost, SessionHost, signatures};
-pub use judging::{StrategyJudge, judge_prompt};
+pub use judging::{StrategyEngines, StrategyJudge, judge_prompt};
 
 /// Where Scheme runs: in a session, or for a folder with no session (no primitive runs).
 #[derive(Debug, Clone, Copy)]
@@ -294,6 +294,18 @@ fn with_scripts<T>(
     reach: Reach,
     work: impl FnOnce(&mut Scripts, &mut dyn Host, &Loaded<'_>) -> Result<T, Error>,
 ) -> Result<Prepared<T>, Error> {
+    with_scripts_kept(scripting, target, person, reach, work)
+        .map(|(value, loaded, notes, _)| (value, loaded, notes))
+}
+
+/// [`with_scripts`], giving back the engine too, for another call in the same surroundings.
+fn with_scripts_kept<T>(
+    scripting: &Scripting<'_>,
+    target: Target<'_>,
+    person: &mut dyn Person,
+    reach: Reach,
+    work: impl FnOnce(&mut Scripts, &mut dyn Host, &Loaded<'_>) -> Result<T, Error>,
+) -> Result<(T, Vec<LoadedFile>, Vec<String>, Scripts), Error> {
     let Scripting {
         store,
         registry,
@@ -348,12 +360,12 @@ fn with_scripts<T>(
         _ => None,
     };
     let id = session.as_ref().map(|s| s.id.to_string());
-    let mut no_session = NoSession {
-        reason: if reach == Reach::Nothing {
-            "a strategy's (on-call) runs no primitive: the call it judges is waiting".to_owned()
-        } else {
-            "there is no session here; give --session ID to run primitives".to_owned()
-        },
+    let mut no_session = if reach == Reach::Nothing {
+        judging::nothing_runs()
+    } else {
+        NoSession {
+            reason: "there is no session here; give --session ID to run primitives".to_owned(),
+        }
     };
     let runs_primitives = reach != Reach::Nothing;
     let mut session_host = id
@@ -401,7 +413,7 @@ fn with_scripts<T>(
             &facts,
         )?,
     };
-    Ok((value, loaded, notes))
+    Ok((value, loaded, notes, scripts))
 }
 
 /// The files that load after nodwyn's prompts, read before anything runs.
