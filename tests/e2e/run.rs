@@ -1311,7 +1311,7 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
     let repo = env.repo("project");
     write(
         &repo.join(".nodwyn/init.scm"),
-        "(define-agent 'reader \"Read; change nothing.\" 'tools (list \"fs-read\" \"git-diff\") 'model \"small\")\n(define-agent 'lead \"Coordinate.\" 'agents #t)\n",
+        "(define-agent 'reader \"Read; change nothing.\" 'tools (list \"fs-read\" \"git-diff\" \"scheme\") 'model \"small\")\n(define-agent 'lead \"Coordinate.\" 'agents #t)\n",
     );
     env.commit_all(&repo, "strategy");
     let (id, wt) = env.session(&repo);
@@ -1332,6 +1332,11 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
         openai::call(
             "fs-write",
             json!({"path": "README.md", "content": "changed\n"}),
+        ),
+        // Its programs are held to its tools too.
+        openai::call(
+            "scheme",
+            json!({"program": "(fs-write \"README.md\" \"changed\")"}),
         ),
         openai::call("fs-read", json!({"path": "README.md"})),
         openai::text("It says hello."),
@@ -1370,16 +1375,24 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
     let (main_asked, small_asked) = (main.received(), small.received());
     assert_eq!(main_asked.len(), 4);
     assert!(tool_names(&main_asked[1].body).contains(&"agent".to_owned()));
-    assert_eq!(small_asked.len(), 3);
+    assert_eq!(small_asked.len(), 4);
     assert_eq!(small_asked[0].body["model"], "small");
-    assert_eq!(tool_names(&small_asked[0].body), ["fs-read", "git-diff"]);
-    let results = tool_results(&small_asked[2].body);
+    assert_eq!(
+        tool_names(&small_asked[0].body),
+        ["fs-read", "git-diff", "scheme"]
+    );
+    let results = tool_results(&small_asked[3].body);
     assert!(
         results[0].contains("fs-write is not one of the sub-agent reader's tools"),
         "{}",
         results[0]
     );
-    assert!(results[1].contains("hello"), "{}", results[1]);
+    assert!(
+        results[1].contains("fs-write did not run: it is not one of the tools"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("hello"), "{}", results[2]);
     assert_eq!(
         std::fs::read_to_string(wt.join("README.md")).unwrap(),
         "hello\n"

@@ -562,8 +562,12 @@ impl Agent {
         let frontend = Arc::clone(&self.frontend);
         // The program's calls spend the turn's budget of irreversible actions.
         let spent = work.turn().spending();
+        // A sub-agent's program calls only the tools its definition gives it.
+        let only = self.speaker().and_then(|agent| agent.tools.clone());
         let ran = tokio::task::spawn_blocking(move || {
-            let scripting = runtime.scripting(&scripts, Some(&spent));
+            let scripting = runtime
+                .scripting(&scripts, Some(&spent))
+                .limited_to(only.as_deref());
             let id = runtime.id();
             eval(
                 &scripting,

@@ -104,6 +104,7 @@ impl SessionRuntime {
             settings: &self.settings,
             options,
             spent,
+            only: None,
         }
     }
 

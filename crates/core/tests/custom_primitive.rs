@@ -162,6 +162,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
         settings: &settings,
         options: &ScriptOptions::default(),
         spent: None,
+        only: None,
     };
     let ran = eval(
         &scripting,

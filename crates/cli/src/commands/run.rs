@@ -231,6 +231,7 @@ pub(crate) fn judged(
             settings: &scripting_settings,
             options: &scripts,
             spent: None,
+            only: None,
         };
         nodwyn_core::scripts::judge_prompt(&scripting, effect, why).map_err(|e| e.to_string())
     });

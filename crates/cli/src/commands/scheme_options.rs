@@ -81,5 +81,6 @@ pub fn with_scripting<T>(
         settings: &environment::host_settings_confined(),
         options,
         spent: None,
+        only: None,
     })
 }

@@ -31,10 +31,20 @@ pub struct SessionHost<'a> {
     pub spent: Option<&'a AtomicU32>,
     /// Whether the calls are the repository's approved strategy's (a hook), recorded as its.
     pub strategy: bool,
+    /// The only primitives it runs (a sub-agent's `'tools`); `None`: every one.
+    pub only: Option<&'a [String]>,
 }
 
 impl Host for SessionHost<'_> {
     fn call(&mut self, name: &str, args: Vec<Value>) -> Result<Value, String> {
+        if let Some(only) = self.only
+            && !only.iter().any(|allowed| allowed == name)
+        {
+            return Err(format!(
+                "{name} did not run: it is not one of the tools this program's agent was given ({})",
+                only.join(", ")
+            ));
+        }
         let mut spent = self.spent.map_or(0, |spent| spent.load(Ordering::SeqCst));
         let calling = if self.strategy {
             Calling::Strategy

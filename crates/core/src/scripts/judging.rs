@@ -221,6 +221,7 @@ impl StrategyJudge<'_> {
                     settings: self.settings,
                     options: &options,
                     spent: None,
+                    only: None,
                 };
                 let ((answer, strategy), _, _, scripts) = with_scripts_kept(
                     &scripting,

@@ -106,6 +106,15 @@ pub struct Scripting<'a> {
     /// When Scheme runs inside an agent's turn (the `scheme` tool), the turn's spending of
     /// irreversible actions: the program's calls spend the same budget as the turn's own.
     pub spent: Option<&'a AtomicU32>,
+    /// The only primitives Scheme may call (a sub-agent's `'tools`); `None`: every one.
+    pub only: Option<&'a [String]>,
+}
+
+impl<'a> Scripting<'a> {
+    /// The same surroundings, in which Scheme may call only the primitives `only` names.
+    pub fn limited_to(self, only: Option<&'a [String]>) -> Self {
+        Self { only, ..self }
+    }
 }
 
 /// The system prompt for `target` (or sub-agent `agent`'s), with every override applied.
@@ -312,6 +321,7 @@ fn with_scripts_kept<T>(
         settings,
         options,
         spent,
+        only,
     } = *scripting;
     let (session, root) = match target {
         Target::Session(id) => {
@@ -379,6 +389,7 @@ fn with_scripts_kept<T>(
             settings,
             spent,
             strategy: reach == Reach::Strategy,
+            only,
         });
     let full: &mut dyn Host = match session_host.as_mut() {
         Some(session_host) => session_host,
