@@ -43,14 +43,24 @@ impl Layers {
         let names = defined_names(&source.text);
         let index = self.defined.len();
         let text = format!("{}\n{}", source.text, rebinding_tail(index, &names));
-        interpreter.run(
-            Source {
-                name: source.name,
-                text,
-                origin: Origin::Builtin,
-            },
-            host,
-        )?;
+        let name = source.name.clone();
+        interpreter
+            .run(
+                Source {
+                    name: source.name,
+                    text,
+                    origin: Origin::Builtin,
+                },
+                host,
+            )
+            .map_err(|error| match error {
+                // An error raised inside a procedure the file called (define-agent's checks)
+                // names the place it was raised; the file that called it comes first.
+                Error::Scheme(text) if !text.starts_with(&name) => {
+                    Error::Scheme(format!("{name}: {text}"))
+                }
+                other => other,
+            })?;
         let mut rebind = String::new();
         for (earlier, their_names) in self.defined.iter().enumerate() {
             for name in names.iter().filter(|n| their_names.contains(n)) {

@@ -147,3 +147,21 @@ fn every_scm_test_file_passes() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn an_error_raised_inside_a_procedure_a_file_calls_names_the_file_first() {
+    let mut host = TestHost { calls: Vec::new() };
+    let mut scripts = Scripts::start(surroundings(true), Limits::default(), &mut host).unwrap();
+    let error = scripts
+        .load(
+            Source::file(
+                Path::new("/repo/.nodwyn/init.scm"),
+                "(define-agent 'x \"p\" 'tool (list))\n".to_owned(),
+            ),
+            &mut host,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(error.starts_with("/repo/.nodwyn/init.scm: "), "{error}");
+    assert!(error.contains("unknown option"), "{error}");
+}

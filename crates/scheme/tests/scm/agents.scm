@@ -14,3 +14,19 @@
        (contains? (agent-system-prompt "reviewer") "share the session's worktree"))
 (check "a bad prompt is an error"
        (with-handler (lambda (err) #t) (begin (define-agent 'x 42) #f)))
+
+;; Options after the prompt: the tools it is offered, a model profile, leave to nest.
+(define-agent 'reader "Read only." 'tools (list "fs-read" "git-diff") 'model "small" 'agents #t)
+(define reader (car (filter (lambda (a) (equal? (field a "name") "reader")) (agents))))
+(check-equal? "'tools is kept" (field reader "tools") '("fs-read" "git-diff"))
+(check-equal? "'model is kept" (field reader "model") "small")
+(check-equal? "'agents is kept" (field reader "agents") #t)
+(check-equal? "an option not given is #f" (field (car (agents)) "model") #f)
+(check "an unknown option is an error"
+       (with-handler (lambda (err) #t) (begin (define-agent 'y "p" 'tool (list)) #f)))
+(check "an option without a value is an error"
+       (with-handler (lambda (err) #t) (begin (define-agent 'y "p" 'model) #f)))
+(check "'tools must be a list of strings"
+       (with-handler (lambda (err) #t) (begin (define-agent 'y "p" 'tools "fs-read") #f)))
+(check "'agents must be a boolean"
+       (with-handler (lambda (err) #t) (begin (define-agent 'y "p" 'agents "yes") #f)))
