@@ -457,7 +457,7 @@ fn refusals_come_before_any_model_call() {
         ),
         (
             &["run", "--model", "gpt", "x"],
-            "--model gpt: no [models.gpt]",
+            "--model gpt: there is no [models.gpt] in your configuration",
         ),
     ];
     for (args, expected) in bad {
@@ -1454,5 +1454,32 @@ fn a_sub_agent_that_may_not_nest_is_not_offered_the_agent_tool_and_is_refused_it
         tool_results(&received[6].body)[0].contains("may not hand tasks"),
         "{:?}",
         tool_results(&received[6].body)
+    );
+}
+
+#[test]
+fn a_sub_agent_naming_a_model_profile_the_person_lacks_is_refused_in_one_sentence() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define-agent 'big \"Think hard.\" 'model \"huge\")\n",
+    );
+    env.commit_all(&repo, "strategy");
+    let (id, _) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let server = StandIn::start(vec![
+        openai::call("agent", json!({"name": "big", "task": "Think."})),
+        openai::text("It could not run."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--resume", &id, "think"])
+        .success();
+    let results = tool_results(&server.received()[1].body);
+    assert_eq!(
+        results,
+        [
+            "the sub-agent big names the model profile huge: there is no [models.huge] in your configuration (profiles: default)"
+        ]
     );
 }

@@ -152,7 +152,7 @@ impl Settings {
             None => {
                 let known: Vec<&str> = self.models.keys().map(String::as_str).collect();
                 anyhow::bail!(
-                    "--model {profile}: no [models.{profile}] in your configuration (profiles: {})",
+                    "there is no [models.{profile}] in your configuration (profiles: {})",
                     if known.is_empty() {
                         "none".to_owned()
                     } else {

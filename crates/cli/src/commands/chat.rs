@@ -16,8 +16,8 @@ use nodwyn_model::Client;
 use nodwyn_protocol::{TurnEnd, WorktreeMode as Mode};
 
 use crate::commands::run::{
-    agent_options, chosen_mode, engine_and_host, model_profile, profiles_of, session_for,
-    settings_for,
+    agent_options, chosen_mode, chosen_model, engine_and_host, model_profile, profiles_of,
+    session_for, settings_for,
 };
 use crate::commands::{Invocation, RepoArg};
 use crate::frontend::RunView;
@@ -57,7 +57,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir).ok();
     let settings = settings_for(repository.as_deref())?;
-    let profile = model_profile(&settings.model(args.model.as_deref())?)?;
+    let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
     let (engine, host) = engine_and_host(&settings, &store)?;
     let person = host.person.clone();

@@ -79,7 +79,7 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir).ok();
     let settings = settings_for(repository.as_deref())?;
-    let profile = model_profile(&settings.model(args.model.as_deref())?)?;
+    let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
     if mode == WorktreeMode::Off && (args.base.is_some() || args.name.is_some()) {
         bail!(
@@ -239,6 +239,17 @@ pub(crate) fn judged(
         nodwyn_agent::judge::ModelJudge::new(model, compose, handle.clone(), choice.timeout),
     )));
     Ok(host)
+}
+
+/// The model profile `--model` names (`None`: the default), or a sentence naming the flag.
+pub(crate) fn chosen_model(
+    settings: &Settings,
+    name: Option<&str>,
+) -> anyhow::Result<ModelProfile> {
+    settings.model(name).map_err(|error| match name {
+        Some(name) => anyhow::anyhow!("--model {name}: {error}"),
+        None => error,
+    })
 }
 
 /// The person's model profiles by name, for a sub-agent that names one (`'model "PROFILE"`).

@@ -9,7 +9,7 @@ use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::comments::{Comments, message};
 
 use crate::commands::run::{
-    agent_options, drive, engine_and_host, model_profile, profiles_of, settings_for,
+    agent_options, chosen_model, drive, engine_and_host, model_profile, profiles_of, settings_for,
 };
 use crate::commands::{Invocation, Outcome};
 
@@ -68,7 +68,7 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
     }
     let review = nodwyn_core::worktree::diff(&store, &runtime.id(), &runtime.settings().limits)?;
     let text = message(&review, &comments)?;
-    let profile = model_profile(&settings.model(args.model.as_deref())?)?;
+    let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     let options = agent_options(
         &settings,
         nodwyn_config::WorktreeMode::Auto,
