@@ -106,10 +106,15 @@ fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
         "{}",
         run.stderr
     );
+    // One light line when the session moves into its worktree: its folder's name and branch.
+    let switched = run
+        .stderr
+        .lines()
+        .find(|line| line.starts_with("nodwyn: switched to worktree "))
+        .unwrap_or_else(|| panic!("{}", run.stderr));
     assert!(
-        run.stderr.contains("switched to worktree"),
-        "{}",
-        run.stderr
+        switched.contains(", branch nodwyn/") && !switched.contains(".nodwyn/worktrees"),
+        "{switched}"
     );
     assert!(run.stderr.contains("5 model call(s)"), "{}", run.stderr);
 

@@ -66,11 +66,15 @@ impl RunView {
                     None => format!("nodwyn: session {session} in {}", root.display()),
                 },
             ),
+            // One light line: the folder's name and the branch (`/worktree` in chat, or
+            // `nodwyn worktree path`, gives the whole path).
             Notification::SessionWorktree { root, branch, .. } => line(
                 &mut state,
                 format!(
                     "nodwyn: switched to worktree {}, branch {branch}",
-                    root.display()
+                    root.file_name()
+                        .unwrap_or(root.as_os_str())
+                        .to_string_lossy()
                 ),
             ),
             Notification::ItemDelta { text, .. } => {
