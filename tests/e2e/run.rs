@@ -62,6 +62,16 @@ fn tool_results(request: &Value) -> Vec<String> {
         .collect()
 }
 
+/// A session of `repo` whose committed `.nodwyn/init.scm` is `init`, approved by the person on a
+/// terminal: the session's id and its worktree.
+fn approved_strategy(env: &TestEnv, repo: &Path, init: &str) -> (String, std::path::PathBuf) {
+    write(&repo.join(".nodwyn/init.scm"), init);
+    env.commit_all(repo, "strategy");
+    let (id, worktree) = env.session(repo);
+    env.nodwyn_on_terminal(repo, &["eval", "--session", &id, "1"], "y");
+    (id, worktree)
+}
+
 #[test]
 fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
     let env = TestEnv::new();
@@ -995,13 +1005,11 @@ fn a_judge_model_answers_ordinary_questions_first_and_fails_closed() {
 fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    write(
-        &repo.join(".nodwyn/init.scm"),
+    let (id, _) = approved_strategy(
+        &env,
+        &repo,
         "(define-agent 'reviewer \"Review the change; change nothing.\")\n",
     );
-    env.commit_all(&repo, "strategy");
-    let (id, _) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
     let server = StandIn::start(vec![
         openai::call(
             "agent",
@@ -1160,13 +1168,7 @@ fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() 
     let repo = env.repo("project");
     let example = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/strategies/plan-implement-review.scm");
-    write(
-        &repo.join(".nodwyn/init.scm"),
-        &std::fs::read_to_string(example).unwrap(),
-    );
-    env.commit_all(&repo, "strategy");
-    let (id, wt) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let (id, wt) = approved_strategy(&env, &repo, &std::fs::read_to_string(example).unwrap());
     write(&repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n");
     let server = StandIn::start(vec![
         // The agent asks the planner; the planner answers with a plan.
@@ -1238,13 +1240,7 @@ fn the_test_first_example_strategy_refuses_code_changes_until_a_test_fails() {
     let repo = env.repo("project");
     let example =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/strategies/test-first.scm");
-    write(
-        &repo.join(".nodwyn/init.scm"),
-        &std::fs::read_to_string(example).unwrap(),
-    );
-    env.commit_all(&repo, "strategy");
-    let (id, wt) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    let (id, wt) = approved_strategy(&env, &repo, &std::fs::read_to_string(example).unwrap());
     let test = || openai::call("shell-exec", json!({"argv": ["sh", "tests/add_test.sh"]}));
     let server = StandIn::start(vec![
         // Code first: refused.
@@ -1314,13 +1310,11 @@ fn the_test_first_example_strategy_refuses_code_changes_until_a_test_fails() {
 fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    write(
-        &repo.join(".nodwyn/init.scm"),
+    let (id, wt) = approved_strategy(
+        &env,
+        &repo,
         "(define-agent 'reader \"Read; change nothing.\" 'tools (list \"fs-read\" \"git-diff\" \"scheme\") 'model \"small\")\n(define-agent 'lead \"Coordinate.\" 'agents #t)\n",
     );
-    env.commit_all(&repo, "strategy");
-    let (id, wt) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
     let main = StandIn::start(vec![
         openai::call(
             "agent",
@@ -1417,13 +1411,11 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
 fn a_sub_agent_that_may_not_nest_is_not_offered_the_agent_tool_and_is_refused_it() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    write(
-        &repo.join(".nodwyn/init.scm"),
+    let (id, _) = approved_strategy(
+        &env,
+        &repo,
         "(define-agent 'one \"First.\")\n(define-agent 'two \"Second.\" 'agents #t)\n",
     );
-    env.commit_all(&repo, "strategy");
-    let (id, _) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
     let server = StandIn::start(vec![
         openai::call("agent", json!({"name": "one", "task": "Start two."})),
         openai::call("agent", json!({"name": "two", "task": "Nest."})),
@@ -1466,13 +1458,11 @@ fn a_sub_agent_that_may_not_nest_is_not_offered_the_agent_tool_and_is_refused_it
 fn a_sub_agent_naming_a_model_profile_the_person_lacks_is_refused_in_one_sentence() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    write(
-        &repo.join(".nodwyn/init.scm"),
+    let (id, _) = approved_strategy(
+        &env,
+        &repo,
         "(define-agent 'big \"Think hard.\" 'model \"huge\")\n",
     );
-    env.commit_all(&repo, "strategy");
-    let (id, _) = env.session(&repo);
-    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
     let server = StandIn::start(vec![
         openai::call("agent", json!({"name": "big", "task": "Think."})),
         openai::text("It could not run."),

@@ -4,14 +4,15 @@
 //! The same registry binds it in Scheme under its name and lists it in the system prompt.
 //! This test is also the worked example the README points to.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+
+use common::{Approves, git};
 
 use nodwyn_core::Store;
 use nodwyn_core::call::call;
 use nodwyn_core::guard::Effect;
 use nodwyn_core::host::HostSettings;
-use nodwyn_core::person::{NoTerminal, Person, Question};
+use nodwyn_core::person::NoTerminal;
 use nodwyn_core::prim::{Context, Error, Param, ParamKind, Primitive, Registry};
 use nodwyn_core::scheme::Source;
 use nodwyn_core::scripts::{ScriptOptions, Scripting, Target, compose, eval};
@@ -68,25 +69,6 @@ impl Primitive for CountLines {
         Ok(Counted {
             lines: text.lines().count(),
         })
-    }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
-
-/// A person who approves everything (a test's stand-in for a terminal).
-struct Approves;
-
-impl Person for Approves {
-    fn ask(&mut self, _question: &Question) -> Option<bool> {
-        Some(true)
     }
 }
 

@@ -3,26 +3,19 @@
 //! command's exit code, a broken hook refuses rather than lets through, an unapproved strategy
 //! judges nothing, and the strategy's own calls are not put to it.
 
+mod common;
+
+use common::{Approves, git};
+
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use nodwyn_core::Store;
 use nodwyn_core::host::HostSettings;
-use nodwyn_core::person::{Person, Question};
 use nodwyn_core::prim::Registry;
 use nodwyn_core::scripts::strategy;
 use nodwyn_core::turn::SessionRuntime;
 use serde_json::json;
-
-/// Says yes to every question.
-struct Yes;
-
-impl Person for Yes {
-    fn ask(&mut self, _: &Question) -> Option<bool> {
-        Some(true)
-    }
-}
 
 /// Refuses a write outside `tests/` unless the latest `shell-exec` exited non-zero.
 const RED_FIRST: &str = r#"
@@ -37,16 +30,6 @@ const RED_FIRST: &str = r#"
         #f
         (string-append "no failing test before changing " (car code)))))
 "#;
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
 
 /// A repository whose `.nodwyn/init.scm` is `init`, a session in its checkout, and whether the
 /// person approved the strategy.
@@ -90,7 +73,7 @@ fn the_strategy_refuses_what_the_rules_allow_until_a_test_has_failed() {
     let runtime = session(temp.path(), RED_FIRST, true);
     let mut turn = runtime.start_turn().unwrap();
     let refused = turn
-        .call("fs-write", &write("src/lib.rs"), &mut Yes)
+        .call("fs-write", &write("src/lib.rs"), &mut Approves)
         .unwrap_err();
     assert_eq!(refused.code(), "refused_by_guard");
     assert!(
@@ -101,9 +84,10 @@ fn the_strategy_refuses_what_the_rules_allow_until_a_test_has_failed() {
     );
     assert!(!temp.path().join("repo/src/lib.rs").exists());
     // A test may always be written; a failing run lets the code change; a passing run stops it.
-    turn.call("fs-write", &write("tests/check.sh"), &mut Yes)
+    turn.call("fs-write", &write("tests/check.sh"), &mut Approves)
         .unwrap();
-    turn.call("shell-exec", &run("exit 3"), &mut Yes).unwrap();
+    turn.call("shell-exec", &run("exit 3"), &mut Approves)
+        .unwrap();
     let session = runtime.session().unwrap();
     let last = session.recent_calls.back().unwrap();
     assert_eq!(
@@ -116,15 +100,16 @@ fn the_strategy_refuses_what_the_rules_allow_until_a_test_has_failed() {
         ("shell-exec", Some(true), Some(3), Some("shell-exec exit 3"))
     );
     let allowed = turn
-        .call("fs-write", &write("src/lib.rs"), &mut Yes)
+        .call("fs-write", &write("src/lib.rs"), &mut Approves)
         .unwrap();
     assert_eq!(
         allowed.decision.decision,
         nodwyn_core::guard::Decision::Allow
     );
-    turn.call("shell-exec", &run("true"), &mut Yes).unwrap();
+    turn.call("shell-exec", &run("true"), &mut Approves)
+        .unwrap();
     let again = turn
-        .call("fs-write", &write("src/main.rs"), &mut Yes)
+        .call("fs-write", &write("src/main.rs"), &mut Approves)
         .unwrap_err();
     assert!(again.to_string().contains("src/main.rs"), "{again}");
 }
@@ -134,7 +119,7 @@ fn an_unapproved_strategy_judges_nothing() {
     let temp = tempfile::tempdir().unwrap();
     let runtime = session(temp.path(), RED_FIRST, false);
     let mut turn = runtime.start_turn().unwrap();
-    turn.call("fs-write", &write("src/lib.rs"), &mut Yes)
+    turn.call("fs-write", &write("src/lib.rs"), &mut Approves)
         .unwrap();
 }
 
@@ -149,7 +134,7 @@ fn a_broken_on_call_refuses_rather_than_lets_through() {
         let temp = tempfile::tempdir().unwrap();
         let runtime = session(temp.path(), init, true);
         let mut turn = runtime.start_turn().unwrap();
-        let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+        let refused = turn.call("fs-list", &json!({}), &mut Approves).unwrap_err();
         assert!(
             refused
                 .to_string()
@@ -165,7 +150,7 @@ fn the_strategy_never_allows_what_the_rules_refuse() {
     let runtime = session(temp.path(), "(define (on-call call) #f)", true);
     let mut turn = runtime.start_turn().unwrap();
     let refused = turn
-        .call("fs-read", &json!({"path": ".env"}), &mut Yes)
+        .call("fs-read", &json!({"path": ".env"}), &mut Approves)
         .unwrap_err();
     assert_eq!(refused.code(), "refused_by_guard");
     assert!(!refused.to_string().contains("strategy"), "{refused}");
@@ -180,7 +165,7 @@ fn the_strategys_own_calls_are_not_put_to_it() {
     nodwyn_core::scripts::on_turn(
         &runtime.scripting(&options, None),
         &runtime.id(),
-        &mut Yes,
+        &mut Approves,
         "the plan",
     )
     .unwrap();
@@ -189,7 +174,7 @@ fn the_strategys_own_calls_are_not_put_to_it() {
         "the plan"
     );
     let mut turn = runtime.start_turn().unwrap();
-    let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+    let refused = turn.call("fs-list", &json!({}), &mut Approves).unwrap_err();
     assert!(
         refused.to_string().contains("everything is refused"),
         "{refused}"
@@ -203,8 +188,8 @@ fn an_engine_is_kept_for_the_next_call_until_the_strategy_changes_or_its_hook_fa
     let counting = "(define calls 0)\n(define (on-call call) (set! calls (+ calls 1)) (if (> calls 1) \"seen before\" #f))\n";
     let runtime = session(temp.path(), counting, true);
     let mut turn = runtime.start_turn().unwrap();
-    turn.call("fs-list", &json!({}), &mut Yes).unwrap();
-    let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+    turn.call("fs-list", &json!({}), &mut Approves).unwrap();
+    let refused = turn.call("fs-list", &json!({}), &mut Approves).unwrap_err();
     assert!(refused.to_string().contains("seen before"), "{refused}");
 
     // Changed (and approved again), the strategy starts in an engine of its own.
@@ -217,7 +202,7 @@ fn an_engine_is_kept_for_the_next_call_until_the_strategy_changes_or_its_hook_fa
     let store = runtime.store();
     let found = strategy::read_strategy(&repo, None).unwrap().unwrap();
     strategy::approve(store, &repo, &found.sha256).unwrap();
-    turn.call("fs-list", &json!({}), &mut Yes).unwrap();
+    turn.call("fs-list", &json!({}), &mut Approves).unwrap();
 
     // An engine whose hook failed is not kept: the next call starts afresh, and fails the same.
     let failing = "(define calls 0)\n(define (on-call call) (set! calls (+ calls 1)) (if (= calls 1) (car '()) #f))\n";
@@ -225,7 +210,7 @@ fn an_engine_is_kept_for_the_next_call_until_the_strategy_changes_or_its_hook_fa
     let found = strategy::read_strategy(&repo, None).unwrap().unwrap();
     strategy::approve(store, &repo, &found.sha256).unwrap();
     for _ in 0..2 {
-        let refused = turn.call("fs-list", &json!({}), &mut Yes).unwrap_err();
+        let refused = turn.call("fs-list", &json!({}), &mut Approves).unwrap_err();
         assert!(refused.to_string().contains("failed"), "{refused}");
     }
 }

@@ -4,8 +4,11 @@
 //! reads back from the log; a session that began in its checkout moves into its own worktree;
 //! questions cross a channel.
 
+mod common;
+
+use common::git;
+
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use nodwyn_core::Store;
@@ -60,16 +63,6 @@ impl Person for Noting {
         }
         Some(true)
     }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .current_dir(dir)
-        .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
 }
 
 fn repository(temp: &Path) -> std::path::PathBuf {
