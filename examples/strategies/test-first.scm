@@ -12,7 +12,9 @@
 ;;; project.
 ;;;
 ;;; What it does not see: a command's own writes (a shell-exec that edits files with sed) are
-;;; confined to the worktree by nodwyn's sandbox but not judged file by file here.
+;;; confined to the worktree by nodwyn's sandbox but not judged file by file here; and a command
+;;; an agent host runs itself (Claude Code's Bash, judged through `nodwyn mcp`'s permission
+;;; prompt) has no exit code nodwyn knows, so run the tests with nodwyn's shell_exec.
 ;;;
 ;;; Copy it to .nodwyn/init.scm; nodwyn asks you once to approve it (and again when it changes).
 
