@@ -1119,6 +1119,32 @@ fn ctrl_c_in_chat_interrupts_the_turn_and_the_conversation_goes_on() {
 }
 
 #[test]
+fn chat_diff_shows_the_sessions_changes_escaped() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "first line\n\u{1b}]52;c;aGk=\u{7}\n"}),
+        ),
+        openai::text("Wrote notes.txt."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["chat", "--worktree"],
+        "/dont-ask\nwrite a note\n/diff\n/exit",
+    );
+    for expected in ["added notes.txt (+2 -0)", "+first line", "Wrote notes.txt."] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+    // The answer is shown once, as it streams.
+    assert_eq!(shown.matches("Wrote notes.txt.").count(), 1, "{shown}");
+    // What the model wrote reaches the terminal escaped, never as a clipboard write.
+    assert!(!shown.contains("\u{1b}]52"), "{shown}");
+}
+
+#[test]
 fn chat_is_a_conversation_on_a_terminal_with_commands() {
     let env = TestEnv::new();
     let repo = env.repo("project");
@@ -1131,13 +1157,14 @@ fn chat_is_a_conversation_on_a_terminal_with_commands() {
     let shown = env.nodwyn_on_terminal(
         &repo,
         &["chat"],
-        "what is here?\n/worktree\n/dont-ask\n/nonsense\nand in it?\n/exit",
+        "what is here?\n/worktree\n/diff\n/dont-ask\n/nonsense\nand in it?\n/exit",
     );
     for expected in [
         "/help for commands",
         "[fs-list] path=.: ok",
         "There is a README.",
         "no worktree yet: the first change opens one",
+        "no worktree yet, so nothing of the session's to show",
         "Don't ask is on",
         "unknown command /nonsense",
         "It says hello.",

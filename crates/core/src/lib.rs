@@ -54,6 +54,10 @@ pub mod prim {
     pub mod land {
         pub use nodwyn_prim::land::{Aborted, Landed, LocalBase, Strategy};
     }
+    /// A session's changes as a review reads them.
+    pub mod review {
+        pub use nodwyn_prim::review::Review;
+    }
     /// How commands are confined, and the supervisor's entry point.
     pub mod sandbox {
         pub use nodwyn_prim::sandbox::{SUPERVISOR_ARG, Sandbox, not_dumpable, supervise};

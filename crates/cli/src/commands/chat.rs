@@ -116,19 +116,11 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
                 agent.stay_in_checkout();
                 output::note("the session stays in the checkout; every write is asked");
             }
+            "/diff" if agent.runtime().session()?.active_worktree().is_none() => {
+                output::note("no worktree yet, so nothing of the session's to show; the first change opens one")
+            }
             "/diff" => match nodwyn_core::worktree::diff(&store, &id, &limits) {
-                Ok(review) if review.files.is_empty() => output::note("no changes"),
-                Ok(review) => {
-                    for file in review.files {
-                        output::note(format!(
-                            "{} {} (+{} -{})",
-                            file.status,
-                            output::printable(&file.path),
-                            file.added.unwrap_or(0),
-                            file.removed.unwrap_or(0)
-                        ));
-                    }
-                }
+                Ok(review) => output::text(super::worktree::diff::shown(&review))?,
                 Err(error) => output::note(format!("nodwyn: {error}")),
             },
             "/dont-ask" | "/dont-ask off" => {
@@ -153,7 +145,8 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
             message => {
                 let outcome = engine.block_on(agent.turn(message));
                 match outcome.end {
-                    TurnEnd::Finished => output::text(&outcome.answer)?,
+                    // The answer was shown as it streamed; on a terminal once is enough.
+                    TurnEnd::Finished => {}
                     TurnEnd::Interrupted => output::note("interrupted"),
                     TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
                         output::note(format!("nodwyn: {}", output::printable(&why)));

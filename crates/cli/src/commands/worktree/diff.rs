@@ -24,6 +24,12 @@ pub fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         return output::json(&review);
     }
+    output::text(shown(&review))
+}
+
+/// A session's changes as a person reads them (`worktree diff`, chat's `/diff`); the caller
+/// escapes them on the way to the terminal.
+pub(crate) fn shown(review: &nodwyn_core::prim::review::Review) -> String {
     let mut lines = Vec::new();
     for file in &review.files {
         let counts = match (file.added, file.removed) {
@@ -48,5 +54,5 @@ pub fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
     for omitted in &review.omitted {
         lines.push(format!("left out: {} ({})", omitted.path, omitted.why));
     }
-    output::text(lines.join("\n"))
+    lines.join("\n")
 }

@@ -1,7 +1,7 @@
 //! `nodwyn worktree ...`: the life of a session's worktree.
 
 mod close;
-mod diff;
+pub(crate) mod diff;
 mod keep;
 mod list;
 mod new;
