@@ -223,10 +223,23 @@
       (if (procedure? prompt) (prompt) prompt))))
 
 (define (default-agent-section name)
-  (lines
-   (string-append "You are the sub-agent \"" name "\" of this session. Your instructions:")
-   (agent-instructions name)
-   "You run alone: no other sub-agent of this session runs while you do, and you share the session's worktree and branch."))
+  (let* ([agent (assoc name declared-agents)]
+         [tools (and agent (agent-option agent "tools"))]
+         [nests (and agent (agent-option agent "agents"))])
+    (string-join
+     (append
+      (list (string-append "You are the sub-agent \"" name "\" of this session. Your instructions:")
+            (agent-instructions name)
+            "You run alone: no other sub-agent of this session runs while you do, and you share the session's worktree and branch.")
+      (if tools
+          (list (string-append "Of the tools above you are given only these: "
+                               (if (null? tools) "none" (string-join tools ", "))
+                               ". A call to any other is refused."))
+          '())
+      (if nests
+          (list "You may hand a task to another of the session's sub-agents with the agent tool.")
+          '()))
+     "\n")))
 
 (define (agent-section name) (default-agent-section name))
 

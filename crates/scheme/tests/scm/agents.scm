@@ -22,6 +22,12 @@
 (check-equal? "'model is kept" (field reader "model") "small")
 (check-equal? "'agents is kept" (field reader "agents") #t)
 (check-equal? "an option not given is #f" (field (car (agents)) "model") #f)
+(check "a sub-agent with 'tools is told which it has"
+       (contains? (agent-system-prompt "reader") "you are given only these: fs-read, git-diff."))
+(check "and that it may hand tasks on"
+       (contains? (agent-system-prompt "reader") "hand a task to another"))
+(check "one without 'tools is told nothing of the kind"
+       (not (contains? (agent-system-prompt "tester") "given only these")))
 (check "an unknown option is an error"
        (with-handler (lambda (err) #t) (begin (define-agent 'y "p" 'tool (list)) #f)))
 (check "an option without a value is an error"
