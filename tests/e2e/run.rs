@@ -1505,3 +1505,40 @@ fn a_sub_agent_naming_a_model_profile_the_person_lacks_is_refused_in_one_sentenc
         ]
     );
 }
+
+#[test]
+fn a_sub_agent_from_the_persons_own_prompts_is_offered_with_no_strategy() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &env.home().join(".config/nodwyn/prompts.scm"),
+        "(define-agent 'explainer \"Explain the code plainly.\" 'tools (list \"fs-read\"))\n",
+    );
+    let server = StandIn::start(vec![
+        openai::call(
+            "agent",
+            json!({"name": "explainer", "task": "Explain README.md."}),
+        ),
+        openai::text("It greets."),
+        openai::text("The explainer says it greets."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--no-worktree", "explain"])
+        .success();
+    assert_eq!(run.stdout.trim_end(), "The explainer says it greets.");
+    let received = server.received();
+    let agent_tool = received[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "agent")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        agent_tool["function"]["parameters"]["properties"]["name"]["enum"],
+        json!(["explainer"])
+    );
+    let system = received[1].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("given only these: fs-read."), "{system}");
+}
