@@ -1432,6 +1432,24 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
         .filter_map(|r| r["agent"].as_str())
         .collect();
     assert_eq!(speakers, ["lead", "lead/reader"].into_iter().collect());
+    // The text view shows the tree: each sub-agent's task and words under its caller's.
+    let events = env
+        .nodwyn(&repo, &["session", "events", &id])
+        .success()
+        .stdout;
+    for line in [
+        "  person: What does README say?",
+        "    task for lead: Find out what README says.",
+        "      task for lead/reader: Read README.md.",
+        "      fs-read gave:",
+        "      lead/reader: It says hello.",
+        "    lead: The reader says: hello.",
+        "  model: README says hello.",
+    ] {
+        // After each line's time.
+        let line = format!("Z  {line}");
+        assert!(events.contains(&line), "{line} in\n{events}");
+    }
 }
 
 #[test]

@@ -81,9 +81,16 @@ fn conversation(record: &Value) -> Option<String> {
                 .map(|ms| format!(", first output after {ms} ms"))
                 .unwrap_or_default()
         ),
-        ("conversation.item", Some("user_message")) => {
-            format!("  person: {}", at_most(&text("text"), 400))
-        }
+        // A sub-agent's items are its own, indented under its caller's: its message is the task
+        // its caller gave it, not the person's.
+        ("conversation.item", Some("user_message")) => match record["agent"].as_str() {
+            Some(agent) => format!(
+                "{}task for {agent}: {}",
+                indent(agent),
+                at_most(&text("text"), 400)
+            ),
+            None => format!("  person: {}", at_most(&text("text"), 400)),
+        },
         ("conversation.item", Some("assistant_message")) => {
             let calls: Vec<String> = record["tool_calls"]
                 .as_array()
@@ -97,14 +104,18 @@ fn conversation(record: &Value) -> Option<String> {
                     )
                 })
                 .collect();
-            let mut line = format!("  model: {}", at_most(&text("text"), 400));
+            let mut line = match record["agent"].as_str() {
+                Some(agent) => format!("{}{agent}: {}", indent(agent), at_most(&text("text"), 400)),
+                None => format!("  model: {}", at_most(&text("text"), 400)),
+            };
             if !calls.is_empty() {
                 line.push_str(&format!(" [calls: {}]", calls.join("; ")));
             }
             line
         }
         ("conversation.item", Some("tool_result")) => format!(
-            "  {} {}: {}",
+            "{}{} {}: {}",
+            record["agent"].as_str().map_or("  ".to_owned(), indent),
             text("tool"),
             if record["ok"] == true {
                 "gave"
@@ -113,9 +124,18 @@ fn conversation(record: &Value) -> Option<String> {
             },
             at_most(&text("content"), 200)
         ),
-        ("conversation.item", Some("notice")) => format!("  nodwyn: {}", text("text")),
+        ("conversation.item", Some("notice")) => format!(
+            "{}nodwyn: {}",
+            record["agent"].as_str().map_or("  ".to_owned(), indent),
+            text("text")
+        ),
         _ => return None,
     })
+}
+
+/// The indentation of sub-agent `agent`'s lines (`lead/reader`): one step deeper per level.
+fn indent(agent: &str) -> String {
+    "  ".repeat(1 + agent.split('/').count())
 }
 
 /// `text` on one line (each run of spaces and line breaks one space), cut to `longest`
