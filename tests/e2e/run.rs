@@ -1145,6 +1145,47 @@ fn chat_diff_shows_the_sessions_changes_escaped() {
 }
 
 #[test]
+fn chat_lands_the_sessions_work_on_the_remote_and_closes_the_session() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("project");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "landed\n"}),
+        ),
+        openai::text("Wrote notes.txt."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["chat", "--worktree"],
+        "/dont-ask\nwrite a note\n/land\n/land Add a note\n/exit",
+    );
+    for expected in [
+        "give the commit message: /land MESSAGE",
+        "landed on main as ",
+        "closed session",
+    ] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+    assert_eq!(
+        env.git(&remote, &["log", "-1", "--format=%s", "main"]),
+        "Add a note"
+    );
+    assert_eq!(env.git(&remote, &["show", "main:notes.txt"]), "landed");
+    // Landed, the worktree had nothing left to keep: closing removed it.
+    assert!(
+        !repo
+            .join(".nodwyn/worktrees")
+            .read_dir()
+            .unwrap()
+            .any(|e| e.unwrap().path().is_dir()),
+        "{shown}"
+    );
+}
+
+#[test]
 fn chat_is_a_conversation_on_a_terminal_with_commands() {
     let env = TestEnv::new();
     let repo = env.repo("project");
