@@ -1064,7 +1064,8 @@ fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
 
 #[test]
 fn ctrl_c_in_chat_interrupts_the_turn_and_the_conversation_goes_on() {
-    use std::io::Write;
+    use std::io::{Read, Write};
+    use std::sync::{Arc, Mutex};
     let env = TestEnv::new();
     let repo = env.repo("project");
     let server = StandIn::start(vec![
@@ -1074,38 +1075,62 @@ fn ctrl_c_in_chat_interrupts_the_turn_and_the_conversation_goes_on() {
     configure(&env, &server, "openai");
     let mut chat = env.nodwyn_on_a_terminal(&repo, &["chat", "--no-worktree"]);
     let mut keys = chat.stdin.take().unwrap();
-    keys.write_all(b"think hard\n").unwrap();
+    // What the terminal shows, as it comes, so each key waits for what it answers.
+    let screen = Arc::new(Mutex::new(String::new()));
+    let reader = {
+        let (screen, mut out) = (Arc::clone(&screen), chat.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n @ 1..) = out.read(&mut chunk) {
+                screen
+                    .lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        })
+    };
     let started = Instant::now();
+    let wait_for = |what: &str, times: usize| {
+        while screen.lock().unwrap().matches(what).count() < times {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "never saw {what} {times} time(s) in\n{}",
+                screen.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    const HINT: &str = "Ctrl-D or /exit ends the chat";
+    // Waiting for a line, Ctrl-C has nothing to interrupt: a hint each time, and nodwyn stays.
+    wait_for("/help for commands", 1);
+    wait_for("> ", 1);
+    for times in 1..=2 {
+        keys.write_all(b"\x03").unwrap();
+        wait_for(HINT, times);
+    }
+    keys.write_all(b"think hard\n").unwrap();
     while server.received().is_empty() {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "the model was never asked"
         );
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(300));
+    // In a turn, Ctrl-C ends the turn, not the program: the next message is a new turn with the
+    // same conversation.
     keys.write_all(b"\x03").unwrap();
-    // The program is still there: the next message is a new turn with the same conversation.
-    std::thread::sleep(Duration::from_millis(500));
+    wait_for("interrupted", 1);
     keys.write_all(b"are you there?\n").unwrap();
-    while server.received().len() < 2 {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the next turn never came"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_for("Still here.", 1);
     keys.write_all(b"/exit\n").unwrap();
     // The keyboard stays until nodwyn has gone (an end of input would be a Ctrl-D of its own).
-    let output = std::thread::spawn(move || chat.wait_with_output().unwrap())
-        .join()
-        .unwrap();
+    let status = chat.wait().unwrap();
     drop(keys);
-    let shown = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{:?}: {shown}", output.status);
-    for expected in ["interrupted", "Still here.", "closed session"] {
-        assert!(shown.contains(expected), "{expected} in\n{shown}");
-    }
+    reader.join().unwrap();
+    let shown = screen.lock().unwrap().clone();
+    assert!(status.success(), "{status:?}: {shown}");
+    assert!(shown.contains("closed session"), "{shown}");
+    assert_eq!(shown.matches(HINT).count(), 2, "{shown}");
     let id = only_session(&env);
     let records = env.records(short(&id));
     let ends: Vec<&Value> = records

@@ -5,6 +5,7 @@
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::bail;
 use clap::Args;
@@ -43,6 +44,26 @@ pub struct ChatArgs {
     /// Go on with session ID's conversation.
     #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree"])]
     resume: Option<String>,
+}
+
+/// Answers a Ctrl-C pressed while the chat waits for a line (nothing to interrupt) with a hint,
+/// and lowers the interrupt again, so that a second one does not end nodwyn as it would during a
+/// turn. Gives the flag that says the chat is waiting.
+fn idle_interrupts(interrupt: &nodwyn_core::prim::Interrupt) -> Arc<AtomicBool> {
+    let waiting = Arc::new(AtomicBool::new(false));
+    let (watched, interrupt) = (Arc::clone(&waiting), interrupt.clone());
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            if watched.load(Ordering::SeqCst) && interrupt.is_raised() {
+                interrupt.lower();
+                output::note("(Ctrl-C interrupts a turn; Ctrl-D or /exit ends the chat)");
+                let _ = write!(std::io::stderr(), "> ");
+                let _ = std::io::stderr().flush();
+            }
+        }
+    });
+    waiting
 }
 
 const HELP: &str = "commands: /worktree (where the session works), /worktree off (stay in the checkout), /diff (the session's changes), /land MESSAGE (land them), /dont-ask, /dont-ask off, /help, /exit (or Ctrl-D); Ctrl-C interrupts a turn";
@@ -91,13 +112,20 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     )?
     .with_profiles(profiles_of(&settings));
     output::note(format!("nodwyn chat: session {id}; /help for commands"));
+    let waiting = idle_interrupts(&runtime.settings().interrupt);
     let stdin = std::io::stdin();
     let mut line = String::new();
     loop {
+        // A Ctrl-C raised before now belonged to what ran before (a turn, a landing); one
+        // pressed from the prompt on gets the hint.
+        runtime.settings().interrupt.lower();
+        waiting.store(true, Ordering::SeqCst);
         let _ = write!(std::io::stderr(), "> ");
         let _ = std::io::stderr().flush();
         line.clear();
-        if stdin.lock().read_line(&mut line)? == 0 {
+        let read = stdin.lock().read_line(&mut line);
+        waiting.store(false, Ordering::SeqCst);
+        if read? == 0 {
             break;
         }
         let said = line.trim();
