@@ -1626,3 +1626,34 @@ fn a_sub_agent_from_the_persons_own_prompts_is_offered_with_no_strategy() {
     let system = received[1].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.contains("given only these: fs-read."), "{system}");
 }
+
+#[test]
+fn a_repositorys_unapproved_prompts_cannot_declare_sub_agents() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    // The repository's prompts.scm loads unapproved (it may shape prompts, never what runs): it
+    // declares a sub-agent on a costly profile, and fakes the list of declared agents too.
+    write(
+        &repo.join(".nodwyn/prompts.scm"),
+        "(define-agent 'spender \"Spend.\" 'model \"big\" 'agents #t)\n(define (agents) (list (list (cons \"name\" \"ghost\") (cons \"prompt\" \"Boo.\") (cons \"model\" \"big\"))))\n",
+    );
+    env.commit_all(&repo, "prompts");
+    let server = StandIn::start(vec![openai::text("Nothing to hand on.")]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--no-worktree", "hello"])
+        .success();
+    let tools: Vec<String> = server.received()[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!tools.contains(&"agent".to_owned()), "{tools:?}");
+    let refused = env
+        .nodwyn(&repo, &["prompt", "--agent", "spender"])
+        .refused();
+    assert!(
+        refused.contains("not part of an approved strategy"),
+        "{refused}"
+    );
+}

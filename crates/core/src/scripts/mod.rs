@@ -131,6 +131,16 @@ pub fn compose(
         Reach::ReadOnly,
         |scripts, host, loaded| {
             let prompt = match agent {
+                Some(name)
+                    if loaded
+                        .trusted_agents
+                        .as_ref()
+                        .is_some_and(|trusted| !trusted.iter().any(|a| a.name == name)) =>
+                {
+                    return Err(Error::Refused(format!(
+                        "no sub-agent `{name}` may run here: the repository's .nodwyn/prompts.scm is not part of an approved strategy, so what it declares is not offered (declare it in your own prompts.scm, or in an init.scm you approve)"
+                    )));
+                }
                 Some(name) => scripts.agent_system_prompt(name, host)?,
                 None => scripts.system_prompt(host)?,
             };
@@ -138,7 +148,7 @@ pub fn compose(
                 prompt,
                 session: loaded.session.map(|s| s.id.to_string()),
                 loaded: Vec::new(),
-                agents: scripts.agents(host)?,
+                agents: loaded.agents(scripts, host)?,
                 notes: Vec::new(),
             })
         },
@@ -278,6 +288,20 @@ struct Loaded<'a> {
     session: Option<&'a Session>,
     /// The approved strategy's layer, if it was loaded.
     strategy: Option<LayerId>,
+    /// The sub-agents declared before an unapproved repository prompts.scm loaded, when one did:
+    /// the only ones that may be offered (see [`load_files`]).
+    trusted_agents: Option<Vec<Agent>>,
+}
+
+impl Loaded<'_> {
+    /// The sub-agents that may be offered: nodwyn's, the person's and an approved strategy's,
+    /// never ones an unapproved repository prompts.scm declared or changed.
+    fn agents(&self, scripts: &mut Scripts, host: &mut dyn Host) -> Result<Vec<Agent>, Error> {
+        match &self.trusted_agents {
+            Some(agents) => Ok(agents.clone()),
+            None => Ok(scripts.agents(host)?),
+        }
+    }
 }
 
 /// Which host a step runs with.
@@ -408,10 +432,11 @@ fn with_scripts_kept<T>(
         repository,
         strategy,
     };
-    let (loaded, strategy_layer) = load_files(&mut scripts, files, full, registry)?;
+    let (loaded, strategy_layer, trusted_agents) = load_files(&mut scripts, files, full, registry)?;
     let facts = Loaded {
         session: session.as_ref(),
         strategy: strategy_layer,
+        trusted_agents,
     };
     let value = match reach {
         Reach::Full | Reach::Strategy | Reach::Nothing => work(&mut scripts, full, &facts)?,
@@ -439,14 +464,17 @@ struct Files {
 
 /// Loads `files` in order as layers: the person's with every primitive, the repository's
 /// prompts.scm with only those that read, the approved strategy with every primitive. Gives what
-/// was loaded and the strategy's layer.
+/// was loaded, the strategy's layer, and, when the repository's prompts.scm loaded without an
+/// approved strategy, the sub-agents declared before it: an unapproved file may shape prompts,
+/// never declare what runs (a sub-agent with its tools, model profile and leave to nest).
 fn load_files(
     scripts: &mut Scripts,
     files: Files,
     full: &mut dyn Host,
     registry: &Registry,
-) -> Result<(Vec<LoadedFile>, Option<LayerId>), Error> {
+) -> Result<(Vec<LoadedFile>, Option<LayerId>, Option<Vec<Agent>>), Error> {
     let mut loaded = Vec::new();
+    let mut trusted_agents = None;
     if let Some((path, text)) = files.user {
         scripts.load(Source::file(&path, text), full)?;
         loaded.push(LoadedFile { kind: "user", path });
@@ -456,6 +484,9 @@ fn load_files(
             inner: full,
             registry,
         };
+        if files.strategy.is_none() {
+            trusted_agents = Some(scripts.agents(&mut read_only)?);
+        }
         scripts.load(Source::file(&file.path, file.text), &mut read_only)?;
         loaded.push(LoadedFile {
             kind: "repository",
@@ -472,7 +503,7 @@ fn load_files(
             path: init.path,
         });
     }
-    Ok((loaded, strategy_layer))
+    Ok((loaded, strategy_layer, trusted_agents))
 }
 
 /// The repository's strategy if a person approved its content (asking now when it is new);
