@@ -432,10 +432,14 @@ fn with_scripts_kept<T>(
         repository,
         strategy,
     };
-    let (loaded, strategy_layer, trusted_agents) = load_files(&mut scripts, files, full, registry)?;
+    let Layered {
+        loaded,
+        strategy,
+        trusted_agents,
+    } = load_files(&mut scripts, files, full, registry)?;
     let facts = Loaded {
         session: session.as_ref(),
-        strategy: strategy_layer,
+        strategy,
         trusted_agents,
     };
     let value = match reach {
@@ -472,7 +476,7 @@ fn load_files(
     files: Files,
     full: &mut dyn Host,
     registry: &Registry,
-) -> Result<(Vec<LoadedFile>, Option<LayerId>, Option<Vec<Agent>>), Error> {
+) -> Result<Layered, Error> {
     let mut loaded = Vec::new();
     let mut trusted_agents = None;
     if let Some((path, text)) = files.user {
@@ -503,7 +507,21 @@ fn load_files(
             path: init.path,
         });
     }
-    Ok((loaded, strategy_layer, trusted_agents))
+    Ok(Layered {
+        loaded,
+        strategy: strategy_layer,
+        trusted_agents,
+    })
+}
+
+/// What [`load_files`] loaded.
+struct Layered {
+    /// The files, in order.
+    loaded: Vec<LoadedFile>,
+    /// The approved strategy's layer, if it loaded.
+    strategy: Option<LayerId>,
+    /// The sub-agents declared before an unapproved repository prompts.scm, when one loaded.
+    trusted_agents: Option<Vec<Agent>>,
 }
 
 /// The repository's strategy if a person approved its content (asking now when it is new);
