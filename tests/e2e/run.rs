@@ -62,6 +62,16 @@ fn tool_results(request: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The names of the tools a request to the model offered.
+fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// A session of `repo` whose committed `.nodwyn/init.scm` is `init`, approved by the person on a
 /// terminal: the session's id and its worktree.
 fn approved_strategy(env: &TestEnv, repo: &Path, init: &str) -> (String, std::path::PathBuf) {
@@ -173,14 +183,7 @@ fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
             .len()
             > 100
     );
-    let offered = |i: usize| -> Vec<String> {
-        received[i].body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
+    let offered = |i: usize| tool_names(&received[i].body);
     assert!(!offered(0).contains(&"git-land".to_owned()));
     assert!(offered(3).contains(&"git-land".to_owned()));
     assert!(offered(0).contains(&"scheme".to_owned()));
@@ -1026,14 +1029,7 @@ fn a_sub_agent_works_a_task_in_the_same_turn_and_answers_the_call() {
         .success();
     assert_eq!(run.stdout.trim_end(), "The reviewer says it looks fine.");
     let received = server.received();
-    let tool_names = |i: usize| -> Vec<String> {
-        received[i].body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
+    let tool_names = |i: usize| tool_names(&received[i].body);
     assert!(tool_names(0).contains(&"agent".to_owned()));
     // The sub-agent has its own prompt and task, and cannot start another.
     let system = received[1].body["messages"][0]["content"].as_str().unwrap();
@@ -1454,14 +1450,6 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
         )
         .success();
     assert_eq!(run.stdout.trim_end(), "README says hello.");
-    let tool_names = |request: &Value| -> Vec<String> {
-        request["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
     // The lead may hand tasks on ('agents #t); the reader runs on its own model with only its
     // tools, and a call to another is refused.
     let (main_asked, small_asked) = (main.received(), small.received());
@@ -1543,13 +1531,7 @@ fn a_sub_agent_that_may_not_nest_is_not_offered_the_agent_tool_and_is_refused_it
     env.nodwyn(&repo, &["run", "--resume", &id, "nest"])
         .success();
     let received = server.received();
-    let offers_agent = |i: usize| {
-        received[i].body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|t| t["function"]["name"] == "agent")
-    };
+    let offers_agent = |i: usize| tool_names(&received[i].body).contains(&"agent".to_owned());
     assert!(!offers_agent(1), "one may not nest");
     assert!(
         tool_results(&received[2].body)[0].contains("the sub-agent one may not hand tasks"),
@@ -1642,12 +1624,7 @@ fn a_repositorys_unapproved_prompts_cannot_declare_sub_agents() {
     configure(&env, &server, "openai");
     env.nodwyn(&repo, &["run", "--no-worktree", "hello"])
         .success();
-    let tools: Vec<String> = server.received()[0].body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-        .collect();
+    let tools = tool_names(&server.received()[0].body);
     assert!(!tools.contains(&"agent".to_owned()), "{tools:?}");
     let refused = env
         .nodwyn(&repo, &["prompt", "--agent", "spender"])
