@@ -140,7 +140,7 @@ impl Judge for StrategyJudge<'_> {
     fn judge(&self, effect: &Effect, proposed: &Verdict) -> Option<Verdict> {
         // A strategy that does not define (on-call) costs a read of its text, no engine.
         let init = self.session.root.join(".nodwyn").join("init.scm");
-        match super::strategy::read_plain(&init) {
+        match strategy::read_plain(&init) {
             Ok(Some(text))
                 if nodwyn_scheme::defined_names(&text)
                     .iter()
