@@ -3,7 +3,7 @@
 //! run, a process each time: one model answer with many tool calls, minus a turn with none,
 //! divided by the calls. (2) Its time to the first token, against a plain HTTP request to the
 //! same stand-in server: the model client alone, and a whole turn (which first composes the
-//! system prompt in Scheme). (3) What a strategy's `(on-call)` adds to each call: the same calls
+//! system prompt in Scheme), cold and with engines made ahead (`nodwyn_scheme::keep_warm`). (3) What a strategy's `(on-call)` adds to each call: the same calls
 //! in a session whose approved strategy defines one that objects to nothing. Medians side by
 //! side, alternating.
 //!
@@ -162,6 +162,20 @@ fn main() {
         median(process_call),
         median(per_judged_call),
     );
+    // Turns whose engines were made ahead (`nodwyn run` and `chat` keep two ready), each after
+    // the pause a person takes between messages; measured last, so the engines made in the
+    // background take no time from the measurements above.
+    nodwyn_core::scheme::keep_warm(2);
+    let mut warm_turn_first = Vec::new();
+    for _ in 0..runs {
+        std::thread::sleep(Duration::from_millis(400));
+        server.push([openai::text("done")]);
+        *first.0.lock().unwrap() = None;
+        let started = Instant::now();
+        engine.block_on(agent.turn("answer"));
+        warm_turn_first.push(first.0.lock().unwrap().unwrap() - started);
+    }
+    let warm_turn_first = median(warm_turn_first);
     let (turn_first, client_first, plain_first) = (
         median(turn_first),
         median(client_first),
@@ -190,6 +204,11 @@ fn main() {
         "  a whole turn (prompt composed)   {:>9}  (+{})",
         ms(turn_first),
         ms(turn_first.saturating_sub(plain_first))
+    );
+    println!(
+        "  the same, its engine made ahead  {:>9}  (+{})",
+        ms(warm_turn_first),
+        ms(warm_turn_first.saturating_sub(plain_first))
     );
 }
 

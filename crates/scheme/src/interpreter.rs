@@ -33,7 +33,7 @@ use crate::value::{alist, from_json, string, to_json};
 pub const THREAD_NAME: &str = "nodwyn-scheme";
 
 /// The engine thread's stack: steel's compiler recurses once per level of nesting.
-const STACK_SIZE: usize = 256 * 1024 * 1024;
+pub(crate) const STACK_SIZE: usize = 256 * 1024 * 1024;
 
 /// How long an interrupted script may take to notice before its engine is given up.
 const INTERRUPT_GRACE: Duration = Duration::from_secs(5);
@@ -97,12 +97,12 @@ impl std::fmt::Debug for Interrupter {
     }
 }
 
-enum Job {
+pub(crate) enum Job {
     Run(Source),
     Defined(String),
 }
 
-enum Message {
+pub(crate) enum Message {
     Call {
         name: String,
         args: Vec<Value>,
@@ -139,11 +139,12 @@ impl Interpreter {
         let (jobs, job_queue) = mpsc::channel();
         let (messenger, messages) = mpsc::channel();
         let (controller_out, controller_in) = mpsc::channel();
-        std::thread::Builder::new()
-            .name(THREAD_NAME.to_owned())
-            .stack_size(STACK_SIZE)
-            .spawn(move || serve(&surroundings, &job_queue, &messenger, &controller_out))
-            .map_err(|e| Error::Crashed(format!("could not start its thread: {e}")))?;
+        crate::warm::serve(Start {
+            surroundings,
+            jobs: job_queue,
+            messenger,
+            controller_out,
+        })?;
         let controller = controller_in
             .recv()
             .map_err(|_| Error::Crashed("it did not start".to_owned()))?;
@@ -297,18 +298,49 @@ fn put_back_reserved(engine: &mut Engine, guarded: &[(String, SteelVal)]) -> Opt
     (!replaced.is_empty()).then(|| replaced.join(", "))
 }
 
-/// The engine thread: builds the engine, then runs jobs until the interpreter is dropped.
+/// What an engine thread needs to serve one interpreter.
+pub(crate) struct Start {
+    surroundings: Surroundings,
+    jobs: Receiver<Job>,
+    messenger: Sender<Message>,
+    controller_out: Sender<ThreadStateController>,
+}
+
+/// An engine thread: makes a hardened engine (perhaps before anyone needs it, see
+/// [`crate::warm`]), waits for the one interpreter it will serve, and runs its jobs until it is
+/// dropped. An engine never serves a second interpreter: nothing one script leaves in it can
+/// reach another.
+pub(crate) fn engine_thread(starts: &Receiver<Start>) {
+    let clock = Instant::now();
+    let made = catch_unwind(AssertUnwindSafe(hardened_engine));
+    tracing::debug!(elapsed = ?clock.elapsed(), "a Scheme engine was made");
+    let Ok(start) = starts.recv() else {
+        return;
+    };
+    let Ok(engine) = made else {
+        return;
+    };
+    serve(
+        engine,
+        &start.surroundings,
+        &start.jobs,
+        &start.messenger,
+        &start.controller_out,
+    );
+}
+
+/// Binds the interpreter's surroundings into `engine`, then runs jobs until the interpreter is
+/// dropped.
 fn serve(
+    engine: Engine,
     surroundings: &Surroundings,
     jobs: &Receiver<Job>,
     messages: &Sender<Message>,
     controller_out: &Sender<ThreadStateController>,
 ) {
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        let clock = Instant::now();
-        let mut engine = hardened_engine();
+    let started = catch_unwind(AssertUnwindSafe(move || {
+        let mut engine = engine;
         bind(&mut engine, surroundings, messages);
-        tracing::debug!(elapsed = ?clock.elapsed(), "the Scheme engine started");
         engine
     }));
     let Ok(mut engine) = started else {

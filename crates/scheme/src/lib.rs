@@ -16,6 +16,7 @@ pub mod screen;
 mod scripts;
 mod source;
 pub mod value;
+mod warm;
 
 pub use error::Error;
 pub use host::{Host, Instructions, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
@@ -23,3 +24,4 @@ pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
 pub use layers::defined_names;
 pub use scripts::{Agent, DEFAULT_PROMPTS, LayerId, Scripts};
 pub use source::{Origin, Source, json_literal, string_literal};
+pub use warm::keep_warm;

@@ -81,6 +81,9 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
     let (engine, host) = engine_and_host(&settings, &store)?;
+    // Between messages there is time to make the engines of the next turn (its prompt, and a
+    // strategy's on-turn) ahead.
+    nodwyn_core::scheme::keep_warm(2);
     let person = host.person.clone();
     let limits = host.limits;
     let new_worktree = NewWorktree {

@@ -150,6 +150,9 @@ pub(crate) fn engine_and_host(
     store: &nodwyn_core::Store,
 ) -> anyhow::Result<(tokio::runtime::Runtime, nodwyn_core::host::HostSettings)> {
     let engine = engine()?;
+    // A turn composes its prompt in a Scheme engine of its own: one is made ahead, in the
+    // background, while the session is set up (a conversation keeps more, see chat).
+    nodwyn_core::scheme::keep_warm(1);
     let host = judged(
         environment::host_settings_for_agent()?,
         settings,
