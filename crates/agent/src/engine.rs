@@ -456,10 +456,11 @@ impl Agent {
             let scripting = runtime
                 .scripting(&scripts, Some(&spent))
                 .limited_to(only.as_deref());
-            let id = runtime.id();
+            // The session as the runtime follows it: its log is read only as far as it grew.
+            let session = runtime.session()?;
             eval(
                 &scripting,
-                Target::Session(&id),
+                Target::Loaded(&session),
                 &mut FrontendPerson(frontend),
                 Source::expression(program),
             )
@@ -491,14 +492,12 @@ impl Agent {
         let text = text.to_owned();
         tokio::task::spawn_blocking(move || {
             let scripting = runtime.scripting(&scripts, Some(&spent));
-            on_turn(
-                &scripting,
-                &runtime.id(),
-                &mut FrontendPerson(frontend),
-                &text,
-            )
-            .map(|(rewritten, _)| rewritten)
-            .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))
+            let session = runtime
+                .session()
+                .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))?;
+            on_turn(&scripting, &session, &mut FrontendPerson(frontend), &text)
+                .map(|(rewritten, _)| rewritten)
+                .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))
         })
         .await
         .map_err(|e| format!("the strategy's (on-turn) failed: {e}"))?
@@ -513,10 +512,12 @@ impl Agent {
         let frontend = Arc::clone(&self.frontend);
         tokio::task::spawn_blocking(move || {
             let scripting = runtime.scripting(&scripts, None);
-            let id = runtime.id();
+            let session = runtime
+                .session()
+                .map_err(|e| format!("the system prompt could not be composed: {e}"))?;
             compose(
                 &scripting,
-                Target::Session(&id),
+                Target::Loaded(&session),
                 &mut FrontendPerson(frontend),
                 agent.as_deref(),
             )

@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 use crate::Error;
 
 /// The installation's sealing key.
+#[derive(Clone)]
 pub struct Seal {
     key: [u8; 32],
 }

@@ -240,6 +240,7 @@ impl Session {
 
 /// A session kept current as its log grows: each refresh reads only the records appended since
 /// the last, so a turn of many calls does not read its whole log again for each.
+#[derive(Clone)]
 pub struct Followed {
     session: Session,
     stored: StoredSession,

@@ -133,11 +133,20 @@ impl SessionRuntime {
         }
         let number = session.turns + 1;
         append(&self.stored.log, Event::TurnStart { turn: number })?;
+        // The turn follows the log from where the runtime has read it, not from its start.
+        let session = {
+            let mut followed = self
+                .followed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            followed.refresh()?;
+            followed.clone()
+        };
         Ok(Turn {
             runtime: Arc::clone(self),
             number,
             spent: Arc::new(AtomicU32::new(0)),
-            session: Followed::load(&self.stored)?,
+            session,
             _running: held,
         })
     }

@@ -164,7 +164,7 @@ fn the_strategys_own_calls_are_not_put_to_it() {
     let options = nodwyn_core::scripts::ScriptOptions::default();
     nodwyn_core::scripts::on_turn(
         &runtime.scripting(&options, None),
-        &runtime.id(),
+        &runtime.session().unwrap(),
         &mut Approves,
         "the plan",
     )

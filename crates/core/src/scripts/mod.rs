@@ -228,25 +228,25 @@ pub fn session_started(
     .map(|(ran, _, notes)| (ran, notes))
 }
 
-/// Calls the strategy's `(on-turn task)` before a turn of session `id`, if the repository has an
-/// approved `.nodwyn/init.scm` that defines it: the message to send instead of `message`, or
-/// `None` to send it unchanged (the hook gave `#f`, or there is none). Its primitive calls are
-/// judged and logged as any call; `strategy.hook` records that it ran and how it ended.
+/// Calls the strategy's `(on-turn task)` before a turn of `session` (as its log tells it now), if
+/// the repository has an approved `.nodwyn/init.scm` that defines it: the message to send
+/// instead of `message`, or `None` to send it unchanged (the hook gave `#f`, or there is none).
+/// Its primitive calls are judged and logged as any call; `strategy.hook` records that it ran
+/// and how it ended.
 pub fn on_turn(
     scripting: &Scripting<'_>,
-    id: &str,
+    session: &Session,
     person: &mut dyn Person,
     message: &str,
 ) -> Result<(Option<String>, Vec<String>), Error> {
-    let stored = scripting.store.find(id)?;
-    let session = Session::load(&stored)?;
     if !session.root.join(".nodwyn").join("init.scm").exists() {
         return Ok((None, Vec::new()));
     }
+    let stored = scripting.store.find(&session.id.to_string())?;
     let hook = "on-turn";
     let (ran, _, notes) = with_scripts(
         scripting,
-        Target::Session(id),
+        Target::Loaded(session),
         person,
         Reach::Strategy,
         |scripts, host, loaded| {
