@@ -15,6 +15,16 @@ pub enum CommandLine {
     Shell(String),
 }
 
+impl CommandLine {
+    /// The command as a person reads it: the arguments joined by spaces, or the shell line.
+    pub fn text(&self) -> String {
+        match self {
+            CommandLine::Argv(argv) => argv.join(" "),
+            CommandLine::Shell(line) => line.clone(),
+        }
+    }
+}
+
 /// Something sent off the machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Egress {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::decision::{AskKind, DecidedBy, Decision, Verdict};
 use crate::denylist::{CredentialInodes, Denylist, normalise};
-use crate::effect::{CommandLine, Effect, EgressKind};
+use crate::effect::{Effect, EgressKind};
 use crate::judge::{Judge, RulesJudge};
 use crate::permit::Permit;
 use crate::standing::StandingAnswers;
@@ -259,7 +259,7 @@ impl<'j> Guard<'j> {
         {
             verdict = verdict.strongest(Verdict::by_rule(
                 Decision::Ask(AskKind::Security),
-                format!("runs `{}` unconfined: {why}", display_command(command)),
+                format!("runs `{}` unconfined: {why}", command.text()),
             ));
         }
         if let Some(command) = &effect.command {
@@ -268,7 +268,7 @@ impl<'j> Guard<'j> {
             } else {
                 verdict = verdict.strongest(Verdict::by_rule(
                     Decision::Ask(AskKind::Ordinary),
-                    format!("runs `{}`", display_command(command)),
+                    format!("runs `{}`", command.text()),
                 ));
             }
         }
@@ -340,13 +340,6 @@ impl<'j> Guard<'j> {
             }
         }
         None
-    }
-}
-
-fn display_command(command: &CommandLine) -> String {
-    match command {
-        CommandLine::Argv(argv) => argv.join(" "),
-        CommandLine::Shell(line) => line.clone(),
     }
 }
 

@@ -267,10 +267,7 @@ fn described(effect: &Effect, root: Option<&Path>) -> serde_json::Map<String, Va
             })
             .collect()
     };
-    let command = effect.command.as_ref().map(|line| match line {
-        CommandLine::Argv(argv) => argv.join(" "),
-        CommandLine::Shell(script) => script.clone(),
-    });
+    let command = effect.command.as_ref().map(CommandLine::text);
     let mut map = serde_json::Map::new();
     map.insert("action".to_owned(), effect.action.clone().into());
     map.insert("reads".to_owned(), json!(shown(&effect.reads)));

@@ -1,7 +1,7 @@
 //! Every decision path of the guard.
 
 use super::*;
-use crate::effect::Egress;
+use crate::effect::{CommandLine, Egress};
 
 const ROOT: &str = "/work/shop/.nodwyn/worktrees/1968c13a";
 const REPOSITORY: &str = "/work/shop";

@@ -114,10 +114,7 @@ impl Primitive for ShellExec {
     }
     fn effect(&self, args: &ShellExecArgs, ctx: &Context) -> Result<Effect, Error> {
         let command = args.command_line()?;
-        let shown = match &command {
-            CommandLine::Argv(argv) => argv.join(" "),
-            CommandLine::Shell(line) => line.clone(),
-        };
+        let shown = command.text();
         // A command the person's configuration runs unconfined says so in the record.
         let off = if ctx.sandbox == crate::sandbox::Sandbox::Off {
             " (sandbox off)"
