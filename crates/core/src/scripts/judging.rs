@@ -138,18 +138,22 @@ pub struct StrategyJudge<'a> {
 
 impl Judge for StrategyJudge<'_> {
     fn judge(&self, effect: &Effect, proposed: &Verdict) -> Option<Verdict> {
-        // A strategy that does not define (on-call) costs a read of its text, no engine.
-        let init = self.session.root.join(".nodwyn").join("init.scm");
-        match strategy::read_plain(&init) {
-            Ok(Some(text))
-                if nodwyn_scheme::defined_names(&text)
-                    .iter()
-                    .any(|n| n == ON_CALL) => {}
-            Ok(_) => return None,
-            // Unusable: the load below finds no strategy, as for every other hook.
-            Err(_) => {}
+        // A strategy that does not define (on-call) costs a read of its text, no engine; one
+        // that cannot be read is no strategy, as for every other hook.
+        let root = &self.session.root;
+        let init = root.join(".nodwyn").join("init.scm");
+        let Ok(Some(text)) = strategy::read_plain(&init) else {
+            return None;
+        };
+        if !nodwyn_scheme::defined_names(&text)
+            .iter()
+            .any(|n| n == ON_CALL)
+        {
+            return None;
         }
-        let refusal = match self.on_call(effect, proposed) {
+        let prompts = strategy::read_prompts(root).ok().flatten();
+        let found = strategy::strategy_of(init, text, prompts.as_ref());
+        let refusal = match self.on_call(effect, proposed, found) {
             Ok(None) => return None,
             Ok(Some(reason)) => format!("the strategy refuses: {reason}"),
             Err(error) => {
@@ -161,8 +165,14 @@ impl Judge for StrategyJudge<'_> {
 }
 
 impl StrategyJudge<'_> {
-    /// The strategy's reason to refuse, `None` when it has none (or no `(on-call)`).
-    fn on_call(&self, effect: &Effect, proposed: &Verdict) -> Result<Option<String>, Error> {
+    /// The reason to refuse of strategy `found` (the repository's, as just read), `None` when it
+    /// has none, or no `(on-call)`, or a person has not approved it.
+    fn on_call(
+        &self,
+        effect: &Effect,
+        proposed: &Verdict,
+        found: strategy::Strategy,
+    ) -> Result<Option<String>, Error> {
         let mut call = described(effect, Some(&self.session.root));
         call.insert("primitive".to_owned(), self.primitive.into());
         call.insert("args".to_owned(), self.args.clone());
@@ -181,10 +191,6 @@ impl StrategyJudge<'_> {
         );
         let root = &self.session.root;
         // Only an approved strategy judges; its content is what a kept engine was loaded with.
-        let prompts = strategy::read_prompts(root).ok().flatten();
-        let Ok(Some(found)) = strategy::read_strategy(root, prompts.as_ref()) else {
-            return Ok(None);
-        };
         if !strategy::is_approved(self.store, &self.session.repository, &found.sha256)? {
             return Ok(None);
         }

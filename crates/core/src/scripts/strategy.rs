@@ -51,6 +51,11 @@ pub fn read_strategy(
     let Some(text) = read_plain(&path)? else {
         return Ok(None);
     };
+    Ok(Some(strategy_of(path, text, prompts)))
+}
+
+/// The strategy whose init.scm at `path` reads `text`, with `prompts`, its prompts.scm.
+pub(crate) fn strategy_of(path: PathBuf, text: String, prompts: Option<&SchemeFile>) -> Strategy {
     let mut files = vec![SchemeFile {
         path,
         name: ".nodwyn/init.scm",
@@ -63,7 +68,7 @@ pub fn read_strategy(
         hasher.update(file.text.as_bytes());
     }
     let sha256 = hex(&hasher.finalize());
-    Ok(Some(Strategy { files, sha256 }))
+    Strategy { files, sha256 }
 }
 
 /// The repository's `.nodwyn/prompts.scm` under `root`, if it has one.
