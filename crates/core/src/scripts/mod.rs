@@ -209,7 +209,7 @@ pub fn session_started(
     }
     with_scripts(
         scripting,
-        Target::Session(id),
+        Target::Loaded(&session),
         person,
         Reach::Strategy,
         |scripts, host, loaded| {
