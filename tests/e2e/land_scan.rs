@@ -1,6 +1,6 @@
 //! What a landing publishes is scanned commit by commit: a secret added in one commit and removed
 //! in the next, a token the repository's `.gitattributes` would hide from a diff, one in a commit
-//! message, a credential file in a folder git quotes, and a token in a file with a NUL byte are
+//! message or its author, a credential file in a folder git quotes, and a token in a file with a NUL byte are
 //! each refused before the push, naming the commit that holds them.
 
 use std::path::{Path, PathBuf};
@@ -80,6 +80,35 @@ fn a_token_in_a_commit_message_is_refused() {
         !refused.contains(&token()),
         "the sentence never shows it: {refused}"
     );
+}
+
+#[test]
+fn a_token_in_a_commits_author_or_committer_is_refused() {
+    // Everything in a commit object leaves with the push, not only its message: the agent
+    // chooses the identity its approved command commits with.
+    for field in ["user.name", "user.email"] {
+        let env = TestEnv::new();
+        let (repo, remote, id, path) = session(&env);
+        write(&path.join("notes.txt"), "notes\n");
+        env.git(&path, &["add", "-A"]);
+        env.git(
+            &path,
+            &[
+                "-c",
+                &format!("{field}=deploy {}", token()),
+                "commit",
+                "-q",
+                "-m",
+                "notes",
+            ],
+        );
+        let refused = refused_before_the_push(&env, &repo, &remote, &id);
+        assert!(
+            refused.contains("in its author or committer"),
+            "{field}: {refused}"
+        );
+        assert!(!refused.contains(&token()), "{refused}");
+    }
 }
 
 #[test]

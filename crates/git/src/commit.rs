@@ -99,12 +99,14 @@ pub struct Author {
     pub date: String,
 }
 
-/// A commit as `git cat-file commit` has it: its author, its first parent, and its message,
+/// A commit as `git cat-file commit` has it: its author and committer, its first parent, and its message,
 /// byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommitParts {
     /// Its author.
     pub author: Author,
+    /// Its committer.
+    pub committer: Author,
     /// Its first parent, if it has one.
     pub parent: Option<String>,
     /// Its tree.
@@ -113,32 +115,36 @@ pub struct CommitParts {
     pub message: Vec<u8>,
 }
 
-/// Reads `commit` (a full id)'s author, first parent, tree and message, with libgit2.
+/// Reads `commit` (a full id)'s author, committer, first parent, tree and message, with libgit2.
 pub fn parts(dir: &Path, commit: &str) -> Result<CommitParts, Error> {
     let repo = crate::repo::open(dir)?;
     let found = repo
         .find_commit(crate::repo::oid(dir, commit)?)
         .map_err(Error::read(dir))?;
-    let author = found.author();
-    let when = author.when();
-    let offset = when.offset_minutes();
-    let date = format!(
-        "{} {}{:02}{:02}",
-        when.seconds(),
-        if offset < 0 { '-' } else { '+' },
-        offset.abs() / 60,
-        offset.abs() % 60
-    );
     Ok(CommitParts {
-        author: Author {
-            name: String::from_utf8_lossy(author.name_bytes()).into_owned(),
-            email: String::from_utf8_lossy(author.email_bytes()).into_owned(),
-            date,
-        },
+        author: identity(&found.author()),
+        committer: identity(&found.committer()),
         parent: found.parent_id(0).ok().map(|id| id.to_string()),
         tree: found.tree_id().to_string(),
         message: found.message_raw_bytes().to_vec(),
     })
+}
+
+/// A signature (author or committer) as git records it.
+fn identity(signature: &git2::Signature<'_>) -> Author {
+    let when = signature.when();
+    let offset = when.offset_minutes();
+    Author {
+        name: String::from_utf8_lossy(signature.name_bytes()).into_owned(),
+        email: String::from_utf8_lossy(signature.email_bytes()).into_owned(),
+        date: format!(
+            "{} {}{:02}{:02}",
+            when.seconds(),
+            if offset < 0 { '-' } else { '+' },
+            offset.abs() / 60,
+            offset.abs() % 60
+        ),
+    }
 }
 
 /// A commit of `tree` on `parent` with another commit's author and message (byte for byte),
