@@ -72,23 +72,30 @@ fn scan_reports_findings_redacted_and_exits_1_only_when_something_is_found() {
 #[test]
 fn scan_reads_standard_input() {
     let env = TestEnv::new();
-    let mut child = env
-        .nodwyn_command(&env.root(), &["scan", "--stdin", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(format!("a\nb\n  key: {}\n", token(3)).as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(1));
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["findings"][0]["path"], "-");
-    assert_eq!(report["findings"][0]["line"], 3);
+    // `--stdin`, or `-` as the one path, as other command-line tools read it.
+    for stdin in ["--stdin", "-"] {
+        let mut child = env
+            .nodwyn_command(&env.root(), &["scan", stdin, "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("a\nb\n  key: {}\n", token(3)).as_bytes())
+            .unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{stdin}");
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["findings"][0]["path"], "-");
+        assert_eq!(report["findings"][0]["line"], 3);
+    }
+    let mixed = env
+        .nodwyn(&env.root(), &["scan", "-", "notes.txt"])
+        .failed_with(2);
+    assert!(mixed.contains("`-` (standard input)"), "{mixed}");
 }
 
 #[test]

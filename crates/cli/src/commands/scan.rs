@@ -1,7 +1,7 @@
 //! `nodwyn scan`.
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -15,7 +15,7 @@ use crate::output;
 /// always shown redacted.
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Files and folders to scan (default: the current folder).
+    /// Files and folders to scan (default: the current folder; `-` alone: standard input).
     paths: Vec<PathBuf>,
     /// Scan standard input instead.
     #[arg(long, conflicts_with_all = ["paths", "diff"])]
@@ -30,7 +30,12 @@ pub struct ScanArgs {
 }
 
 pub fn run(args: ScanArgs, invocation: &Invocation) -> anyhow::Result<bool> {
-    let report = if args.stdin {
+    let stdin = Path::new("-");
+    let from_stdin = args.stdin || args.paths == [stdin];
+    if !from_stdin && args.paths.iter().any(|path| path == stdin) {
+        bail!("`-` (standard input) cannot be scanned together with files; scan it on its own");
+    }
+    let report = if from_stdin {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)

@@ -375,7 +375,14 @@ fn accepts(check: Check, value: &str, key: Option<&str>) -> bool {
         Check::Base64Credentials => is_base64_credentials(value),
         Check::Base64PrivateKey => decodes_to_private_key(decode_base64(value)),
         Check::HexPrivateKey => decodes_to_private_key(decode_hex(value)),
+        Check::DiscordToken => names_a_discord_id(value),
     }
+}
+
+/// Whether a dotted token's first part is base64 of a Discord id (a snowflake: 17 to 20 digits).
+fn names_a_discord_id(token: &str) -> bool {
+    let id = token.split('.').next().and_then(decode_base64);
+    id.is_some_and(|id| (17..=20).contains(&id.len()) && id.iter().all(u8::is_ascii_digit))
 }
 
 /// The key of an assignment match: the assignment pattern starts with its key group, a greedy run

@@ -33,6 +33,9 @@ pub(crate) enum Check {
     HexPrivateKey,
     /// A bearer token: high-entropy, and not a JWT (the `jwt` rule names those).
     Bearer,
+    /// A Discord bot token: its first part is base64 of the bot's numeric id, which tells it
+    /// from any other dotted token where only the call it is passed to is known.
+    DiscordToken,
 }
 
 /// One family of credential shapes.
@@ -93,7 +96,8 @@ const fn block(id: &'static str, keywords: &'static [&'static str], pattern: &'s
 }
 
 use Check::{
-    Assignment, Base64Credentials, Base64PrivateKey, Bearer, Entropy, HexPrivateKey, Shape,
+    Assignment, Base64Credentials, Base64PrivateKey, Bearer, DiscordToken, Entropy, HexPrivateKey,
+    Shape,
 };
 
 /// Every rule. Patterns end a token with `(?:[^A-Za-z0-9_-]|$)` where `\b` would stop early at
@@ -290,9 +294,9 @@ pub(crate) const RULES: &[Rule] = &[
     ),
     rule(
         "discord-bot-token-in-use",
-        &["bot ", "login("],
-        r#"(?i)(?:authorization["']?\s*[:=]\s*["']?bot\s+|\.login\(\s*["'])(?P<s>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"#,
-        Shape,
+        &["bot ", "login(", ".run("],
+        r#"(?i)(?:authorization["']?\s*[:=]\s*["']?bot\s+|\.(?:login|run)\(\s*["'])(?P<s>[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40})"#,
+        DiscordToken,
     ),
     rule(
         "telegram-bot-token",

@@ -51,6 +51,18 @@ impl Gen {
         self.from(HEX, n)
     }
 
+    /// A bot token as Discord makes them: base64 of the bot's id, a timestamp part, an HMAC.
+    fn discord_token(&self) -> String {
+        let id = self.digits(18 + (self.next() % 2) as usize);
+        let first = base64_encode(id.as_bytes());
+        format!(
+            "{}.{}.{}",
+            first.trim_end_matches('='),
+            self.url_safe(6),
+            self.url_safe(38)
+        )
+    }
+
     fn digits(&self, n: usize) -> String {
         // No leading zero, so numbers look like the ids they stand for.
         format!("{}{}", self.from("123456789", 1), self.from(DIGITS, n - 1))
@@ -117,7 +129,8 @@ fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
         ("slack-webhook-url", format!("https://hooks.slack.com/services/T{}/B{}/{}", g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10), g.alnum(24)), "https://hooks.slack.com/services/T000/B000/XXXX".into()),
         ("discord-webhook-url", format!("https://discord.com/api/webhooks/{}/{}", g.digits(18), g.url_safe(68)), "https://discord.com/api/webhooks/123/abc".into()),
         ("discord-bot-token", format!("DISCORD_TOKEN = \"M{}.{}.{}\"", g.url_safe(25), g.url_safe(6), g.url_safe(38)), "DISCORD_TOKEN = \"<bot token>\"".into()),
-        ("discord-bot-token-in-use", format!("client.login(\"N{}.{}.{}\")", g.url_safe(25), g.url_safe(6), g.url_safe(38)), "client.login(\"<your bot token>\")".into()),
+        ("discord-bot-token-in-use", format!("client.login(\"{}\")", g.discord_token()), "client.login(\"<your bot token>\")".into()),
+        ("discord-bot-token-in-use", format!("bot.run('{}')", g.discord_token()), format!("asyncio.run('M{}.{}.{}')", g.url_safe(25), g.url_safe(6), g.url_safe(38))),
         ("bearer-token", format!("curl -H \"Authorization: Bearer {}{}{}\" https://api.example.com", g.alnum(20), g.digits(4), g.alnum(16)), "curl -H \"Authorization: Bearer $API_TOKEN\" https://api.example.com".into()),
         ("telegram-bot-token", format!("bot = \"{}:AA{}\"", g.digits(10), g.url_safe(33)), format!("time = \"12:AA{}\"", g.url_safe(10))),
         ("stripe-secret-key", format!("sk_live_{}", g.alnum(24)), format!("sk_test_{}", g.alnum(24))),
