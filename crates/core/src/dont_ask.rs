@@ -11,7 +11,7 @@ use crate::worktree::locked_session;
 /// Turns "Don't ask" on (`on`) or off for session `id`, as `person`. Returns the session's full id.
 pub fn set_dont_ask(store: &Store, id: &str, on: bool, person: &str) -> Result<String, Error> {
     let locked = locked_session(store, id)?;
-    let place = locked.stored.log.read()?.len();
+    let place = locked.stored.log.count()?;
     let seal = crate::seal::Seal::of(store.home())?.sign(&crate::seal::dont_ask_sealed(
         &locked.session.id.to_string(),
         place,

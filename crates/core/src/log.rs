@@ -66,61 +66,76 @@ impl EventLog {
         file.write_all(&bytes).map_err(Error::io(&self.path))
     }
 
-    /// Every record, as JSON values, in order. Lines that are not JSON objects (a torn last line)
-    /// are skipped.
-    pub fn read_values(&self) -> Result<Vec<Value>, Error> {
+    /// Calls `each` with every record, as a JSON value, in order, one at a time: a log of any
+    /// size costs the memory of its longest line. Lines that are not JSON objects (a torn last
+    /// line) are skipped.
+    pub fn each_value(&self, mut each: impl FnMut(Value)) -> Result<(), Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
-        let mut values = Vec::new();
         each_line(
             std::io::BufReader::new(file),
             LONGEST_LINE,
+            Last::Read,
             |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
-                Some(value @ Value::Object(_)) => values.push(value),
-                _ => {
-                    tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
-                }
+                Some(value @ Value::Object(_)) => each(value),
+                _ => self.skipped(),
             },
         )
-        .map_err(Error::io(&self.path))?;
-        Ok(values)
+        .map(drop)
+        .map_err(Error::io(&self.path))
     }
 
-    /// Every record nodwyn can read on the whole lines after byte `offset`, in order, and the
-    /// offset just past the last whole line: reading again from there gives only what was
-    /// appended since (a torn last line is read again once it is followed by a line break).
-    pub fn read_from(&self, offset: u64) -> Result<(Vec<Record>, u64), Error> {
+    /// Calls `each` with every record nodwyn can read on the whole lines after byte `offset`, in
+    /// order, one at a time, and returns the offset just past the last whole line: reading again
+    /// from there gives only what was appended since (a torn last line is read again once it is
+    /// followed by a line break).
+    pub fn each_record_from(
+        &self,
+        offset: u64,
+        mut each: impl FnMut(Record),
+    ) -> Result<u64, Error> {
         let mut file = File::open(&self.path).map_err(Error::io(&self.path))?;
         file.seek(SeekFrom::Start(offset))
             .map_err(Error::io(&self.path))?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(Error::io(&self.path))?;
-        let whole = bytes
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |at| at + 1);
-        let mut records = Vec::new();
-        each_line(&bytes[..whole], LONGEST_LINE, |line| {
-            match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
+        let whole = each_line(
+            std::io::BufReader::new(file),
+            LONGEST_LINE,
+            Last::LeftForLater,
+            |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
                 Some(value @ Value::Object(_)) => {
-                    records.extend(serde_json::from_value::<Record>(value).ok());
+                    if let Ok(record) = serde_json::from_value::<Record>(value) {
+                        each(record);
+                    }
                 }
-                _ => {
-                    tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
-                }
-            }
-        })
+                _ => self.skipped(),
+            },
+        )
         .map_err(Error::io(&self.path))?;
-        Ok((records, offset + whole as u64))
+        Ok(offset + whole)
+    }
+
+    /// The records on the whole lines after byte `offset`, and the offset just past the last
+    /// whole line (see [`EventLog::each_record_from`]).
+    pub fn read_from(&self, offset: u64) -> Result<(Vec<Record>, u64), Error> {
+        let mut records = Vec::new();
+        let end = self.each_record_from(offset, |record| records.push(record))?;
+        Ok((records, end))
     }
 
     /// Every record nodwyn can read, in order.
     pub fn read(&self) -> Result<Vec<Record>, Error> {
-        Ok(self
-            .read_values()?
-            .into_iter()
-            .filter_map(|v| serde_json::from_value::<Record>(v).ok())
-            .collect())
+        Ok(self.read_from(0)?.0)
+    }
+
+    /// How many records nodwyn can read on the log's whole lines: the place the next record
+    /// appended will have, as a session's fold counts them.
+    pub fn count(&self) -> Result<usize, Error> {
+        let mut count = 0;
+        self.each_record_from(0, |_| count += 1)?;
+        Ok(count)
+    }
+
+    fn skipped(&self) {
+        tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
     }
 
     /// The first record alone (`session.start`), read without reading the rest of the log.
@@ -205,15 +220,27 @@ fn bounded(value: Value) -> Value {
     }
 }
 
+/// What [`each_line`] does with a last line no line break ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Last {
+    /// Reads it as any other line.
+    Read,
+    /// Leaves it for a later read: it may be a record still being written.
+    LeftForLater,
+}
+
 /// Calls `each` with every non-empty line of `reader` (without its line break), or with `None`
-/// for a line longer than `longest`, which is read past without being kept.
+/// for a line longer than `longest`, which is read past without being kept. Returns how many
+/// bytes the whole lines took, line breaks included.
 fn each_line(
     mut reader: impl std::io::BufRead,
     longest: usize,
+    last: Last,
     mut each: impl FnMut(Option<&[u8]>),
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let mut line = Vec::new();
     let mut too_long = false;
+    let (mut read, mut whole) = (0u64, 0u64);
     loop {
         let buffer = reader.fill_buf()?;
         if buffer.is_empty() {
@@ -233,12 +260,16 @@ fn each_line(
         }
         let used = chunk.len() + usize::from(ends_line);
         reader.consume(used);
+        read += used as u64;
         if ends_line {
+            whole = read;
             emit(&mut line, &mut too_long, &mut each);
         }
     }
-    emit(&mut line, &mut too_long, &mut each);
-    Ok(())
+    if last == Last::Read {
+        emit(&mut line, &mut too_long, &mut each);
+    }
+    Ok(whole)
 }
 
 fn emit(line: &mut Vec<u8>, too_long: &mut bool, each: &mut impl FnMut(Option<&[u8]>)) {
@@ -340,6 +371,7 @@ mod bounds {
         each_line(
             std::io::BufReader::with_capacity(64, text.as_bytes()),
             1000,
+            Last::Read,
             |line| {
                 seen.push(line.map(|l| String::from_utf8_lossy(l).into_owned()));
             },

@@ -252,59 +252,70 @@ pub struct Followed {
 }
 
 impl Followed {
-    /// Reads a stored session's log and folds it.
+    /// Reads a stored session's log and folds it, one record at a time (a log of any size
+    /// costs time in proportion, and the memory of the session it describes).
     pub fn load(stored: &StoredSession) -> Result<Self, Error> {
-        let (records, offset) = stored.log.read_from(0)?;
-        let mut events = records.into_iter().map(|r| (r.at, r.event));
-        let Some((
-            started,
-            Event::SessionStart {
-                root,
-                repository,
-                worktree,
-            },
-        )) = events.next()
-        else {
-            return Err(Error::DamagedLog(stored.log.path().to_path_buf()));
-        };
-        let mut followed = Followed {
-            session: Session {
-                id: stored.id.clone(),
-                started,
-                root,
-                repository,
-                worktree,
-                worktree_state: WorktreeState::Active,
-                open: true,
-                kept: Vec::new(),
-                dont_ask: None,
-                landing: None,
-                config: None,
-                log_path: Some(stored.log.path().to_path_buf()),
-                turns: 0,
-                open_turn: None,
-                usage: nodwyn_protocol::TurnUsage::default(),
-                recent_calls: std::collections::VecDeque::new(),
-            },
-            stored: stored.clone(),
-            offset,
-            // Place 0 is the session.start record.
-            records: 1,
-            seal: crate::store::Store::data_dir_of(stored.log.path())
-                .and_then(|home| crate::seal::Seal::of(&home).ok()),
-        };
-        for (_, event) in events {
-            followed.fold(event);
-        }
+        let seal = crate::store::Store::data_dir_of(stored.log.path())
+            .and_then(|home| crate::seal::Seal::of(&home).ok());
+        let mut followed: Option<Followed> = None;
+        let mut damaged = false;
+        let offset = stored.log.each_record_from(0, |record| {
+            match (&mut followed, record.event) {
+                (Some(followed), event) => followed.fold(event),
+                (None, _) if damaged => {}
+                (
+                    None,
+                    Event::SessionStart {
+                        root,
+                        repository,
+                        worktree,
+                    },
+                ) => {
+                    followed = Some(Followed {
+                        session: Session {
+                            id: stored.id.clone(),
+                            started: record.at,
+                            root,
+                            repository,
+                            worktree,
+                            worktree_state: WorktreeState::Active,
+                            open: true,
+                            kept: Vec::new(),
+                            dont_ask: None,
+                            landing: None,
+                            config: None,
+                            log_path: Some(stored.log.path().to_path_buf()),
+                            turns: 0,
+                            open_turn: None,
+                            usage: nodwyn_protocol::TurnUsage::default(),
+                            recent_calls: std::collections::VecDeque::new(),
+                        },
+                        stored: stored.clone(),
+                        offset: 0,
+                        // Place 0 is the session.start record.
+                        records: 1,
+                        seal: seal.clone(),
+                    });
+                }
+                // A log that does not begin with its session's start is damaged.
+                (None, _) => damaged = true,
+            }
+        })?;
+        let mut followed =
+            followed.ok_or_else(|| Error::DamagedLog(stored.log.path().to_path_buf()))?;
+        followed.offset = offset;
         Ok(followed)
     }
 
     /// Reads what was appended since, and gives the session as it is now.
     pub fn refresh(&mut self) -> Result<&Session, Error> {
-        let (records, offset) = self.stored.log.read_from(self.offset)?;
-        self.offset = offset;
-        for record in records {
-            self.fold(record.event);
+        let mut folded = Vec::new();
+        self.offset = self
+            .stored
+            .log
+            .each_record_from(self.offset, |record| folded.push(record.event))?;
+        for event in folded {
+            self.fold(event);
         }
         Ok(&self.session)
     }

@@ -352,18 +352,17 @@ pub fn for_the_log(item: Item) -> Item {
 /// A session's conversation as its log keeps it, in order, each item with its turn.
 pub fn conversation(store: &Store, id: &str) -> Result<Vec<(u32, Item)>, Error> {
     let stored = store.find(id)?;
-    Ok(stored
-        .log
-        .read()?
-        .into_iter()
-        .filter_map(|record| match record.event {
-            // A sub-agent's conversation was its own; the session's goes on without it.
-            Event::ConversationItem {
-                turn,
-                agent: None,
-                item,
-            } => Some((turn, item)),
-            _ => None,
-        })
-        .collect())
+    let mut items = Vec::new();
+    stored.log.each_record_from(0, |record| {
+        // A sub-agent's conversation was its own; the session's goes on without it.
+        if let Event::ConversationItem {
+            turn,
+            agent: None,
+            item,
+        } = record.event
+        {
+            items.push((turn, item));
+        }
+    })?;
+    Ok(items)
 }

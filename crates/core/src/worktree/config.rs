@@ -29,7 +29,7 @@ pub(crate) fn record(
             log.path().display()
         ))
     })?;
-    let place = log.read()?.len();
+    let place = log.count()?;
     let seal = crate::seal::Seal::of(&home)?.sign(&crate::seal::config_sealed(
         session,
         place,

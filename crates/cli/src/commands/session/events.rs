@@ -1,10 +1,12 @@
 //! `nodwyn session events`.
 
+use std::io::Write as _;
+
 use clap::Args;
+use serde::ser::{SerializeSeq as _, Serializer as _};
 use serde_json::Value;
 
 use crate::commands::Invocation;
-use crate::output;
 
 /// Print a session's event log: one line per record, or with --json all records as an array
 /// exactly as they are stored. An agent's conversation reads as one: who said what, each tool
@@ -17,12 +19,38 @@ pub struct EventsArgs {
 
 pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let stored = invocation.store()?.find(&args.id)?;
-    let records = stored.log.read_values()?;
+    // Printed as they are read: a log of any size costs the memory of one record.
+    let mut stdout = std::io::stdout().lock();
+    let mut failed = None;
     if invocation.json {
-        return output::json(&records);
+        let mut json = serde_json::Serializer::with_formatter(
+            &mut stdout,
+            serde_json::ser::PrettyFormatter::new(),
+        );
+        let mut array = json.serialize_seq(None)?;
+        stored.log.each_value(|record| {
+            if failed.is_none() {
+                failed = array
+                    .serialize_element(&record)
+                    .err()
+                    .map(anyhow::Error::from);
+            }
+        })?;
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        array.end()?;
+        writeln!(stdout)?;
+        return Ok(());
     }
-    let lines: Vec<String> = records.iter().map(describe).collect();
-    output::text(lines.join("\n"))
+    stored.log.each_value(|record| {
+        if failed.is_none() {
+            failed = writeln!(stdout, "{}", describe(&record))
+                .err()
+                .map(anyhow::Error::from);
+        }
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 /// `at  type  field=value ...`, values as compact JSON, each field on the record's one line: a
