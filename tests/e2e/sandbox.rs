@@ -271,6 +271,63 @@ fn the_network_is_off_when_the_person_says_so_and_a_repository_cannot_say_anythi
     assert!(refused.contains("only your own configuration"), "{refused}");
 }
 
+/// A Unix socket at `path` that answers every connection with `answer`, as a person's ssh-agent,
+/// D-Bus or Docker would; it closes when the returned flag is set.
+fn socket_answering(
+    path: &Path,
+    answer: &'static [u8],
+) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::io::Write as _;
+    let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stopped = stop.clone();
+    std::thread::spawn(move || {
+        while !stopped.load(std::sync::atomic::Ordering::SeqCst) {
+            match listener.accept() {
+                Ok((mut stream, _)) => {
+                    let _ = stream.write_all(answer);
+                }
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    });
+    stop
+}
+
+#[test]
+fn a_command_cannot_reach_the_persons_services_through_their_unix_sockets() {
+    let env = TestEnv::new();
+    let (repo, id, _wt) = session(&env);
+    // The person's services keep sockets at paths anyone can name (`/run/user/UID/bus`, through
+    // which `systemd-run --user` starts programs outside any sandbox; an ssh or gpg agent;
+    // Docker's socket); Landlock does not govern connecting to one.
+    let socket = env.home().join("agent.sock");
+    let stop = socket_answering(&socket, b"what the person's agent would give\n");
+    let connect = format!(
+        "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print(s.recv(100))\"; \
+         python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'pair'); print(b.recv(4))\"",
+        socket.display()
+    );
+    let ran = run(&env, &repo, &id, &connect);
+    let out = ran["stdout"].as_str().unwrap();
+    assert!(!out.contains("person's agent"), "{ran}");
+    assert!(stderr(&ran).contains("Operation not permitted"), "{ran}");
+    assert!(
+        out.contains("b'pair'"),
+        "a socket pair joins only the command's own: {ran}"
+    );
+
+    // The person may allow them in their own configuration.
+    person_config(&env, "[sandbox]\nunix_sockets = true\n");
+    let ran = run(&env, &repo, &id, &connect);
+    assert!(
+        ran["stdout"].as_str().unwrap().contains("person's agent"),
+        "{ran}"
+    );
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 #[test]
 fn with_the_sandbox_off_commands_run_unconfined_and_say_so_and_ask_mode_asks() {
     let env = TestEnv::new();

@@ -69,6 +69,7 @@ struct SandboxSection {
     #[serde(default)]
     writable: Vec<String>,
     network: Option<bool>,
+    unix_sockets: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -208,6 +209,7 @@ impl Settings {
                     .map(|f| expand_home(f))
                     .collect::<anyhow::Result<_>>()?,
                 network: sandbox.network.unwrap_or(true),
+                unix_sockets: sandbox.unix_sockets.unwrap_or(false),
             };
         }
         for file in [user_file, repository_file.as_deref()]
@@ -331,7 +333,7 @@ mod tests {
         let user = dir.path().join("user.toml");
         std::fs::write(
             &user,
-            "[sandbox]\nwritable = [\"/opt/cache\"]\nnetwork = false\n",
+            "[sandbox]\nwritable = [\"/opt/cache\"]\nnetwork = false\nunix_sockets = true\n",
         )
         .unwrap();
         let settings = Settings::resolve(Some(&user), None).unwrap();
@@ -341,6 +343,7 @@ mod tests {
                 mode: nodwyn_core::host::SandboxMode::On,
                 writable: vec!["/opt/cache".into()],
                 network: false,
+                unix_sockets: true,
             }
         );
         std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();

@@ -69,6 +69,8 @@ pub struct SandboxChoice {
     pub writable: Vec<PathBuf>,
     /// Whether commands may use the network (`network`, on unless turned off).
     pub network: bool,
+    /// Whether commands may create Unix-domain sockets (`unix_sockets`, off unless turned on).
+    pub unix_sockets: bool,
 }
 
 /// The person's `[sandbox] mode`.
@@ -90,6 +92,7 @@ impl Default for SandboxChoice {
             mode: SandboxMode::On,
             writable: Vec::new(),
             network: true,
+            unix_sockets: false,
         }
     }
 }
@@ -179,6 +182,7 @@ impl HostSettings {
                     hidden: vec![data.to_path_buf()],
                     readable: self.program_folders(),
                     network: choice.network,
+                    unix_sockets: choice.unix_sockets,
                 },
             },
         };

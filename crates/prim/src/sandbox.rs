@@ -24,6 +24,8 @@ pub enum Sandbox {
         readable: Vec<PathBuf>,
         /// Whether commands may use the network (`[sandbox] network`).
         network: bool,
+        /// Whether commands may create Unix-domain sockets (`[sandbox] unix_sockets`).
+        unix_sockets: bool,
     },
     /// Confinement is not available here, for this reason: every command runs only with a
     /// person's security confirm.
@@ -74,6 +76,7 @@ impl Sandbox {
             hidden,
             readable,
             network,
+            unix_sockets,
         } = self
         else {
             return None;
@@ -86,6 +89,7 @@ impl Sandbox {
             readable: readable.clone(),
             hidden: hidden.clone(),
             network: *network,
+            unix_sockets: *unix_sockets,
         };
         Some((supervisor.clone(), policy))
     }

@@ -163,6 +163,9 @@ mod linux {
                 "this kernel does not enforce Landlock".to_owned(),
             ));
         }
+        if !policy.unix_sockets {
+            crate::seccomp::refuse_unix_sockets()?;
+        }
         Ok(())
     }
 }

@@ -15,6 +15,7 @@ mod confine;
 mod error;
 mod policy;
 mod run;
+mod seccomp;
 mod supervisor;
 mod tree;
 

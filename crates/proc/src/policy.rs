@@ -22,6 +22,10 @@ pub struct Policy {
     pub hidden: Vec<PathBuf>,
     /// Whether it may open TCP connections and listen on TCP ports.
     pub network: bool,
+    /// Whether it may create Unix-domain sockets (see `crate::seccomp`: through them a command
+    /// reaches the person's agents and services at their well-known paths).
+    #[serde(default)]
+    pub unix_sockets: bool,
 }
 
 /// What every confined command is kept from reading, whatever the policy: the system's password
@@ -40,8 +44,8 @@ const SYSTEM_HIDDEN: &[&str] = &[
 ];
 
 /// Folders a confined command may read and run files in by name but not list: the shared
-/// temporary folders and the per-user runtime folder, where the person's agent sockets live
-/// under names nobody can guess (a socket's name that cannot be listed cannot be found).
+/// temporary folders and the per-user runtime folder, where other programs keep their files
+/// (the person's sockets there are out of reach anyway: see `crate::seccomp`).
 pub(crate) const UNLISTED: &[&str] = &["/tmp", "/var/tmp", "/run/user"];
 
 /// The devices a confined command may read and write.
@@ -238,6 +242,7 @@ mod tests {
             readable: Vec::new(),
             hidden: vec![home.join(".cargo/credentials.toml")],
             network: true,
+            unix_sockets: false,
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);
         policy.writable.push(home.join(".cargo"));
