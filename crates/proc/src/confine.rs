@@ -46,6 +46,11 @@ mod linux {
     const ABI_NETWORK: ABI = ABI::V4;
 
     pub fn availability() -> Availability {
+        if !crate::seccomp::BUILT {
+            return Availability::Unavailable(
+                "nodwyn's socket filter is built for x86-64 and arm64 only".to_owned(),
+            );
+        }
         // Each ABI's ruleset is created as a hard requirement: the first the kernel accepts,
         // newest first, is the one it offers.
         for (abi, number) in [
@@ -87,16 +92,11 @@ mod linux {
             .handle_access(all)
             .map_err(|e| sandbox(&e))?;
         if !policy.network {
-            // Refusing the network is a promise: a kernel that cannot keep it refuses the run.
+            // The seccomp filter refuses every network socket; Landlock, where the kernel has
+            // it, also refuses TCP.
             ruleset = ruleset
-                .set_compatibility(CompatLevel::HardRequirement)
                 .handle_access(AccessNet::from_all(ABI_NETWORK))
-                .map_err(|e| {
-                    Error::Sandbox(format!(
-                        "the network cannot be turned off on this kernel (Landlock ABI 4 needed): {e}"
-                    ))
-                })?
-                .set_compatibility(CompatLevel::BestEffort);
+                .map_err(|e| sandbox(&e))?;
         }
         let mut created = ruleset
             .scope(Scope::from_all(ABI_WANTED))
@@ -163,8 +163,11 @@ mod linux {
                 "this kernel does not enforce Landlock".to_owned(),
             ));
         }
-        if !policy.unix_sockets {
-            crate::seccomp::refuse_unix_sockets()?;
+        if !(policy.unix_sockets && policy.network) {
+            crate::seccomp::install(crate::seccomp::Sockets {
+                unix: policy.unix_sockets,
+                network: policy.network,
+            })?;
         }
         Ok(())
     }

@@ -1,5 +1,6 @@
-//! What Landlock cannot mediate, a seccomp filter refuses: creating a Unix-domain socket, and
-//! io_uring.
+//! What Landlock cannot mediate, a seccomp filter refuses: creating a Unix-domain socket, any
+//! other socket when the network is off (Landlock covers only TCP; this takes UDP, raw and
+//! netlink sockets too), and io_uring.
 //!
 //! Landlock governs opening files, not connecting to a socket by its path, and the sockets a
 //! person's session keeps have well-known paths: the user's D-Bus (`/run/user/UID/bus`, through
@@ -12,14 +13,30 @@
 //! with `EPERM` ("Operation not permitted"), which a program and a model can read; a system call
 //! of another architecture (a 32-bit call on a 64-bit system) is refused the same way.
 
-/// Installs the filter on the calling thread's process and everything it starts afterwards.
-/// It cannot be removed; `no_new_privs` is set first, as the kernel requires.
+/// Whether nodwyn builds the filter for this system; where it does not, commands cannot be
+/// confined (see [`crate::availability`]).
+pub(crate) const BUILT: bool = cfg!(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+));
+
+/// What the filter lets a command create.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sockets {
+    /// Unix-domain sockets.
+    pub unix: bool,
+    /// Every other kind (the network's).
+    pub network: bool,
+}
+
+/// Installs the filter on the calling process and everything it starts afterwards. It cannot be
+/// removed; `no_new_privs` is set first, as the kernel requires.
 #[cfg(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
-pub(crate) fn refuse_unix_sockets() -> Result<(), crate::Error> {
-    let program = filter();
+pub(crate) fn install(sockets: Sockets) -> Result<(), crate::Error> {
+    let program = filter(sockets);
     let program = libc::sock_fprog {
         len: u16::try_from(program.len()).expect("a short filter"),
         filter: program.as_ptr().cast_mut(),
@@ -54,14 +71,14 @@ pub(crate) fn refuse_unix_sockets() -> Result<(), crate::Error> {
     Ok(())
 }
 
-/// Where seccomp filters are not built here, confinement goes on without this one.
+/// Where nodwyn builds no filter, confinement is refused rather than run without it.
 #[cfg(not(all(
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
 )))]
-pub(crate) fn refuse_unix_sockets() -> Result<(), crate::Error> {
+pub(crate) fn install(_: Sockets) -> Result<(), crate::Error> {
     Err(crate::Error::Sandbox(
-        "Unix sockets cannot be refused on this system".to_owned(),
+        "sockets cannot be refused on this system".to_owned(),
     ))
 }
 
@@ -69,7 +86,7 @@ pub(crate) fn refuse_unix_sockets() -> Result<(), crate::Error> {
     target_os = "linux",
     any(target_arch = "x86_64", target_arch = "aarch64")
 ))]
-fn filter() -> Vec<libc::sock_filter> {
+fn filter(sockets: Sockets) -> Vec<libc::sock_filter> {
     // `struct seccomp_data`: the call's number, its architecture, then its arguments (the first
     // argument's low half, on these little-endian systems, at 16).
     const NUMBER: u32 = 0;
@@ -126,13 +143,19 @@ fn filter() -> Vec<libc::sock_filter> {
         },
         answer(REFUSE),
     ]);
+    let (unix, other) = (
+        if sockets.unix { ALLOW } else { REFUSE },
+        if sockets.network { ALLOW } else { REFUSE },
+    );
     program.extend([
         unless(libc::SYS_io_uring_setup as u32, 1),
         answer(REFUSE),
-        unless(libc::SYS_socket as u32, 3),
+        // Not `socket`: allowed.
+        unless(libc::SYS_socket as u32, 4),
         load(FIRST_ARGUMENT),
         unless(libc::AF_UNIX as u32, 1),
-        answer(REFUSE),
+        answer(unix),
+        answer(other),
         answer(ALLOW),
     ]);
     program
