@@ -225,6 +225,8 @@ fn is_code_reference(value: &str) -> bool {
         "vars.",
         "context.",
         "ctx.",
+        // gon's and others' `"@env:AC_PASSWORD"`.
+        "@env:",
     ];
     value.contains('(')
         || value.contains(')')
@@ -233,7 +235,7 @@ fn is_code_reference(value: &str) -> bool {
         || is_dotted_path(value)
 }
 
-/// `user.password`, `settings.api_key`: a field of something.
+/// `user.password`, `settings.api_key`, `craneLib.buildPackage`: a field of something.
 fn is_dotted_path(value: &str) -> bool {
     value.contains('.')
         && value.split('.').all(|part| {
@@ -241,15 +243,17 @@ fn is_dotted_path(value: &str) -> bool {
                 && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
                 && !part.as_bytes()[0].is_ascii_digit()
         })
-        && value
+        && (value
             .split('.')
             .any(|part| part.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            || value.split('.').all(is_identifier))
 }
 
 /// A variable name rather than a value: `new_password`, `API_TOKEN_NAME`, `secretValue`.
 fn is_identifier(value: &str) -> bool {
-    // `quote_spanned!`, `maybe_token?`: a macro or a fallible call is still a name.
-    let bytes = value.trim_end_matches(['!', '?', '.']).as_bytes();
+    // `quote_spanned!`, `maybe_token?`: a macro or a fallible call is still a name; so is a
+    // closure's typed parameter (`|token: CancellationToken|`).
+    let bytes = value.trim_end_matches(['!', '?', '.', '|']).as_bytes();
     let identifier = !bytes.is_empty()
         && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
         && bytes
@@ -269,7 +273,73 @@ fn is_identifier(value: &str) -> bool {
     // camelCase words: a lowercase start, then words, no digits.
     let camel =
         bytes[0].is_ascii_lowercase() && !has_digit && bytes.iter().all(u8::is_ascii_alphabetic);
-    !has_digit || ((snake || constant) && (value.contains('_') || value.contains('-'))) || camel
+    !has_digit
+        || ((snake || constant) && (value.contains('_') || value.contains('-')))
+        || camel
+        || is_type_name(bytes)
+        || is_joined_name(value)
+}
+
+/// Names joined by underscores, each a word, an acronym, a type's name or a short number
+/// (`MI_UserCredentials_0`, `D3D_FEATURE_LEVEL_11_0`).
+fn is_joined_name(value: &str) -> bool {
+    value.contains('_')
+        && value.split('_').all(|part| {
+            let bytes = part.as_bytes();
+            bytes.iter().all(u8::is_ascii_alphabetic)
+                || (bytes.len() <= 3 && bytes.iter().all(u8::is_ascii_digit))
+                || bytes
+                    .iter()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+                || is_type_name(bytes)
+        })
+}
+
+/// A type's name with numbers in it (`AtomicU32Provider`, `Base64Sha256Engine`): capitalised
+/// words of at least three letters, with short numbers (`32`, `U32`) between them. A random
+/// token of mixed case almost never has two lowercase letters after each of its capitals.
+fn is_type_name(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    let mut words = 0;
+    while let Some(first) = rest.first() {
+        let upper = rest.iter().take_while(|b| b.is_ascii_uppercase()).count();
+        let lower = rest[upper..]
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase())
+            .count();
+        let digits = rest[upper + lower..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let word = match (upper, lower, digits) {
+            // `Provider`, `Sha256`.
+            (1, 2.., 0..=3) => upper + lower + digits,
+            // `U32`, `I64`.
+            (1, 0, 1..=3) => upper + digits,
+            _ => return false,
+        };
+        if words == 0 && !first.is_ascii_uppercase() {
+            return false;
+        }
+        words += 1;
+        rest = &rest[word..];
+    }
+    words >= 2
+}
+
+/// A query string's value: `alice-pw&grant_type=password` ends at the `&` that starts the next
+/// parameter (a name, then `=`).
+pub(crate) fn query_value(value: &[u8]) -> &[u8] {
+    let next_parameter = value.iter().enumerate().position(|(at, b)| {
+        *b == b'&' && {
+            let name = value[at + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_' || **b == b'-')
+                .count();
+            name > 0 && value.get(at + 1 + name) == Some(&b'=')
+        }
+    });
+    next_parameter.map_or(value, |at| &value[..at])
 }
 
 /// `123e4567-e89b-12d3-a456-426614174000`.

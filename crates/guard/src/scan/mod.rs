@@ -284,14 +284,24 @@ impl Scanner {
             {
                 continue;
             }
-            let value = String::from_utf8_lossy(secret.as_bytes());
+            // `TOKEN = MonitorTokens(1)`: a value that is called is code.
+            if compiled.rule.check == Check::Assignment && after.first() == Some(&b'(') {
+                continue;
+            }
+            let mut bytes = secret.as_bytes();
+            if compiled.rule.check == Check::Assignment {
+                // `password=...&grant_type=...`: a query string's value ends at the next
+                // parameter.
+                bytes = allow::query_value(bytes);
+            }
+            let value = String::from_utf8_lossy(bytes);
             let key = captures
                 .name("k")
                 .map(|k| String::from_utf8_lossy(k.as_bytes()));
             if accepts(compiled.rule.check, &value, key.as_deref()) {
                 spans.push((
                     window_start + secret.start(),
-                    window_start + secret.end(),
+                    window_start + secret.start() + bytes.len(),
                     index,
                 ));
             }

@@ -165,6 +165,7 @@ fn cases(g: &Gen) -> Vec<(&'static str, String, String)> {
         ("database-url-password", format!("DATABASE_URL=postgres://app:{}@db.internal:5432/shop", g.alnum(18)), "DATABASE_URL=postgres://app:${DB_PASSWORD}@db.internal:5432/shop".into()),
         ("url-basic-auth-password", format!("git clone https://deploy:{}@git.internal/shop.git", g.alnum(20)), "git clone https://user:<password>@git.internal/shop.git".into()),
         ("generic-secret-assignment", format!("DB_PASSWORD = \"{}{}{}\"", g.alnum(8), g.digits(3), g.alnum(9)), "DB_PASSWORD = os.environ[\"DB_PASSWORD\"]".into()),
+        ("generic-secret-assignment", format!("curl -d 'username=ops&password={}{}{}&grant_type=password'", g.alnum(8), g.digits(3), g.alnum(9)), "curl -d 'username=ops&password=alice-pw&grant_type=password'".into()),
     ]
 }
 
@@ -260,6 +261,16 @@ fn shapes_that_are_not_credentials_are_never_reported() {
         r#"b"HTTP/1.1 200 OK\r\nAccess-Control-Allow-Credentials: hell\x01o\r\nBread: baguette\r\n";"#
             .into(),
         r#"let body = "secret: yes-and-then\nsome more text";"#.into(),
+        // Found in the cargo registry's sources: a type name with digits, a closure's typed
+        // parameter, and a query string whose password is one of several parameters.
+        "pub type AtomicU32ProgressTokenProvider = AtomicU32Provider;".into(),
+        "let takes_ownership = move |token: CancellationToken| {".into(),
+        "pub type SecretBox = Base64Sha256Engine;".into(),
+        r#"  &username=alice&password=alice-pw&grant_type=password&scope=openid+profile""#.into(),
+        "ripsecrets = craneLib.buildPackage {".into(),
+        r#""password":  "@env:AC_PASSWORD""#.into(),
+        "pub const D3DDMT_ENABLE: D3DDEBUGMONITORTOKENS = D3DDEBUGMONITORTOKENS(0i32);".into(),
+        "pub credentials: MI_UserCredentials_0,".into(),
     ];
     let scanner = Scanner::new();
     for text in &clean {
@@ -561,4 +572,12 @@ fn encrypted_and_placeholder_material_raises_nothing() {
         let found = Scanner::new().scan(text.as_bytes());
         assert!(found.is_empty(), "{text}: {found:?}");
     }
+}
+
+#[test]
+fn a_password_in_a_query_string_ends_at_the_next_parameter() {
+    let text = "POST /token?username=ops&password=Xk39fQ8zLpW2mN7v&grant_type=password";
+    let found = Scanner::new().scan(text.as_bytes());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(&text[found[0].start..found[0].end], "Xk39fQ8zLpW2mN7v");
 }
