@@ -33,6 +33,15 @@ fn refused_before_the_push(env: &TestEnv, repo: &Path, remote: &Path, id: &str) 
     refused
 }
 
+/// Commits a new `notes.txt` in `path` with `message`, running git with `options` first.
+fn commit_notes(env: &TestEnv, path: &Path, options: &[&str], message: &str) {
+    write(&path.join("notes.txt"), "notes\n");
+    env.git(path, &["add", "-A"]);
+    let mut args = options.to_vec();
+    args.extend(["commit", "-q", "-m", message]);
+    env.git(path, &args);
+}
+
 #[test]
 fn a_secret_added_then_removed_in_a_later_commit_is_still_refused() {
     let env = TestEnv::new();
@@ -68,12 +77,7 @@ fn the_repositorys_attributes_cannot_hide_a_token_from_the_scan() {
 fn a_token_in_a_commit_message_is_refused() {
     let env = TestEnv::new();
     let (repo, remote, id, path) = session(&env);
-    write(&path.join("notes.txt"), "notes\n");
-    env.git(&path, &["add", "-A"]);
-    env.git(
-        &path,
-        &["commit", "-q", "-m", &format!("deploy with {}", token())],
-    );
+    commit_notes(&env, &path, &[], &format!("deploy with {}", token()));
     let refused = refused_before_the_push(&env, &repo, &remote, &id);
     assert!(refused.contains("in its message"), "{refused}");
     assert!(
@@ -89,19 +93,8 @@ fn a_token_in_a_commits_author_or_committer_is_refused() {
     for field in ["user.name", "user.email"] {
         let env = TestEnv::new();
         let (repo, remote, id, path) = session(&env);
-        write(&path.join("notes.txt"), "notes\n");
-        env.git(&path, &["add", "-A"]);
-        env.git(
-            &path,
-            &[
-                "-c",
-                &format!("{field}=deploy {}", token()),
-                "commit",
-                "-q",
-                "-m",
-                "notes",
-            ],
-        );
+        let identity = format!("{field}=deploy {}", token());
+        commit_notes(&env, &path, &["-c", &identity], "notes");
         let refused = refused_before_the_push(&env, &repo, &remote, &id);
         assert!(
             refused.contains("in its author or committer"),

@@ -1,8 +1,5 @@
 //! `nodwyn scan` and `nodwyn guard check` through the binary.
 
-use std::io::Write;
-use std::process::Stdio;
-
 use nodwyn_tests::{TestEnv, write};
 
 /// A classic GitHub token's shape, with digits that come from the test's own counter; it is
@@ -74,21 +71,13 @@ fn scan_reads_standard_input() {
     let env = TestEnv::new();
     // `--stdin`, or `-` as the one path, as other command-line tools read it.
     for stdin in ["--stdin", "-"] {
-        let mut child = env
-            .nodwyn_command(&env.root(), &["scan", stdin, "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("a\nb\n  key: {}\n", token(3)).as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        assert_eq!(output.status.code(), Some(1), "{stdin}");
-        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let run = env.nodwyn_with_stdin(
+            &env.root(),
+            &["scan", stdin, "--json"],
+            &format!("a\nb\n  key: {}\n", token(3)),
+        );
+        assert_eq!(run.code, 1, "{stdin}: {}", run.stderr);
+        let report = run.json();
         assert_eq!(report["findings"][0]["path"], "-");
         assert_eq!(report["findings"][0]["line"], 3);
     }
