@@ -196,6 +196,46 @@ fn a_command_writes_only_its_session_folder_and_its_own_temporary_folder() {
     assert_eq!(ran["sandbox"], "on");
 }
 
+#[test]
+fn a_command_reads_neither_the_main_checkout_nor_another_sessions_worktree() {
+    let env = TestEnv::new();
+    let (repo, id, wt) = session(&env);
+    // The person's own `.env` in the main checkout, ignored by git, holding a passphrase no
+    // scanner recognises; and another session's half-done work.
+    write(&repo.join(".git/info/exclude"), ".env\n");
+    write(
+        &repo.join(".env"),
+        "DB_PASSWORD=correct horse battery staple\n",
+    );
+    let (_other, other_wt) = env.session(&repo);
+    write(
+        &other_wt.join("draft.txt"),
+        "another session's half-done edit\n",
+    );
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        &format!(
+            "cat '{main}/.env'; cat '{other}/draft.txt'; ls '{main}'; \
+             git status --short; git log --oneline | wc -l; cat README.md",
+            main = repo.display(),
+            other = other_wt.display(),
+        ),
+    );
+    let out = ran["stdout"].as_str().unwrap();
+    assert!(!out.contains("correct horse"), "{ran}");
+    assert!(!out.contains("half-done"), "{ran}");
+    assert_eq!(
+        stderr(&ran).matches("Permission denied").count(),
+        3,
+        "the main checkout's files, the other worktree, the main checkout's listing: {ran}"
+    );
+    // Its own worktree, and git with the repository's history, work as before.
+    assert!(out.ends_with("1\nhello\n"), "git reads the history: {ran}");
+    assert!(wt.join("README.md").exists());
+}
+
 /// Whether a process whose command line holds `marker` is running.
 fn running(marker: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {

@@ -216,9 +216,24 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.interrupt = settings.interrupt.clone();
     context.pending_landing = session.landing.clone();
     context.sandbox = settings.sandbox.clone();
-    if let Sandbox::On { readable, .. } = &mut context.sandbox {
-        // The session's repository (its history, the main checkout) is read, never written.
-        readable.push(session.repository.clone());
+    if let Sandbox::On {
+        readable, hidden, ..
+    } = &mut context.sandbox
+    {
+        let common = (session.root != session.repository)
+            .then(|| nodwyn_git::repo::common_dir(&session.repository).ok())
+            .flatten();
+        match common {
+            // A worktree's commands read the repository's history (git needs it), never the
+            // main checkout's files: its `.env` and other credential files, and the other
+            // sessions' worktrees with their half-done edits.
+            Some(common) => {
+                hidden.push(session.repository.clone());
+                readable.push(common);
+            }
+            // The session works in the checkout itself.
+            None => readable.push(session.repository.clone()),
+        }
         readable.extend(settings.home.clone());
     }
     context

@@ -76,6 +76,12 @@ pub fn discover(dir: &Path) -> Result<Checkout, Error> {
     })
 }
 
+/// The git directory `repository` (a main worktree) shares with its linked worktrees.
+pub fn common_dir(repository: &Path) -> Result<PathBuf, Error> {
+    let repo = Repository::open(repository).map_err(Error::read(repository))?;
+    canonical(repo.commondir())
+}
+
 /// A full commit id as libgit2's `Oid`.
 pub(crate) fn oid(dir: &Path, id: &str) -> Result<Oid, Error> {
     Oid::from_str(id).map_err(Error::read(dir))
