@@ -195,3 +195,31 @@ fn resume_copies_again_into_a_worktree_made_again() {
     assert_eq!(strings(&resumed["included"]), [".env"]);
     assert!(path.join(".env").exists());
 }
+
+#[test]
+fn a_worktreeinclude_the_repository_tracks_copies_no_credential_file() {
+    // A committed `.worktreeinclude` is repository content: whoever wrote it could pull the
+    // person's `.env` into every worktree, where an agent's approved command reads it. It may
+    // still copy caches; only the person's own, untracked, file copies credential files.
+    let env = TestEnv::new();
+    let repo = repo_with_untracked(&env);
+    write(&repo.join(".worktreeinclude"), ".env\ntarget/\n");
+    env.commit_all(&repo, "share the include file");
+    let made = env.new_worktree(&repo);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(strings(&made["included"]), ["target/"], "{made}");
+    assert!(!path.join(".env").exists());
+    assert_eq!(made["include_failed"][0]["path"], ".env", "{made}");
+    let why = made["include_failed"][0]["error"].as_str().unwrap();
+    assert!(why.contains("credential file"), "{why}");
+    assert!(why.contains("untracked"), "{why}");
+
+    // Untracked again, it is the person's own, and copies the `.env` they chose.
+    env.git(&repo, &["rm", "-q", "--cached", ".worktreeinclude"]);
+    env.git(
+        &repo,
+        &["commit", "-q", "-m", "keep the include file to myself"],
+    );
+    let made = env.new_worktree(&repo);
+    assert_eq!(strings(&made["included"]), [".env", "target/"], "{made}");
+}

@@ -43,11 +43,7 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
     let folder = path.parent().unwrap_or(repository);
     refuse_link(folder)?;
     refuse_link(&path)?;
-    let tracked = nodwyn_git::GitCommand::new(repository)
-        .read_only()
-        .args(["ls-files", "--", ".nodwyn/allow.toml"])
-        .run()?;
-    if !tracked.is_empty() {
+    if nodwyn_git::untracked::is_tracked(repository, ".nodwyn/allow.toml")? {
         return Err(Error::Refused(format!(
             "{} is committed to the repository, where nodwyn does not trust it; untrack it first (`git rm --cached .nodwyn/allow.toml`)",
             path.display()

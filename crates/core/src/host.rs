@@ -282,11 +282,7 @@ pub fn standing_answers(repository: &Path) -> Result<(StandingAnswers, Option<St
         }
         Ok(_) => {}
     }
-    let tracked = nodwyn_git::GitCommand::new(repository)
-        .read_only()
-        .args(["ls-files", "--", ".nodwyn/allow.toml"])
-        .run()?;
-    if !tracked.is_empty() {
+    if nodwyn_git::untracked::is_tracked(repository, ".nodwyn/allow.toml")? {
         return Ok((
             StandingAnswers::none(),
             Some(format!(

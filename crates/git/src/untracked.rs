@@ -6,6 +6,16 @@ use std::path::Path;
 use crate::Error;
 use crate::command::{GitCommand, nul_records};
 
+/// Whether git tracks `path` (relative to `dir`'s top) in `dir`'s index: a tracked file is the
+/// repository's content, which anyone who can commit (an agent included) could have written.
+pub fn is_tracked(dir: &Path, path: &str) -> Result<bool, Error> {
+    let listed = GitCommand::new(dir)
+        .read_only()
+        .args(["ls-files", "--", path])
+        .run()?;
+    Ok(!listed.is_empty())
+}
+
 /// One path git does not track, relative to the checkout's top.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Untracked {

@@ -9,6 +9,11 @@
 //! `config/`); a pattern without a folder part (`.env`) matches what git lists, not files buried
 //! in an ignored folder.
 //!
+//! A `.worktreeinclude` git tracks is the repository's content, not the person's choice: it may
+//! copy caches, but no file the credential denylist names (a `.env` would otherwise reach every
+//! worktree, where an agent's approved command reads it). The person's own, untracked file
+//! copies what it names.
+//!
 //! Copying never overwrites anything already in the worktree, keeps permissions, copies a
 //! symbolic link as a link (never following it), never writes through a link in the worktree,
 //! uses copy-on-write clones where the file system has them, and reports each failure without
@@ -56,6 +61,11 @@ pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Err
         from: repository,
         to: worktree,
         patterns: &patterns,
+        credentials: if nodwyn_git::untracked::is_tracked(repository, INCLUDE_FILE)? {
+            Credentials::LeftOut(nodwyn_guard::Denylist::standard())
+        } else {
+            Credentials::Copied
+        },
     };
     let mut entries = untracked(repository)?;
     entries.sort_by(|a, b| a.path.cmp(&b.path));
@@ -68,6 +78,10 @@ pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Err
             continue;
         }
         if patterns.chooses(relative, entry.is_folder()) {
+            if let Some(why) = copier.left_out(relative) {
+                fail(&mut included.failed, relative, why);
+                continue;
+            }
             copier.copy(relative, &mut included.failed);
             included.copied.push(entry.path.clone());
         } else if entry.is_folder() && patterns.may_choose_inside(relative) {
@@ -157,9 +171,32 @@ struct Copier<'a> {
     from: &'a Path,
     to: &'a Path,
     patterns: &'a Patterns,
+    credentials: Credentials,
+}
+
+/// Whether credential files are copied: only when the person's own file asks for them.
+enum Credentials {
+    Copied,
+    /// The `.worktreeinclude` is tracked: what this denylist names is left out.
+    LeftOut(&'static nodwyn_guard::Denylist),
 }
 
 impl Copier<'_> {
+    /// Why `relative` is not copied though a pattern chooses it, if it is not.
+    fn left_out(&self, relative: &str) -> Option<String> {
+        let Credentials::LeftOut(denylist) = &self.credentials else {
+            return None;
+        };
+        denylist
+            .judge(Path::new(relative), self.from)
+            .is_denied()
+            .then(|| {
+                format!(
+                    "a credential file, and the repository tracks {INCLUDE_FILE}, so it copies none; keep {INCLUDE_FILE} untracked (yours) to have it copied"
+                )
+            })
+    }
+
     /// Copies one chosen entry (a file, a link, or a whole folder).
     fn copy(&self, relative: &str, failed: &mut Vec<IncludeFailure>) {
         let source = self.from.join(relative);
@@ -241,6 +278,9 @@ impl Copier<'_> {
     /// link swapped in meanwhile cannot send the copy out of the worktree.
     fn copy_one(&self, relative: &str, meta: &std::fs::Metadata) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt;
+        if let Some(why) = self.left_out(relative) {
+            return Err(why);
+        }
         let source = self.from.join(relative);
         let destination = nodwyn_prim::beneath::Beneath::open(self.to, &self.to.join(relative))
             .map_err(|e| e.to_string())?;
