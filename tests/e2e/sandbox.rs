@@ -113,6 +113,14 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         "oauth_token: gho_x\n",
     );
     write(&env.home().join(".bashrc"), "alias ll='ls -l'\n");
+    // A startup file exporting a token is a credential file; one with aliases is not.
+    write(
+        &env.home().join(".zshrc"),
+        &format!(
+            "export GITHUB_TOKEN=ghp_{}\n",
+            "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z4A"
+        ),
+    );
     // Everything here lives under /tmp, which a command cannot list but reads by name.
     let shared = env.root().join("shared-note.txt");
     write(&shared, "read by its name\n");
@@ -122,7 +130,7 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         &id,
         &format!(
             "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
-             cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat '{}'; ls -a ~ ~/.ssh",
+             cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat ~/.zshrc; cat '{}'; ls -a ~ ~/.ssh",
             shared.display()
         ),
     );
@@ -134,7 +142,7 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         "{ran}"
     );
     assert!(
-        !out.contains("PRIVATE KEY") && !out.contains("gho_x"),
+        !out.contains("PRIVATE KEY") && !out.contains("gho_x") && !out.contains("ghp_"),
         "{ran}"
     );
     assert!(
@@ -147,6 +155,7 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         "environ",
         "/proc/1/cmdline",
         "'/tmp'",
+        ".zshrc",
     ] {
         assert!(
             stderr(&ran)

@@ -153,21 +153,45 @@ fn copied_from(path: &Path) -> Vec<PathBuf> {
     originals
 }
 
+/// Shell startup files, where people export their tokens (`export GITHUB_TOKEN=...`): judged by
+/// what they hold, since most hold only aliases and paths.
+const SHELL_STARTUP: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".kshrc",
+    ".mkshrc",
+    "config.fish",
+    ".envrc",
+];
+
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
-/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, or a file
-/// reached by one of several hard links that holds a private key or cloud credentials (the
-/// same file as `~/.ssh/id_rsa`, under another name).
+/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, a shell
+/// startup file exporting a credential, or a file reached by one of several hard links that
+/// holds a private key or cloud credentials (the same file as `~/.ssh/id_rsa`, under another
+/// name).
 fn rule_by_content(path: &Path) -> Option<String> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     let by_type = matches!(extension.as_deref(), Some("pem" | "json" | "yaml" | "yml"));
+    let shell_startup = path
+        .file_name()
+        .is_some_and(|name| SHELL_STARTUP.iter().any(|s| name == *s));
     let linked = has_other_names(path);
-    if !by_type && !linked {
+    if !by_type && !shell_startup && !linked {
         return None;
     }
     // The file's start is read once, whatever is asked of it.
     let head = head(path)?;
+    if shell_startup && !crate::scan::Scanner::global().scan(&head).is_empty() {
+        return Some("a shell startup file holding a credential".to_owned());
+    }
     let holds = |needles: &[&[u8]]| {
         needles
             .iter()
@@ -542,5 +566,35 @@ mod tests {
         assert!(list.judge(Path::new("secret.yaml"), base).is_denied());
         assert!(!list.judge(Path::new("sealed.yaml"), base).is_denied());
         assert!(!list.judge(Path::new("plain-again.txt"), base).is_denied());
+    }
+
+    #[test]
+    fn a_shell_startup_file_is_denied_when_it_exports_a_credential() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path();
+        let token = format!("ghp_{}", "aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z4A");
+        std::fs::write(
+            base.join(".zshrc"),
+            format!("alias ll='ls -l'\nexport GITHUB_TOKEN={token}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            base.join(".bashrc"),
+            "alias ll='ls -l'\nexport PATH=$HOME/bin:$PATH\n",
+        )
+        .unwrap();
+        std::fs::create_dir(base.join("project")).unwrap();
+        std::fs::write(
+            base.join("project/.envrc"),
+            format!("export STRIPE_KEY=sk_live_{}\n", "a1B2c3D4e5F6g7H8i9J0kLmN"),
+        )
+        .unwrap();
+        let list = Denylist::standard();
+        let zshrc = list.judge(Path::new(".zshrc"), base);
+        assert!(zshrc.is_denied());
+        assert!(zshrc.rule.unwrap().contains("shell startup"));
+        assert!(list.judge(Path::new("project/.envrc"), base).is_denied());
+        assert!(!list.judge(Path::new(".bashrc"), base).is_denied());
+        assert!(!list.judge(Path::new("missing/.profile"), base).is_denied());
     }
 }
