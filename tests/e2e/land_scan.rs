@@ -1,6 +1,6 @@
 //! What a landing publishes is scanned commit by commit: a secret added in one commit and removed
 //! in the next, a token the repository's `.gitattributes` would hide from a diff, one in a commit
-//! message or its author, a credential file in a folder git quotes, and a token in a file with a NUL byte are
+//! message or its author, one in a file written in UTF-16, a credential file in a folder git quotes, and a token in a file with a NUL byte are
 //! each refused before the push, naming the commit that holds them.
 
 use std::path::{Path, PathBuf};
@@ -124,6 +124,21 @@ fn a_token_in_a_file_with_a_nul_byte_is_refused() {
     std::fs::write(path.join("data.bin"), bytes).unwrap();
     let refused = refused_before_the_push(&env, &repo, &remote, &id);
     assert!(refused.contains("data.bin:2"), "{refused}");
+}
+
+#[test]
+fn a_token_in_a_file_written_in_utf16_is_refused() {
+    // A registry export, as Windows writes it: every character followed by a zero byte.
+    let env = TestEnv::new();
+    let (repo, remote, id, path) = session(&env);
+    let text = format!(
+        "Windows Registry Editor Version 5.00\r\n\r\n\"Token\"=\"{}\"\r\n",
+        token()
+    );
+    let wide: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    std::fs::write(path.join("deploy.reg"), wide).unwrap();
+    let refused = refused_before_the_push(&env, &repo, &remote, &id);
+    assert!(refused.contains("deploy.reg"), "{refused}");
 }
 
 #[test]

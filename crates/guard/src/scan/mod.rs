@@ -10,6 +10,7 @@ mod allow;
 pub mod diff;
 mod encoded;
 mod rules;
+mod wide;
 
 use std::sync::OnceLock;
 
@@ -191,6 +192,23 @@ impl Scanner {
                 .into_iter()
                 .filter(|(s, e, _)| !found_plainly.iter().any(|(ps, pe, _)| s < pe && ps < e)),
         );
+        // Only text with a zero byte can be UTF-16.
+        if memchr::memchr(0, &text[from..to]).is_some() {
+            spans.extend(self.wide_spans(text, from, to));
+        }
+        spans
+    }
+
+    /// The credentials in UTF-16 text in `text[from..to]`, each span covering the credential's
+    /// own bytes (two a character).
+    fn wide_spans(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
+        let mut spans = Vec::new();
+        for (start, _, characters) in wide::runs(&text[from..to]) {
+            let at = |character: usize| from + start + 2 * character;
+            for (s, e, index) in self.keyword_spans(&characters, 0, characters.len()) {
+                spans.push((at(s), at(e), index));
+            }
+        }
         spans
     }
 
@@ -337,7 +355,8 @@ impl Scanner {
                     column: start - line_start + 1,
                     start,
                     end,
-                    redacted: redact(&String::from_utf8_lossy(&text[start..end])),
+                    // UTF-16 text is shown by its characters, without their zero bytes.
+                    redacted: redact(&String::from_utf8_lossy(&text[start..end]).replace('\0', "")),
                 }
             })
             .collect()

@@ -581,3 +581,27 @@ fn a_password_in_a_query_string_ends_at_the_next_parameter() {
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(&text[found[0].start..found[0].end], "Xk39fQ8zLpW2mN7v");
 }
+
+#[test]
+fn a_credential_in_utf16_text_is_found_where_its_bytes_are() {
+    let token = format!("ghp_{}", Gen::new(7).alnum(36));
+    let line =
+        format!("\u{feff}[HKEY_CURRENT_USER\\Software\\Deploy]\r\n\"Token\"=\"{token}\"\r\n");
+    let scanner = Scanner::new();
+    for wide in [
+        line.encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect::<Vec<u8>>(),
+        line.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+    ] {
+        let found = scanner.scan(&wide);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, "github-pat");
+        let bytes = &wide[found[0].start..found[0].end];
+        let shown: Vec<u8> = bytes.iter().copied().filter(|b| *b != 0).collect();
+        assert_eq!(shown, token.as_bytes());
+    }
+    // Binary bytes with zeros in them raise nothing.
+    let binary: Vec<u8> = (0..4096u32).map(|n| (n * 7 % 256) as u8).collect();
+    assert!(scanner.scan(&binary).is_empty());
+}
