@@ -75,7 +75,7 @@ fn reachable(env: &TestEnv, dir: &Path, commits: &[String]) {
 
 /// A repository with a remote, and a session whose worktree holds every kind of file: an
 /// agent's own commit, a changed tracked file, an untracked file, an ignored build output and
-/// an ignored file `.worktreeinclude` copied in. The base moves on the remote meanwhile, so a
+/// an ignored file the person's own (untracked) `.worktreeinclude` copied in. The base moves on the remote meanwhile, so a
 /// landing has to rebase.
 struct Scene {
     env: TestEnv,
@@ -90,7 +90,10 @@ impl Scene {
     fn new(conflicting: bool) -> Self {
         let env = TestEnv::new();
         let (repo, remote) = env.repo_with_remote("repo");
-        write(&repo.join(".gitignore"), "build/\n.env.local\n");
+        write(
+            &repo.join(".gitignore"),
+            "build/\n.env.local\n.worktreeinclude\n",
+        );
         write(&repo.join(".worktreeinclude"), ".env.local\n");
         env.commit_all(&repo, "ignore and include");
         env.git(&repo, &["push", "-q", "origin", "main"]);
