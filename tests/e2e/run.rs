@@ -558,8 +558,9 @@ fn nothing_the_model_writes_drives_the_terminal_and_its_key_goes_nowhere() {
 fn an_interrupt_ends_a_running_command_and_answers_its_call() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    // Inside the session's folder: the only place the confined command may write.
-    let marker = repo.join("started");
+    write(&repo.join("work/.keep"), "");
+    // Inside the session's folder, below its top: where the confined command may write.
+    let marker = repo.join("work/started");
     // It leaves a detached process behind too: nothing it started may outlive the interrupt.
     let server = StandIn::start(vec![openai::call(
         "shell-exec",
@@ -610,6 +611,49 @@ fn an_interrupt_ends_a_running_command_and_answers_its_call() {
     // Only the model's one call: nothing was sent after the interrupt.
     assert_eq!(server.received().len(), 1);
     assert_gone("sleep 61.25");
+}
+
+#[test]
+fn in_the_checkout_itself_a_command_writes_the_work_but_not_the_git_directory_or_nodwyns() {
+    // With no worktree the session's folder is the main checkout, which holds the repository's
+    // git directory and nodwyn's folder: a hook planted there would run with all the person's
+    // rights at their next commit, and a standing answer would approve the agent's next call.
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(&repo.join("src/lib.txt"), "old\n");
+    env.commit_all(&repo, "a source folder");
+    std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
+    let script = r#"printf '#!/bin/sh\ntouch planted\n' > .git/hooks/pre-commit
+printf 'commands = [["rm"]]\n' > .nodwyn/allow.toml
+git config core.fsmonitor 'touch planted'
+echo new > src/lib.txt; echo made > src/made.txt; echo more >> README.md
+echo top > top.txt"#;
+    let server = StandIn::start(vec![
+        openai::call("shell-exec", json!({ "script": script })),
+        openai::text("Done."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--dont-ask", "--no-worktree", "work"])
+        .success();
+    let result = &tool_results(&server.received()[1].body)[0];
+    assert!(!repo.join(".git/hooks/pre-commit").exists(), "{result}");
+    assert!(!repo.join(".nodwyn/allow.toml").exists(), "{result}");
+    let config = std::fs::read_to_string(repo.join(".git/config")).unwrap();
+    assert!(!config.contains("fsmonitor"), "{config}");
+    // The work itself is written: existing files, and new ones in the folders below the top.
+    assert_eq!(
+        std::fs::read_to_string(repo.join("src/lib.txt")).unwrap(),
+        "new\n"
+    );
+    assert!(repo.join("src/made.txt").exists(), "{result}");
+    assert!(
+        std::fs::read_to_string(repo.join("README.md"))
+            .unwrap()
+            .ends_with("more\n")
+    );
+    // Nothing is made directly at the top, where the git directory is (see the README).
+    assert!(!repo.join("top.txt").exists(), "{result}");
+    assert!(result.contains("Permission denied"), "{result}");
 }
 
 /// Waits (a few seconds at most) until no process runs `command`.

@@ -181,6 +181,7 @@ impl HostSettings {
                     writable: choice.writable.clone(),
                     hidden: vec![data.to_path_buf()],
                     readable: self.program_folders(),
+                    read_only: Vec::new(),
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
                 },
@@ -217,22 +218,27 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.pending_landing = session.landing.clone();
     context.sandbox = settings.sandbox.clone();
     if let Sandbox::On {
-        readable, hidden, ..
+        readable,
+        hidden,
+        read_only,
+        ..
     } = &mut context.sandbox
     {
-        let common = (session.root != session.repository)
-            .then(|| nodwyn_git::repo::common_dir(&session.repository).ok())
-            .flatten();
-        match common {
+        let common = nodwyn_git::repo::common_dir(&session.repository).ok();
+        if session.root == session.repository {
+            // The session works in the checkout itself: its commands write there, but never
+            // the repository's git directory (hooks, configuration, refs) nor nodwyn's folder
+            // (standing answers, the other sessions' worktrees, kept versions).
+            readable.push(session.repository.clone());
+            read_only.push(session.repository.join(".git"));
+            read_only.extend(common);
+            read_only.push(session.repository.join(".nodwyn"));
+        } else {
             // A worktree's commands read the repository's history (git needs it), never the
             // main checkout's files: its `.env` and other credential files, and the other
             // sessions' worktrees with their half-done edits.
-            Some(common) => {
-                hidden.push(session.repository.clone());
-                readable.push(common);
-            }
-            // The session works in the checkout itself.
-            None => readable.push(session.repository.clone()),
+            hidden.push(session.repository.clone());
+            readable.extend(common);
         }
         readable.extend(settings.home.clone());
     }

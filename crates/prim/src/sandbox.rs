@@ -22,6 +22,9 @@ pub enum Sandbox {
         /// Folders readable even when beneath a hidden one: the repository, the home folder,
         /// the folders of `PATH`.
         readable: Vec<PathBuf>,
+        /// Paths in the session's folder that stay read-only: the repository's git directory and
+        /// nodwyn's folder, when the session works in the checkout itself.
+        read_only: Vec<PathBuf>,
         /// Whether commands may use the network (`[sandbox] network`).
         network: bool,
         /// Whether commands may create Unix-domain sockets (`[sandbox] unix_sockets`).
@@ -75,6 +78,7 @@ impl Sandbox {
             writable,
             hidden,
             readable,
+            read_only,
             network,
             unix_sockets,
         } = self
@@ -88,6 +92,7 @@ impl Sandbox {
                 .collect(),
             readable: readable.clone(),
             hidden: hidden.clone(),
+            read_only: read_only.clone(),
             network: *network,
             unix_sockets: *unix_sockets,
         };

@@ -154,8 +154,29 @@ mod linux {
                 AccessFs::ReadFile | AccessFs::WriteFile,
             )?;
         }
+        let read_only: Vec<std::path::PathBuf> = policy
+            .read_only
+            .iter()
+            .filter_map(|path| std::fs::canonicalize(path).ok())
+            .collect();
         for folder in &policy.writable {
-            created = grant(created, folder, all)?;
+            let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
+            let kept: Vec<std::path::PathBuf> = read_only
+                .iter()
+                .filter(|path| path.starts_with(&canonical))
+                .cloned()
+                .collect();
+            if kept.is_empty() {
+                created = grant(created, folder, all)?;
+                continue;
+            }
+            // Landlock gives a folder's rights to everything beneath it, so a folder holding a
+            // read-only path is granted around it, entry by entry: what is in it can be written,
+            // but nothing is made or removed directly in it (that right would reach the
+            // read-only path too).
+            for path in read_grants(&canonical, &kept).whole {
+                created = grant(created, &path, all)?;
+            }
         }
         let status = created.restrict_self().map_err(|e| sandbox(&e))?;
         if status.ruleset == RulesetStatus::NotEnforced {

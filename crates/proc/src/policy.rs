@@ -20,6 +20,10 @@ pub struct Policy {
     /// Paths it may not read: the person's credential files, nodwyn's data directory. A folder
     /// hides everything beneath it. The system's own secrets are added by [`Policy::hidden`].
     pub hidden: Vec<PathBuf>,
+    /// Paths beneath a writable folder that stay read-only: a checkout's git directory and
+    /// nodwyn's folder in it, when a session works in the checkout itself.
+    #[serde(default)]
+    pub read_only: Vec<PathBuf>,
     /// Whether it may open TCP connections and listen on TCP ports.
     pub network: bool,
     /// Whether it may create Unix-domain sockets (see `crate::seccomp`: through them a command
@@ -243,6 +247,7 @@ mod tests {
             hidden: vec![home.join(".cargo/credentials.toml")],
             network: true,
             unix_sockets: false,
+            read_only: Vec::new(),
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);
         policy.writable.push(home.join(".cargo"));
