@@ -152,6 +152,17 @@ fn scan_refuses_bad_input_in_one_sentence() {
     );
     let run = env.nodwyn(&env.root(), &["scan", "--stdin", "x"]);
     assert_eq!(run.code, 2, "usage error: {}", run.stderr);
+    let repo = env.repo("repo");
+    for range in ["nosuch..HEAD", "HEAD...nosuch", "--output=x"] {
+        let sentence = env
+            .nodwyn(&repo, &["scan", &format!("--diff={range}")])
+            .failed_with(2);
+        assert!(
+            sentence.contains("is not a commit of this repository")
+                && sentence.lines().count() == 1,
+            "{range}: {sentence}"
+        );
+    }
 }
 
 #[test]

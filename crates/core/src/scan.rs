@@ -97,6 +97,19 @@ pub fn scan_bytes(name: &str, bytes: &[u8]) -> Report {
 
 /// Scans the lines that the revision range `range` adds, in the repository at `dir`.
 pub fn scan_revisions(dir: &Path, range: &str) -> Result<Report, Error> {
+    let top = nodwyn_git::discover(dir)?.toplevel;
+    let sides = match range.split_once("...").or_else(|| range.split_once("..")) {
+        Some((from, to)) => vec![from, to],
+        None => vec![range],
+    };
+    // An empty side is HEAD, as git reads it.
+    for side in sides.into_iter().filter(|side| !side.is_empty()) {
+        if nodwyn_git::repo::resolve_commit(&top, side)?.is_none() {
+            return Err(Error::Refused(format!(
+                "`{side}` is not a commit of this repository, so `{range}` cannot be scanned"
+            )));
+        }
+    }
     let diff = nodwyn_git::diff::unified(dir, range)?;
     let findings = scan_diff(Scanner::global(), &diff)
         .into_iter()
