@@ -176,6 +176,7 @@ fn a_command_writes_only_its_session_folder_and_its_own_temporary_folder() {
         &id,
         &format!(
             "echo work > made.txt; echo tmp > \"$TMPDIR/scratch\" && cat \"$TMPDIR/scratch\"; \
+             stat -c 'tmp mode %a' \"$TMPDIR\"; \
              echo x > '{main}/escaped.txt'; echo x > '{data}/escaped.txt'; \
              echo x > '{home}/escaped.txt'; echo x > /dev/tty; git status --short",
             main = repo.display(),
@@ -189,6 +190,7 @@ fn a_command_writes_only_its_session_folder_and_its_own_temporary_folder() {
     );
     let out = ran["stdout"].as_str().unwrap();
     assert!(out.contains("tmp\n"), "{ran}");
+    assert!(out.contains("tmp mode 700\n"), "the call's own: {ran}");
     assert!(out.contains("?? made.txt"), "git works inside: {ran}");
     for outside in [
         repo.join("escaped.txt"),

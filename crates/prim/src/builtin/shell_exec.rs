@@ -141,9 +141,11 @@ impl Primitive for ShellExec {
             CommandLine::Argv(argv) => argv.into_iter().map(Into::into).collect(),
             CommandLine::Shell(line) => vec!["sh".into(), "-c".into(), line.into()],
         };
-        // The call's own temporary folder, its `TMPDIR`, removed when it ends.
+        // The call's own temporary folder, its `TMPDIR`, removed when it ends; the person's
+        // alone, as what a command leaves there (a build's files, a token it fetched) may be.
         let tmp = tempfile::Builder::new()
             .prefix("nodwyn-call-")
+            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
             .map_err(|e| Error::refused(format!("shell-exec: no temporary folder: {e}")))?;
         let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = ctx
