@@ -158,7 +158,7 @@ fn scan_refuses_bad_input_in_one_sentence() {
             .nodwyn(&repo, &["scan", &format!("--diff={range}")])
             .failed_with(2);
         assert!(
-            sentence.contains("is not a commit of this repository")
+            sentence.contains("is not a revision of this repository")
                 && sentence.lines().count() == 1,
             "{range}: {sentence}"
         );

@@ -129,15 +129,31 @@ pub fn read_head(repo: &Repository, dir: &Path) -> Result<Head, Error> {
 /// Resolves a revision (branch, tag, commit id, `HEAD~2`, ...) to a commit id.
 pub fn resolve_commit(dir: &Path, revision: &str) -> Result<Option<String>, Error> {
     let repo = open(dir)?;
-    let object = match repo.revparse_single(revision) {
-        Ok(object) => object,
-        Err(e) if matches!(e.code(), ErrorCode::NotFound | ErrorCode::InvalidSpec) => {
-            return Ok(None);
-        }
-        Err(e) if e.class() == git2::ErrorClass::Reference => return Ok(None),
-        Err(e) => return Err(Error::read(dir)(e)),
-    };
-    Ok(object.peel_to_commit().ok().map(|c| c.id().to_string()))
+    let object = lookup(&repo, dir, revision)?;
+    Ok(object
+        .and_then(|object| object.peel_to_commit().ok())
+        .map(|c| c.id().to_string()))
+}
+
+/// The object `revision` names in `repo` (at `dir`), if it names one.
+fn lookup<'r>(
+    repo: &'r Repository,
+    dir: &Path,
+    revision: &str,
+) -> Result<Option<git2::Object<'r>>, Error> {
+    match repo.revparse_single(revision) {
+        Ok(object) => Ok(Some(object)),
+        Err(e) if matches!(e.code(), ErrorCode::NotFound | ErrorCode::InvalidSpec) => Ok(None),
+        Err(e) if e.class() == git2::ErrorClass::Reference => Ok(None),
+        Err(e) => Err(Error::read(dir)(e)),
+    }
+}
+
+/// Whether `revision` names an object of the repository at `dir` (a commit, or a tree such as
+/// the empty tree a first push is compared with).
+pub fn names_an_object(dir: &Path, revision: &str) -> Result<bool, Error> {
+    let repo = open(dir)?;
+    Ok(lookup(&repo, dir, revision)?.is_some())
 }
 
 /// The commit a local branch points at, if the branch exists.
