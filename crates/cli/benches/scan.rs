@@ -97,9 +97,25 @@ fn code_line(g: &mut Gen) -> String {
     }
 }
 
-/// A credential in one of several shapes, and the line it sits on.
+/// Base64 of `bytes`, with padding.
+fn base64(bytes: &[u8]) -> String {
+    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n =
+            chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for i in 0..=chunk.len() {
+            out.push(TABLE[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        out.push_str(&"=".repeat(3 - chunk.len()));
+    }
+    out
+}
+
+/// A credential in one of several shapes (the classic prefixed tokens, and the families found
+/// only by their context, their encoding or their block), and the line or lines it sits on.
 fn planted(g: &mut Gen) -> String {
-    match g.next() % 5 {
+    match g.next() % 11 {
         0 => format!("    GITHUB_TOKEN = \"ghp_{}\"", g.from(ALNUM, 36)),
         1 => format!(
             "    aws_access_key_id = AKIA{}",
@@ -111,6 +127,42 @@ fn planted(g: &mut Gen) -> String {
             1_000_000_000 + g.next() % 1_000_000_000,
             100_000_000_000 + g.next() % 100_000_000_000,
             g.from(ALNUM, 24)
+        ),
+        4 => format!(
+            "    mailgun_key = \"key-{}\"",
+            g.from("abcdefghijklmnopqrstuvwxyz0123456789", 32)
+        ),
+        5 => {
+            // A Discord bot token: base64 of the bot's numeric id, a timestamp part, an HMAC.
+            let id = format!("1{}", g.from("0123456789", 17));
+            format!(
+                "    client.run(\"{}.{}.{}\")",
+                base64(id.as_bytes()).trim_end_matches('='),
+                g.from(ALNUM, 6),
+                g.from(ALNUM, 38)
+            )
+        }
+        6 => format!(
+            "    curl -H \"Authorization: Basic {}\" https://api.internal",
+            base64(format!("deploy:{}", g.from(ALNUM, 20)).as_bytes())
+        ),
+        7 => format!(
+            "    headers = {{\"Authorization\": \"Bearer {}\"}}",
+            g.from(ALNUM, 40)
+        ),
+        8 => {
+            let key = format!(
+                "-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\n",
+                g.from(ALNUM, 64)
+            );
+            format!("    client-key-data: {}", base64(key.as_bytes()))
+        }
+        9 => format!(
+            "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n{}\n{}\nPrivate-Lines: 1\n{}\nPrivate-MAC: {}",
+            g.from(ALNUM, 64),
+            g.from(ALNUM, 20),
+            g.from(ALNUM, 44),
+            g.from(HEX, 64)
         ),
         _ => format!(
             "    DATABASE_URL = \"postgres://app:{}@db.internal:5432/shop\"",
