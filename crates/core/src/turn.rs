@@ -307,12 +307,23 @@ fn turn_lock(stored: &StoredSession) -> Result<Option<std::fs::File>, Error> {
         .write(true)
         .open(&path)
         .map_err(Error::io(&path))?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(file)),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path)(e)),
+    // A process started by another thread of this program holds every open file until it
+    // executes its program, the lock's too: a lock that was just let go can look held for a
+    // moment. A running turn holds it for far longer than this grace.
+    for _ in 0..TURN_LOCK_TRIES {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path)(e)),
+        }
     }
+    Ok(None)
 }
+
+/// How many times a turn's lock is tried, 10 ms apart, before the session counts as busy.
+const TURN_LOCK_TRIES: usize = 20;
 
 /// An item as the log keeps it, which never holds a secret: every credential in a message or a
 /// result replaced by the scanner's marker, and a tool call's arguments abbreviated as
