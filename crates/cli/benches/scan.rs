@@ -99,17 +99,8 @@ fn code_line(g: &mut Gen) -> String {
 
 /// Base64 of `bytes`, with padding.
 fn base64(bytes: &[u8]) -> String {
-    const TABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().fold(0u32, |acc, b| acc << 8 | u32::from(*b)) << (8 * (3 - chunk.len()));
-        for i in 0..=chunk.len() {
-            out.push(TABLE[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-        out.push_str(&"=".repeat(3 - chunk.len()));
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// A credential in one of several shapes (the classic prefixed tokens, and the families found
