@@ -78,11 +78,9 @@ pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Err
             continue;
         }
         if patterns.chooses(relative, entry.is_folder()) {
-            if let Some(why) = copier.left_out(relative) {
-                fail(&mut included.failed, relative, why);
+            if !copier.copy(relative, &mut included.failed) {
                 continue;
             }
-            copier.copy(relative, &mut included.failed);
             included.copied.push(entry.path.clone());
         } else if entry.is_folder() && patterns.may_choose_inside(relative) {
             copier.copy_chosen_inside(relative, &mut included);
@@ -197,18 +195,27 @@ impl Copier<'_> {
             })
     }
 
-    /// Copies one chosen entry (a file, a link, or a whole folder).
-    fn copy(&self, relative: &str, failed: &mut Vec<IncludeFailure>) {
+    /// Copies one chosen entry (a file, a link, or a whole folder); returns `false` when it is
+    /// left out (see [`Copier::left_out`]), which `failed` then says.
+    fn copy(&self, relative: &str, failed: &mut Vec<IncludeFailure>) -> bool {
+        if let Some(why) = self.left_out(relative) {
+            fail(failed, relative, why);
+            return false;
+        }
         let source = self.from.join(relative);
         let meta = match std::fs::symlink_metadata(&source) {
             Ok(meta) => meta,
-            Err(e) => return fail(failed, relative, e.to_string()),
+            Err(e) => {
+                fail(failed, relative, e.to_string());
+                return true;
+            }
         };
         if meta.is_dir() {
             self.copy_folder(relative, failed);
         } else if let Err(error) = self.copy_one(relative, &meta) {
             fail(failed, relative, error);
         }
+        true
     }
 
     /// Walks an unchosen folder a pattern points into, copying the files it chooses.
@@ -223,7 +230,9 @@ impl Copier<'_> {
                 continue;
             };
             if self.patterns.chooses(&relative, meta.is_dir()) {
-                self.copy(&relative, &mut included.failed);
+                if !self.copy(&relative, &mut included.failed) {
+                    continue;
+                }
                 included.copied.push(if meta.is_dir() {
                     format!("{relative}/")
                 } else {
@@ -264,6 +273,10 @@ impl Copier<'_> {
             if !self.patterns.chooses(&relative, meta.is_dir()) {
                 continue;
             }
+            if let Some(why) = self.left_out(&relative) {
+                fail(failed, &relative, why);
+                continue;
+            }
             if meta.is_dir() {
                 self.copy_folder(&relative, failed);
             } else if let Err(error) = self.copy_one(&relative, &meta) {
@@ -278,9 +291,6 @@ impl Copier<'_> {
     /// link swapped in meanwhile cannot send the copy out of the worktree.
     fn copy_one(&self, relative: &str, meta: &std::fs::Metadata) -> Result<(), String> {
         use std::os::unix::fs::PermissionsExt;
-        if let Some(why) = self.left_out(relative) {
-            return Err(why);
-        }
         let source = self.from.join(relative);
         let destination = nodwyn_prim::beneath::Beneath::open(self.to, &self.to.join(relative))
             .map_err(|e| e.to_string())?;
