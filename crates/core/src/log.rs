@@ -11,6 +11,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -66,10 +67,10 @@ impl EventLog {
         file.write_all(&bytes).map_err(Error::io(&self.path))
     }
 
-    /// Calls `each` with every record, as a JSON value, in order, one at a time: a log of any
-    /// size costs the memory of its longest line. Lines that are not JSON objects (a torn last
-    /// line) are skipped.
-    pub fn each_value(&self, mut each: impl FnMut(Value)) -> Result<(), Error> {
+    /// Calls `each` with every record, as a JSON value, in order, one at a time, until it says
+    /// to stop: a log of any size costs the memory of its longest line. Lines that are not JSON
+    /// objects (a torn last line) are skipped.
+    pub fn each_value(&self, mut each: impl FnMut(Value) -> ControlFlow<()>) -> Result<(), Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
         each_line(
             std::io::BufReader::new(file),
@@ -105,25 +106,13 @@ impl EventLog {
                     if let Ok(record) = serde_json::from_value::<Record>(value) {
                         each(record);
                     }
+                    ControlFlow::Continue(())
                 }
                 _ => self.skipped(),
             },
         )
         .map_err(Error::io(&self.path))?;
         Ok(offset + whole)
-    }
-
-    /// The records on the whole lines after byte `offset`, and the offset just past the last
-    /// whole line (see [`EventLog::each_record_from`]).
-    pub fn read_from(&self, offset: u64) -> Result<(Vec<Record>, u64), Error> {
-        let mut records = Vec::new();
-        let end = self.each_record_from(offset, |record| records.push(record))?;
-        Ok((records, end))
-    }
-
-    /// Every record nodwyn can read, in order.
-    pub fn read(&self) -> Result<Vec<Record>, Error> {
-        Ok(self.read_from(0)?.0)
     }
 
     /// How many records nodwyn can read on the log's whole lines: the place the next record
@@ -134,8 +123,9 @@ impl EventLog {
         Ok(count)
     }
 
-    fn skipped(&self) {
+    fn skipped(&self) -> ControlFlow<()> {
         tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
+        ControlFlow::Continue(())
     }
 
     /// The first record alone (`session.start`), read without reading the rest of the log.
@@ -230,13 +220,13 @@ enum Last {
 }
 
 /// Calls `each` with every non-empty line of `reader` (without its line break), or with `None`
-/// for a line longer than `longest`, which is read past without being kept. Returns how many
-/// bytes the whole lines took, line breaks included.
+/// for a line longer than `longest`, which is read past without being kept, until it says to
+/// stop. Returns how many bytes the whole lines it read took, line breaks included.
 fn each_line(
     mut reader: impl std::io::BufRead,
     longest: usize,
     last: Last,
-    mut each: impl FnMut(Option<&[u8]>),
+    mut each: impl FnMut(Option<&[u8]>) -> ControlFlow<()>,
 ) -> std::io::Result<u64> {
     let mut line = Vec::new();
     let mut too_long = false;
@@ -263,23 +253,32 @@ fn each_line(
         read += used as u64;
         if ends_line {
             whole = read;
-            emit(&mut line, &mut too_long, &mut each);
+            if emit(&mut line, &mut too_long, &mut each).is_break() {
+                return Ok(whole);
+            }
         }
     }
     if last == Last::Read {
-        emit(&mut line, &mut too_long, &mut each);
+        let _ = emit(&mut line, &mut too_long, &mut each);
     }
     Ok(whole)
 }
 
-fn emit(line: &mut Vec<u8>, too_long: &mut bool, each: &mut impl FnMut(Option<&[u8]>)) {
-    if *too_long {
-        each(None);
+fn emit(
+    line: &mut Vec<u8>,
+    too_long: &mut bool,
+    each: &mut impl FnMut(Option<&[u8]>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let flow = if *too_long {
+        each(None)
     } else if !line.iter().all(u8::is_ascii_whitespace) {
-        each(Some(line));
-    }
+        each(Some(line))
+    } else {
+        ControlFlow::Continue(())
+    };
     line.clear();
     *too_long = false;
+    flow
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
@@ -303,6 +302,19 @@ mod tests {
     use crate::clock::Timestamp;
     use crate::event::Event;
 
+    /// The records after `offset`, and the offset past the last whole line.
+    fn read_from(log: &EventLog, offset: u64) -> (Vec<Record>, u64) {
+        let mut records = Vec::new();
+        let end = log
+            .each_record_from(offset, |record| records.push(record))
+            .unwrap();
+        (records, end)
+    }
+
+    fn read(log: &EventLog) -> Vec<Record> {
+        read_from(log, 0).0
+    }
+
     fn close(kept: &[&str]) -> Record {
         Record::new(
             Timestamp::from_unix_millis(0),
@@ -320,9 +332,9 @@ mod tests {
         // A crash in the middle of a write.
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"type":"session.clo"#).unwrap();
-        assert_eq!(log.read().unwrap(), vec![close(&["a"])]);
+        assert_eq!(read(&log), vec![close(&["a"])]);
         log.append(&close(&["b"])).unwrap();
-        assert_eq!(log.read().unwrap(), vec![close(&["a"]), close(&["b"])]);
+        assert_eq!(read(&log), vec![close(&["a"]), close(&["b"])]);
     }
 
     #[test]
@@ -330,18 +342,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         let log = EventLog::create(path.clone(), &close(&["a"])).unwrap();
-        let (first, offset) = log.read_from(0).unwrap();
+        let (first, offset) = read_from(&log, 0);
         assert_eq!(first, vec![close(&["a"])]);
-        assert_eq!(log.read_from(offset).unwrap(), (vec![], offset));
+        assert_eq!(read_from(&log, offset), (vec![], offset));
         // A torn line is not read, nor skipped past, until a line break follows it.
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"type":"session.clo"#).unwrap();
-        assert_eq!(log.read_from(offset).unwrap(), (vec![], offset));
+        assert_eq!(read_from(&log, offset), (vec![], offset));
         log.append(&close(&["b"])).unwrap();
-        let (next, end) = log.read_from(offset).unwrap();
+        let (next, end) = read_from(&log, offset);
         assert_eq!(next, vec![close(&["b"])]);
         assert_eq!(end, std::fs::metadata(&path).unwrap().len());
-        assert_eq!(log.read().unwrap(), vec![close(&["a"]), close(&["b"])]);
+        assert_eq!(read(&log), vec![close(&["a"]), close(&["b"])]);
     }
 
     #[test]
@@ -374,6 +386,7 @@ mod bounds {
             Last::Read,
             |line| {
                 seen.push(line.map(|l| String::from_utf8_lossy(l).into_owned()));
+                ControlFlow::Continue(())
             },
         )
         .unwrap();

@@ -309,14 +309,16 @@ impl Followed {
 
     /// Reads what was appended since, and gives the session as it is now.
     pub fn refresh(&mut self) -> Result<&Session, Error> {
-        let mut folded = Vec::new();
-        self.offset = self
-            .stored
-            .log
-            .each_record_from(self.offset, |record| folded.push(record.event))?;
-        for event in folded {
-            self.fold(event);
-        }
+        let Followed {
+            session,
+            stored,
+            offset,
+            records,
+            seal,
+        } = self;
+        *offset = stored.log.each_record_from(*offset, |record| {
+            fold(session, records, seal.as_ref(), record.event);
+        })?;
         Ok(&self.session)
     }
 
@@ -331,9 +333,24 @@ impl Followed {
     }
 
     fn fold(&mut self, event: Event) {
-        self.session.apply(event, self.records, self.seal.as_ref());
-        self.records += 1;
+        fold(
+            &mut self.session,
+            &mut self.records,
+            self.seal.as_ref(),
+            event,
+        );
     }
+}
+
+/// Folds `event`, the `records`th record of the log, into `session`.
+fn fold(
+    session: &mut Session,
+    records: &mut usize,
+    seal: Option<&crate::seal::Seal>,
+    event: Event,
+) {
+    session.apply(event, *records, seal);
+    *records += 1;
 }
 
 /// A log that cannot be read as a session (say, nodwyn stopped while writing its first record).

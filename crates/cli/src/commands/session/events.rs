@@ -1,6 +1,7 @@
 //! `nodwyn session events`.
 
 use std::io::Write as _;
+use std::ops::ControlFlow;
 
 use clap::Args;
 use serde::ser::{SerializeSeq as _, Serializer as _};
@@ -19,7 +20,8 @@ pub struct EventsArgs {
 
 pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let stored = invocation.store()?.find(&args.id)?;
-    // Printed as they are read: a log of any size costs the memory of one record.
+    // Printed as they are read: a log of any size costs the memory of one record, and the
+    // reading stops when the printing fails (a closed pipe).
     let mut stdout = std::io::stdout().lock();
     let mut failed = None;
     if invocation.json {
@@ -28,14 +30,9 @@ pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
             serde_json::ser::PrettyFormatter::new(),
         );
         let mut array = json.serialize_seq(None)?;
-        stored.log.each_value(|record| {
-            if failed.is_none() {
-                failed = array
-                    .serialize_element(&record)
-                    .err()
-                    .map(anyhow::Error::from);
-            }
-        })?;
+        stored
+            .log
+            .each_value(|record| go_on(&mut failed, array.serialize_element(&record)))?;
         if let Some(error) = failed {
             return Err(error);
         }
@@ -43,14 +40,24 @@ pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
         writeln!(stdout)?;
         return Ok(());
     }
-    stored.log.each_value(|record| {
-        if failed.is_none() {
-            failed = writeln!(stdout, "{}", describe(&record))
-                .err()
-                .map(anyhow::Error::from);
-        }
-    })?;
+    stored
+        .log
+        .each_value(|record| go_on(&mut failed, writeln!(stdout, "{}", describe(&record))))?;
     failed.map_or(Ok(()), Err)
+}
+
+/// Whether to go on printing after `printed`; a failure is kept in `failed`.
+fn go_on<E: Into<anyhow::Error>>(
+    failed: &mut Option<anyhow::Error>,
+    printed: Result<(), E>,
+) -> ControlFlow<()> {
+    match printed {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(error) => {
+            *failed = Some(error.into());
+            ControlFlow::Break(())
+        }
+    }
 }
 
 /// `at  type  field=value ...`, values as compact JSON, each field on the record's one line: a
