@@ -99,8 +99,8 @@ pub struct Author {
     pub date: String,
 }
 
-/// A commit as `git cat-file commit` has it: its author and committer, its first parent, and its message,
-/// byte for byte.
+/// A commit as `git cat-file commit` has it: its author and committer, its first parent, and its
+/// message, byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommitParts {
     /// Its author.

@@ -302,12 +302,12 @@ impl Scanner {
             {
                 continue;
             }
-            // `TOKEN = MonitorTokens(1)`: a value that is called is code.
-            if compiled.rule.check == Check::Assignment && after.first() == Some(&b'(') {
-                continue;
-            }
             let mut bytes = secret.as_bytes();
             if compiled.rule.check == Check::Assignment {
+                // `TOKEN = MonitorTokens(1)`: a value that is called is code.
+                if after.first() == Some(&b'(') {
+                    continue;
+                }
                 // `password=...&grant_type=...`: a query string's value ends at the next
                 // parameter.
                 bytes = allow::query_value(bytes);

@@ -1,6 +1,7 @@
 //! What leaves: the L1 scan of every commit a landing would publish, one by one (its added lines
-//! read as text with no repository attribute, its message and identities, and the credential-file denylist over
-//! the paths it adds or changes), and the fast-forward push through the person's transport.
+//! read as text with no repository attribute, its message and identities, and the
+//! credential-file denylist over the paths it adds or changes), and the fast-forward push through
+//! the person's transport.
 
 use std::path::Path;
 
@@ -20,7 +21,8 @@ pub const DEFAULT_SSH_COMMAND: &str = "ssh -o BatchMode=yes";
 /// Refuses when any commit of `from..to` (each on its own: a secret added in one commit and
 /// removed in the next is still pushed in the history) adds or changes a credential file, adds a
 /// credential-shaped line (read as text whatever git or the repository's attributes call the
-/// file), or carries one in its message or its author's or committer's name or address. The sentence names each commit and what it holds.
+/// file), or carries one in its message or its author's or committer's name or address. The
+/// sentence names each commit and what it holds.
 pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
     let denylist = Denylist::standard();
     let scanner = Scanner::global();
