@@ -66,23 +66,7 @@ fn a_large_log_is_read_in_the_memory_of_one_record() {
     let repository = dir.path().join("repo");
     std::fs::create_dir(&repository).unwrap();
     let store = Store::new(dir.path().join("data"));
-    let stored = store
-        .open_session(
-            &repository,
-            Timestamp::now(),
-            |_| false,
-            |_| {
-                Record::new(
-                    Timestamp::now(),
-                    Event::SessionStart {
-                        root: repository.clone(),
-                        repository: repository.clone(),
-                        worktree: None,
-                    },
-                )
-            },
-        )
-        .unwrap();
+    let stored = nodwyn_core::open::open_in_folder(&store, &repository, None).unwrap();
     // 40 MB of records, each as long as a record's fields may be.
     const RECORDS: usize = 10_000;
     let mut file = std::io::BufWriter::new(
