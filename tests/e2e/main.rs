@@ -19,4 +19,5 @@ mod run;
 mod sandbox;
 mod scan;
 mod scheme;
+mod supervision;
 mod terminal;

@@ -17,11 +17,14 @@ use nodwyn_core::prim::sandbox;
 use crate::commands::Cli;
 
 fn main() -> ExitCode {
-    // The supervisor of a confined command (see nodwyn-proc) is this binary, started with one
-    // hidden argument; it must run before anything starts a thread.
+    // The supervisor of a confined command and the exec step that confines it (see
+    // nodwyn-proc) are this binary, started with one hidden argument; each must run before
+    // anything starts a thread.
     let mut args = std::env::args_os().skip(1);
-    if args.next().is_some_and(|a| a == sandbox::SUPERVISOR_ARG) {
-        sandbox::supervise(args.collect());
+    match args.next() {
+        Some(role) if role == sandbox::SUPERVISOR_ARG => sandbox::supervise(args.collect()),
+        Some(role) if role == sandbox::EXEC_ARG => sandbox::exec_confined(args.collect()),
+        _ => {}
     }
     // nodwyn's memory and environment are unreadable to the commands it starts (and to any
     // other process of the person's that is not root): /proc/<pid>/environ and mem need

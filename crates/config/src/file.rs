@@ -70,6 +70,9 @@ struct SandboxSection {
     writable: Vec<String>,
     network: Option<bool>,
     unix_sockets: Option<bool>,
+    max_processes: Option<u64>,
+    max_file_mb: Option<u64>,
+    max_memory_mb: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -210,6 +213,17 @@ impl Settings {
                     .collect::<anyhow::Result<_>>()?,
                 network: sandbox.network.unwrap_or(true),
                 unix_sockets: sandbox.unix_sockets.unwrap_or(false),
+                limits: {
+                    let defaults = nodwyn_core::prim::sandbox::Limits::defaults();
+                    let mib = |value: Option<u64>, default: Option<u64>| {
+                        value.map(|m| m.saturating_mul(1 << 20)).or(default)
+                    };
+                    nodwyn_core::prim::sandbox::Limits {
+                        processes: sandbox.max_processes.or(defaults.processes),
+                        file_size: mib(sandbox.max_file_mb, defaults.file_size),
+                        memory: mib(sandbox.max_memory_mb, defaults.memory),
+                    }
+                },
             };
         }
         for file in [user_file, repository_file.as_deref()]
@@ -344,6 +358,7 @@ mod tests {
                 writable: vec!["/opt/cache".into()],
                 network: false,
                 unix_sockets: true,
+                limits: nodwyn_core::prim::sandbox::Limits::defaults(),
             }
         );
         std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();

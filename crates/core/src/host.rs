@@ -71,6 +71,8 @@ pub struct SandboxChoice {
     pub network: bool,
     /// Whether commands may create Unix-domain sockets (`unix_sockets`, off unless turned on).
     pub unix_sockets: bool,
+    /// Each command's resource limits (`max_processes`, `max_file_mb`, `max_memory_mb`).
+    pub limits: nodwyn_prim::sandbox::Limits,
 }
 
 /// The person's `[sandbox] mode`.
@@ -93,6 +95,7 @@ impl Default for SandboxChoice {
             writable: Vec::new(),
             network: true,
             unix_sockets: false,
+            limits: nodwyn_prim::sandbox::Limits::defaults(),
         }
     }
 }
@@ -184,6 +187,7 @@ impl HostSettings {
                     read_only: Vec::new(),
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
+                    limits: choice.limits,
                 },
             },
         };
@@ -236,9 +240,14 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
         } else {
             // A worktree's commands read the repository's history (git needs it), never the
             // main checkout's files: its `.env` and other credential files, and the other
-            // sessions' worktrees with their half-done edits.
+            // sessions' worktrees with their half-done edits. They cannot rewrite the
+            // worktree's `.git` file (pointed at a repository of their own, it would make the
+            // person's git run what that repository's configuration names) nor its `.nodwyn`
+            // folder (the strategy the person approved).
             hidden.push(session.repository.clone());
             readable.extend(common);
+            read_only.push(session.root.join(".git"));
+            read_only.push(session.root.join(".nodwyn"));
         }
         readable.extend(settings.home.clone());
     }

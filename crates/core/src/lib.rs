@@ -60,7 +60,9 @@ pub mod prim {
     }
     /// How commands are confined, and the supervisor's entry point.
     pub mod sandbox {
-        pub use nodwyn_prim::sandbox::{SUPERVISOR_ARG, Sandbox, not_dumpable, supervise};
+        pub use nodwyn_prim::sandbox::{
+            EXEC_ARG, Limits, SUPERVISOR_ARG, Sandbox, exec_confined, not_dumpable, supervise,
+        };
     }
 }
 

@@ -4,7 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-pub use nodwyn_proc::{Availability, SUPERVISOR_ARG, availability, not_dumpable, supervise};
+pub use nodwyn_proc::{
+    Availability, EXEC_ARG, Limits, SUPERVISOR_ARG, availability, exec_confined, not_dumpable,
+    supervise,
+};
 
 /// How commands are confined in this session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +32,8 @@ pub enum Sandbox {
         network: bool,
         /// Whether commands may create Unix-domain sockets (`[sandbox] unix_sockets`).
         unix_sockets: bool,
+        /// Each command's resource limits.
+        limits: Limits,
     },
     /// Confinement is not available here, for this reason: every command runs only with a
     /// person's security confirm.
@@ -81,6 +86,7 @@ impl Sandbox {
             read_only,
             network,
             unix_sockets,
+            limits,
         } = self
         else {
             return None;
@@ -95,6 +101,7 @@ impl Sandbox {
             read_only: read_only.clone(),
             network: *network,
             unix_sockets: *unix_sockets,
+            limits: *limits,
         };
         Some((supervisor.clone(), policy))
     }

@@ -19,6 +19,17 @@ pub enum Availability {
     Unavailable(String),
 }
 
+/// How the policy's read-only paths beneath a writable folder are kept read-only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Protection {
+    /// Bound read-only in the command's own mount namespace: the writable folders are granted
+    /// whole.
+    Mounts,
+    /// No namespace could be made: a writable folder holding one is granted entry by entry
+    /// around it, so nothing can be made or removed directly in that folder.
+    Landlock,
+}
+
 impl Availability {
     /// Whether commands can be confined.
     pub fn is_available(&self) -> bool {
@@ -35,7 +46,7 @@ mod linux {
         RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
     };
 
-    use super::Availability;
+    use super::{Availability, Protection};
     use crate::Error;
     use crate::policy::{DEVICES, Policy, UNLISTED, read_grants};
 
@@ -75,7 +86,7 @@ mod linux {
         )
     }
 
-    pub fn confine(policy: &Policy) -> Result<(), Error> {
+    pub fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
         let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
         let hidden = policy.hidden();
         if let Some((folder, over)) = policy.writable_over(&hidden) {
@@ -154,11 +165,14 @@ mod linux {
                 AccessFs::ReadFile | AccessFs::WriteFile,
             )?;
         }
-        let read_only: Vec<std::path::PathBuf> = policy
-            .read_only
-            .iter()
-            .filter_map(|path| std::fs::canonicalize(path).ok())
-            .collect();
+        let read_only: Vec<std::path::PathBuf> = match protection {
+            Protection::Mounts => Vec::new(),
+            Protection::Landlock => policy
+                .read_only
+                .iter()
+                .filter_map(|path| std::fs::canonicalize(path).ok())
+                .collect(),
+        };
         for folder in &policy.writable {
             let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());
             let kept: Vec<std::path::PathBuf> = read_only
@@ -206,16 +220,17 @@ pub fn availability() -> Availability {
     }
 }
 
-/// Confines the calling thread, and every process it starts from now on, to `policy`. Call it
-/// from a process with one thread (the supervisor does, before it starts the command).
-pub(crate) fn confine(policy: &Policy) -> Result<(), Error> {
+/// Confines the calling thread, and every process it starts from now on, to `policy`, its
+/// read-only paths kept so by `protection`. Call it from a process with one thread (the exec
+/// step does, before it becomes the command).
+pub(crate) fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
     #[cfg(target_os = "linux")]
     {
-        linux::confine(policy)
+        linux::confine(policy, protection)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = policy;
+        let _ = (policy, protection);
         Err(Error::Sandbox(
             "confinement is built on Linux's Landlock".to_owned(),
         ))

@@ -3,16 +3,21 @@
 //! [`run`] starts one command from a fixed argument vector, in a folder, with exactly the
 //! environment it is given, stdin closed, its output kept up to a cap, and a deadline. With a
 //! [`Policy`], the command runs under a supervisor (nodwyn's own binary started with
-//! [`SUPERVISOR_ARG`]) that puts it in a session of its own with no terminal, confines it with
-//! Landlock to what the policy allows, and, as the subreaper of everything it starts, ends the
-//! whole tree when the command ends or its time is up, however detached its descendants made
-//! themselves.
+//! [`SUPERVISOR_ARG`]) that puts it in a session of its own with no terminal and starts it
+//! through the exec step ([`EXEC_ARG`]), which confines itself with Landlock and seccomp to what
+//! the policy allows, under resource limits, and becomes the command; the supervisor, outside
+//! that confinement and the subreaper of everything the command starts, ends the whole tree when
+//! the command ends or its time is up, however detached its descendants made themselves.
 //!
 //! The guard decides whether a command may run; this crate makes that decision hold after the
 //! command starts. It depends on no other nodwyn crate.
 
 mod confine;
 mod error;
+mod exec;
+mod limits;
+mod namespace;
+mod orphans;
 mod policy;
 mod run;
 mod seccomp;
@@ -21,6 +26,8 @@ mod tree;
 
 pub use confine::{Availability, availability};
 pub use error::Error;
+pub use exec::{EXEC_ARG, exec_confined};
+pub use limits::Limits;
 pub use policy::{Grants, Policy, read_grants};
 pub use run::{Environment, Group, Outcome, Spec, run};
 pub use supervisor::{SUPERVISOR_ARG, supervise};

@@ -20,10 +20,15 @@ pub struct Policy {
     /// Paths it may not read: the person's credential files, nodwyn's data directory. A folder
     /// hides everything beneath it. The system's own secrets are added by [`Policy::hidden`].
     pub hidden: Vec<PathBuf>,
-    /// Paths beneath a writable folder that stay read-only: a checkout's git directory and
-    /// nodwyn's folder in it, when a session works in the checkout itself.
+    /// Paths beneath a writable folder that stay read-only: a worktree's `.git` file, a
+    /// checkout's git directory, nodwyn's folder. Bound read-only in the command's own mount
+    /// namespace (a missing one made as an empty folder first), or granted around where no
+    /// namespace can be made (see `crate::confine::Protection`).
     #[serde(default)]
     pub read_only: Vec<PathBuf>,
+    /// The command's resource limits.
+    #[serde(default)]
+    pub limits: crate::limits::Limits,
     /// Whether it may open TCP connections and listen on TCP ports.
     pub network: bool,
     /// Whether it may create Unix-domain sockets (see `crate::seccomp`: through them a command
@@ -248,6 +253,7 @@ mod tests {
             network: true,
             unix_sockets: false,
             read_only: Vec::new(),
+            limits: Default::default(),
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);
         policy.writable.push(home.join(".cargo"));

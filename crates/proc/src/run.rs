@@ -136,6 +136,7 @@ pub fn run(spec: &Spec) -> Result<Outcome, Error> {
     };
     let (mut command, deadline, group) = match &spec.confinement {
         Some((helper, policy)) => {
+            crate::orphans::adopt();
             let time = spec.deadline.unwrap_or(Duration::from_millis(u64::MAX));
             (
                 crate::supervisor::command(helper, policy, time, &spec.argv)?,
@@ -255,6 +256,13 @@ pub fn run(spec: &Spec) -> Result<Outcome, Error> {
         program: program_name(),
         source,
     })?;
+    if spec.confinement.is_some() {
+        // A supervisor that died left its command's tree to nodwyn, its subreaper.
+        let orphans = crate::orphans::end();
+        if orphans > 0 {
+            tracing::warn!(orphans, "ended what a dead supervisor left running");
+        }
+    }
     if group == Group::OwnEndedWithIt {
         // Whatever it left running in its group ends with it (a supervisor has ended its own
         // tree already; its group is gone or empty).

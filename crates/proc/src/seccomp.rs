@@ -1,6 +1,7 @@
 //! What Landlock cannot mediate, a seccomp filter refuses: creating a Unix-domain socket, any
 //! other socket when the network is off (Landlock covers only TCP; this takes UDP, raw and
-//! netlink sockets too), and io_uring.
+//! netlink sockets too), io_uring, and the kernel's keyrings (`keyctl`, `add_key`,
+//! `request_key`), as container runtimes refuse them.
 //!
 //! Landlock governs opening files, not connecting to a socket by its path, and the sockets a
 //! person's session keeps have well-known paths: the user's D-Bus (`/run/user/UID/bus`, through
@@ -147,9 +148,17 @@ fn filter(sockets: Sockets) -> Vec<libc::sock_filter> {
         if sockets.unix { ALLOW } else { REFUSE },
         if sockets.network { ALLOW } else { REFUSE },
     );
+    // io_uring; the kernel's keyrings, where a person's Kerberos tickets and other keys live
+    // (`keyctl(KEYCTL_GET_PERSISTENT)` hands any process of theirs the persistent keyring).
+    for refused in [
+        libc::SYS_io_uring_setup,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+    ] {
+        program.extend([unless(refused as u32, 1), answer(REFUSE)]);
+    }
     program.extend([
-        unless(libc::SYS_io_uring_setup as u32, 1),
-        answer(REFUSE),
         // Not `socket`: allowed.
         unless(libc::SYS_socket as u32, 4),
         load(FIRST_ARGUMENT),

@@ -4,11 +4,13 @@
 //! In order, while it is still one thread: `SIGTERM` when nodwyn dies (the parent-death
 //! signal) and a handler for it, a session of its own (no controlling terminal, out of reach of
 //! the person's Ctrl-C), child subreaper (whatever the command leaves behind becomes its child),
-//! its list of children opened, Landlock applied (to itself and so to everything it starts).
-//! Then it starts the command, waits for it, for the deadline, or for `SIGTERM` (nodwyn
-//! cancelling the call, or dying), ends every process left in the tree, and ends the way the
-//! command did: the same exit code, or killed by the same signal (by `SIGKILL` when the deadline
-//! passed, `SIGTERM` when it was told to stop).
+//! its list of children opened. Then it starts the command through the exec step (see
+//! `crate::exec`), which confines itself and becomes the command, so the supervisor stands
+//! outside the command's Landlock domain where the command cannot signal or trace it. It waits
+//! for the command, for the deadline, or for `SIGTERM` (nodwyn cancelling the call, or dying),
+//! ends every process left in the tree, and ends the way the command did: the same exit code, or
+//! killed by the same signal (by `SIGKILL` when the deadline passed, `SIGTERM` when it was told
+//! to stop).
 //!
 //! When it cannot do its part the command does not run: it exits with [`FAILED_EXIT`] and one
 //! line on stderr that starts with [`FAILED_PREFIX`].
@@ -21,7 +23,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use crate::confine::confine;
 use crate::policy::Policy;
 use crate::tree::Children;
 
@@ -81,10 +82,10 @@ enum Ended {
 fn run(args: Vec<OsString>) -> Result<Ended, String> {
     let mut args = args.into_iter();
     let usage = || format!("{SANDBOX_FAILED}usage: POLICY MILLIS -- PROGRAM ARGS...");
-    let policy: Policy = args
+    let policy = args
         .next()
         .and_then(|p| p.into_string().ok())
-        .and_then(|p| serde_json::from_str(&p).ok())
+        .filter(|p| serde_json::from_str::<Policy>(p).is_ok())
         .ok_or_else(usage)?;
     let time = args
         .next()
@@ -96,9 +97,11 @@ fn run(args: Vec<OsString>) -> Result<Ended, String> {
         return Err(usage());
     }
     let argv: Vec<OsString> = args.collect();
-    let Some((program, arguments)) = argv.split_first() else {
+    if argv.is_empty() {
         return Err(usage());
-    };
+    }
+    let exec_step = std::env::current_exe()
+        .map_err(|e| format!("{SANDBOX_FAILED}nodwyn's own program: {e}"))?;
 
     let setup = |what: &str, e: &dyn std::fmt::Display| format!("{SANDBOX_FAILED}{what}: {e}");
     // Told to stop (nodwyn cancelled the call, or died): the tree ends, not only the supervisor.
@@ -116,17 +119,9 @@ fn run(args: Vec<OsString>) -> Result<Ended, String> {
     rustix::process::set_child_subreaper(Some(rustix::process::getpid()))
         .map_err(|e| setup("child subreaper", &e))?;
     let mut children = Children::open().map_err(|e| setup("its list of children", &e))?;
-    confine(&policy).map_err(|e| match e {
-        crate::Error::Sandbox(why) => format!("{SANDBOX_FAILED}{why}"),
-        other => format!("{SANDBOX_FAILED}{other}"),
-    })?;
-
-    let mut child = Command::new(program).args(arguments).spawn().map_err(|e| {
-        format!(
-            "{START_FAILED}could not start {}: {e}",
-            program.to_string_lossy()
-        )
-    })?;
+    let mut child = crate::exec::command(&exec_step, &policy, &argv)
+        .spawn()
+        .map_err(|e| format!("{SANDBOX_FAILED}the exec step: {e}"))?;
     let pid = child.id();
     let (sender, receiver) = mpsc::channel();
     std::thread::spawn(move || {

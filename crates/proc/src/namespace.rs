@@ -1,0 +1,126 @@
+//! Keeping paths beneath a writable folder unchangeable: a user and mount namespace of the
+//! command's own, in which each such path (a worktree's `.git` file, nodwyn's `.nodwyn` folder,
+//! a checkout's git directory) is bound read-only over itself.
+//!
+//! Landlock gives a folder's rights to everything beneath it, so it cannot keep one entry of a
+//! writable folder from being rewritten, removed or renamed over. A read-only bind mount can: a
+//! write fails with "Read-only file system", and removing or renaming over the mount point fails
+//! with "Device or resource busy". The command cannot undo the mount: a Landlock-confined process
+//! may not mount or unmount anything, and the mounts it would inherit into a namespace of its own
+//! are locked together. The namespace maps only the person's own user and group, so files keep
+//! their owners' numbers for the person and every other owner shows as `nobody`.
+//!
+//! Where the system refuses unprivileged user namespaces (some distributions turn them off), the
+//! caller falls back to granting such a folder entry by entry (see `crate::confine`).
+
+/// Binds each of `paths` read-only over itself in a new user and mount namespace of the calling
+/// process. Call it while the process has one thread. A path that does not exist yet is made as
+/// an empty folder first, so nothing can be made there either. Returns why when the namespace
+/// cannot be made; nothing has changed then.
+#[cfg(target_os = "linux")]
+pub(crate) fn protect(paths: &[std::path::PathBuf]) -> Result<(), String> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+
+    let uid = rustix::process::getuid().as_raw();
+    let gid = rustix::process::getgid().as_raw();
+    let last_error = || std::io::Error::last_os_error().to_string();
+    // SAFETY: unshare takes only flags; the process has one thread, as a new user namespace
+    // requires.
+    #[allow(unsafe_code)]
+    let unshared = unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) };
+    if unshared != 0 {
+        return Err(format!("a user namespace: {}", last_error()));
+    }
+    let write =
+        |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("{file}: {e}"));
+    write("/proc/self/setgroups", "deny".to_owned())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
+    let root = CString::new("/").expect("no NUL");
+    // SAFETY: every pointer is a NUL-terminated string alive for the call, or null where the
+    // kernel takes none.
+    #[allow(unsafe_code)]
+    let private = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if private != 0 {
+        return Err(format!("a private mount namespace: {}", last_error()));
+    }
+    for path in paths {
+        if std::fs::symlink_metadata(path).is_err() {
+            if let Err(e) = std::fs::create_dir(path) {
+                return Err(format!("{}: {e}", path.display()));
+            }
+        }
+        let target = CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: a NUL in the path", path.display()))?;
+        // The flags the mount beneath already has must be kept, or the kernel refuses the
+        // remount in a user namespace.
+        let kept = rustix::fs::statvfs(path.as_path())
+            .map(|stat| inherited_flags(stat.f_flag))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let bound = unsafe {
+            libc::mount(
+                target.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
+        if bound != 0 {
+            return Err(format!("binding {}: {}", path.display(), last_error()));
+        }
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let sealed = unsafe {
+            libc::mount(
+                std::ptr::null(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept,
+                std::ptr::null(),
+            )
+        };
+        if sealed != 0 {
+            return Err(format!(
+                "making {} read-only: {}",
+                path.display(),
+                last_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The mount flags of `statvfs`'s `f_flag` that a remount must repeat.
+#[cfg(target_os = "linux")]
+fn inherited_flags(flags: rustix::fs::StatVfsMountFlags) -> libc::c_ulong {
+    use rustix::fs::StatVfsMountFlags as F;
+    [
+        (F::NOSUID, libc::MS_NOSUID),
+        (F::NODEV, libc::MS_NODEV),
+        (F::NOEXEC, libc::MS_NOEXEC),
+        (F::NOATIME, libc::MS_NOATIME),
+        (F::NODIRATIME, libc::MS_NODIRATIME),
+        (F::RELATIME, libc::MS_RELATIME),
+    ]
+    .into_iter()
+    .filter(|(flag, _)| flags.contains(*flag))
+    .fold(0, |all, (_, mount)| all | mount)
+}
+
+/// Elsewhere there is no such namespace.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn protect(_: &[std::path::PathBuf]) -> Result<(), String> {
+    Err("mount namespaces are Linux's".to_owned())
+}
