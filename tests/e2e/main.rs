@@ -15,6 +15,8 @@ mod listing;
 mod mcp;
 mod new;
 mod pull_request;
+mod questions;
+mod redirected;
 mod run;
 mod sandbox;
 mod scan;

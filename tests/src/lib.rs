@@ -265,19 +265,64 @@ impl TestEnv {
             .expect("script (util-linux) runs")
     }
 
-    /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing `answer` and a
-    /// newline; returns what the terminal showed.
+    /// Runs `nodwyn ARGS` in `dir` on a terminal (`script` gives it one), typing each line of
+    /// `answer` when nodwyn waits for one (its output ends in chat's `> ` or a question's `[y/N] `:
+    /// a question discards what was typed before it appeared); returns what the terminal showed.
     pub fn nodwyn_on_terminal(&self, dir: &Path, args: &[&str], answer: &str) -> String {
-        use std::io::Write;
+        self.nodwyn_on_terminal_typing(dir, args, "", answer)
+    }
+
+    /// As [`TestEnv::nodwyn_on_terminal`], with `ahead` typed at once, before nodwyn shows
+    /// anything (keys a person pressed early).
+    pub fn nodwyn_on_terminal_typing(
+        &self,
+        dir: &Path,
+        args: &[&str],
+        ahead: &str,
+        answer: &str,
+    ) -> String {
+        use std::io::{Read, Write};
+        use std::sync::{Arc, Mutex};
         let mut child = self.nodwyn_on_a_terminal(dir, args);
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(format!("{answer}\n").as_bytes())
-            .unwrap();
-        let output = child.wait_with_output().unwrap();
-        String::from_utf8_lossy(&output.stdout).into_owned()
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(ahead.as_bytes()).unwrap();
+        let shown = Arc::new(Mutex::new(Vec::new()));
+        let mut stdout = child.stdout.take().unwrap();
+        let reader = {
+            let shown = Arc::clone(&shown);
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 4096];
+                while let Ok(n) = stdout.read(&mut buffer) {
+                    if n == 0 {
+                        break;
+                    }
+                    shown.lock().unwrap().extend_from_slice(&buffer[..n]);
+                }
+            })
+        };
+        let mut from = 0;
+        for line in answer.lines() {
+            let started = std::time::Instant::now();
+            loop {
+                let text = shown.lock().unwrap().clone();
+                let fresh = String::from_utf8_lossy(&text[from.min(text.len())..]).into_owned();
+                let waiting = fresh.ends_with("> ") || fresh.ends_with("[y/N] ");
+                let ended = child.try_wait().unwrap().is_some();
+                if waiting || ended || started.elapsed() > std::time::Duration::from_secs(60) {
+                    from = text.len();
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            // A pause after the prompt, so the line is typed after the question, not with it.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            let _ = stdin.write_all(format!("{line}\n").as_bytes());
+        }
+        drop(stdin);
+        child.wait().unwrap();
+        reader.join().unwrap();
+        let text = shown.lock().unwrap().clone();
+        String::from_utf8_lossy(&text).into_owned()
     }
 
     /// Runs `nodwyn ... --json` in `dir`, asserts success, and parses the document.

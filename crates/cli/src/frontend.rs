@@ -1,6 +1,7 @@
 //! `nodwyn run`'s front-end of the agent: on a terminal, the model's text streams to stderr as
-//! it comes, each tool call is one line (the tool, short arguments, how it went), and the guard's
-//! questions are asked inline; with `--json`, every protocol notification is one JSON line on
+//! it comes, each of its lines behind a gutter (`│ `) so it cannot pass for nodwyn's own lines,
+//! each tool call is one line (the tool, short arguments, how it went), and the guard's
+//! questions are asked inline, from the first column; with `--json`, every protocol notification is one JSON line on
 //! stdout. Everything the model or a tool wrote is escaped before it reaches the terminal.
 
 use std::collections::HashMap;
@@ -13,6 +14,9 @@ use nodwyn_protocol::{Envelope, Item, Notification};
 use nodwyn_text::{EscapingWriter, escape_line};
 
 use crate::person::Terminal;
+
+/// What every line of the model's text starts with on the terminal.
+pub const MODEL_GUTTER: &str = "\u{2502} ";
 
 /// How `nodwyn run` shows a run.
 pub struct RunView {
@@ -78,10 +82,17 @@ impl RunView {
                 ),
             ),
             Notification::ItemDelta { text, .. } => {
+                // Every line of the model's text starts with the gutter, so it cannot spell a
+                // line of nodwyn's own (a question starts at the first column).
                 let mut writer = EscapingWriter::new(&mut stderr);
-                let _ = writer.write_all(text.as_bytes());
+                for piece in text.split_inclusive('\n') {
+                    if !state.mid_line {
+                        let _ = writer.write_all(MODEL_GUTTER.as_bytes());
+                    }
+                    let _ = writer.write_all(piece.as_bytes());
+                    state.mid_line = !piece.ends_with('\n');
+                }
                 let _ = writer.flush();
-                state.mid_line = !text.ends_with('\n');
             }
             Notification::ItemCompleted {
                 value: Item::AssistantMessage { tool_calls, .. },

@@ -2,6 +2,7 @@
 //! files into typed settings, calls `nodwyn-core`, and prints: data on stdout (`--json` for one
 //! JSON document), errors as one sentence on stderr starting `nodwyn: `.
 
+mod asking;
 mod commands;
 mod environment;
 mod error;

@@ -1,8 +1,6 @@
 //! The person at this terminal: asked on stderr, answering on stdin; nobody when either is not a
 //! terminal (then every question is refused with a sentence saying how to approve).
 
-use std::io::{BufRead, Write};
-
 use nodwyn_core::guard::{AskKind, Decision};
 use nodwyn_core::person::{Person, Question, StrategyQuestion};
 
@@ -72,12 +70,7 @@ pub fn confirm(prompt: &str) -> Option<bool> {
     yes_or_no(prompt)
 }
 
-/// Asks on stderr and reads one line from stdin.
+/// Asks on stderr and reads one line from stdin (see [`crate::asking`]).
 fn yes_or_no(prompt: &str) -> Option<bool> {
-    let mut stderr = std::io::stderr();
-    let _ = stderr.write_all(nodwyn_text::escape_lines(prompt).as_bytes());
-    let _ = stderr.flush();
-    let mut answer = String::new();
-    std::io::stdin().lock().read_line(&mut answer).ok()?;
-    Some(matches!(answer.trim(), "y" | "Y" | "yes"))
+    crate::asking::yes_or_no(&nodwyn_text::escape_lines(prompt))
 }

@@ -2,8 +2,10 @@
 //!
 //! Every call goes through [`GitCommand`]: a fixed argument list (never a shell string), a
 //! working directory, an environment scrubbed of the variables that would point git at another
-//! repository, no terminal prompts, and stdin closed. Each run is traced with its arguments and
-//! its duration; failures carry the exit code and git's own stderr for the person to read, but
+//! repository, no terminal prompts, and stdin closed. In a linked worktree it runs pinned to the
+//! worktree's own git directory, checked first (see [`crate::gitdir`]); and no run starts the
+//! fsmonitor program a configuration names. Each run is traced with its arguments and its
+//! duration; failures carry the exit code and git's own stderr for the person to read, but
 //! nodwyn never decides anything by parsing that (localized) text.
 
 use std::ffi::{OsStr, OsString};
@@ -86,21 +88,54 @@ pub struct GitCommand {
     group: nodwyn_proc::Group,
     deadline: Option<Duration>,
     cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Why git must not run here at all: the worktree's `.git` cannot be trusted.
+    refused: Option<Error>,
 }
+
+/// Settings given to every run: no fsmonitor program (a hook git starts on any status, diff or
+/// add), and no fetch of missing objects behind a read's back.
+const ALWAYS: &[&str] = &["-c", "core.fsmonitor=false"];
+
+/// Settings given to every read besides [`ALWAYS`]: no attributes file of the configuration's
+/// (which could choose a filter as `.gitattributes` would), no signature checks (which run the
+/// configuration's gpg program), no recursion into submodules (each with a configuration of its
+/// own).
+const READS: &[&str] = &[
+    "-c",
+    "core.attributesFile=/dev/null",
+    "-c",
+    "log.showSignature=false",
+    "-c",
+    "submodule.recurse=false",
+];
 
 impl GitCommand {
     /// A `git` run in `dir`, with the scrubbed environment.
     pub fn new(dir: &Path) -> Self {
+        let mut set: Vec<(OsString, OsString)> = vec![
+            ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+            ("GIT_NO_LAZY_FETCH".into(), "1".into()),
+        ];
+        let mut refused = None;
+        match crate::gitdir::of(dir) {
+            Ok(crate::gitdir::GitDir::Plain) => {}
+            Ok(crate::gitdir::GitDir::Linked { top, git_dir }) => {
+                set.push(("GIT_DIR".into(), git_dir.into()));
+                set.push(("GIT_WORK_TREE".into(), top.into()));
+            }
+            Err(e) => refused = Some(e),
+        }
         Self {
             dir: dir.to_path_buf(),
-            global: Vec::new(),
+            global: ALWAYS.iter().map(OsString::from).collect(),
             args: Vec::new(),
             removed: SCRUBBED_VARIABLES.iter().map(OsString::from).collect(),
-            set: vec![("GIT_TERMINAL_PROMPT".into(), "0".into())],
+            set,
             input: None,
             group: nodwyn_proc::Group::Shared,
             deadline: None,
             cancel: None,
+            refused,
         }
     }
 
@@ -108,7 +143,10 @@ impl GitCommand {
     /// `git status`), so a read never collides with an agent's own git in the same worktree; and
     /// it reads [`Self::without_attributes`], so repository content cannot make a read run
     /// anything.
-    pub fn read_only(self) -> Self {
+    pub fn read_only(mut self) -> Self {
+        if !self.global.iter().any(|o| *o == *READS[1]) {
+            self.global.extend(READS.iter().map(OsString::from));
+        }
         self.env("GIT_OPTIONAL_LOCKS", "0").without_attributes()
     }
 
@@ -193,7 +231,10 @@ impl GitCommand {
 
     /// Runs git and returns its output whatever the exit status; only a failure to start git at
     /// all, or its deadline passing, is an error.
-    pub fn output(self) -> Result<Output, Error> {
+    pub fn output(mut self) -> Result<Output, Error> {
+        if let Some(refused) = self.refused.take() {
+            return Err(refused);
+        }
         let argv = std::iter::once(OsString::from("git"))
             .chain(self.global.iter().cloned())
             .chain(self.args.iter().cloned())

@@ -47,6 +47,17 @@ pub enum Error {
         /// The folder asked about.
         dir: PathBuf,
     },
+    /// A worktree's `.git` file names a git directory that is not this worktree's in a
+    /// repository nodwyn can trust (see `crate::gitdir`).
+    #[error(
+        "{dir} is no longer a worktree nodwyn can trust ({why}), so nodwyn runs no git there; `git worktree repair` in its repository restores its .git file"
+    )]
+    Redirected {
+        /// The worktree's top folder.
+        dir: PathBuf,
+        /// What is wrong with its `.git`.
+        why: String,
+    },
     /// A revision range that could be read as an option, or an empty one.
     #[error("`{0}` is not a revision range (such as origin/main..HEAD)")]
     BadRevision(String),
@@ -79,6 +90,7 @@ impl Error {
             Error::Read { .. } => "git_read",
             Error::NotARepository { .. } => "not_a_git_repo",
             Error::Bare { .. } => "bare_repository",
+            Error::Redirected { .. } => "worktree_redirected",
             Error::BadRevision(_) => "bad_revision",
             Error::Io { .. } => "io",
         }

@@ -60,7 +60,7 @@ impl Pointer {
 
     /// The pointer the blob `oid` of the repository at `dir` holds, if it is one.
     pub fn in_blob(dir: &Path, oid: &str) -> Option<Self> {
-        let repo = git2::Repository::open(dir).ok()?;
+        let repo = crate::repo::open(dir).ok()?;
         let oid = git2::Oid::from_str(oid).ok()?;
         let header = repo.odb().ok()?.read_header(oid).ok()?;
         if header.0 > MAX_POINTER_BYTES || header.1 != git2::ObjectType::Blob {
@@ -72,7 +72,7 @@ impl Pointer {
     /// Where the local LFS store of the repository at `dir` keeps this pointer's object
     /// (`<git common dir>/lfs/objects/ab/cd/abcd...`), which a push uploads from there.
     pub fn local_object(&self, dir: &Path) -> Option<std::path::PathBuf> {
-        let repo = git2::Repository::open(dir).ok()?;
+        let repo = crate::repo::open(dir).ok()?;
         Some(
             repo.commondir()
                 .join("lfs")

@@ -14,6 +14,7 @@ pub mod config;
 pub mod diff;
 mod error;
 pub mod fingerprint;
+pub mod gitdir;
 pub mod graph;
 pub mod landed;
 pub mod lfs;

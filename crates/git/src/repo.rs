@@ -3,7 +3,8 @@
 //! A *checkout* is the working tree a folder is in: the main worktree or a linked one. Its
 //! *repository* is the main worktree, found from the git common directory, so every linked
 //! worktree (nodwyn's or one a person made with `git worktree add`) maps to the same
-//! repository. Reads go through libgit2.
+//! repository. Reads go through libgit2, which in a linked worktree opens the git directory
+//! [`crate::gitdir`] checked, never the one the worktree's `.git` file names unchecked.
 
 use std::path::{Path, PathBuf};
 
@@ -37,7 +38,11 @@ pub struct Head {
 
 /// Finds the checkout that contains `dir`, searching upwards.
 pub fn discover(dir: &Path) -> Result<Checkout, Error> {
-    let repo = match Repository::discover(dir) {
+    let found = match crate::gitdir::of(dir)? {
+        crate::gitdir::GitDir::Linked { git_dir, .. } => Repository::open(&git_dir),
+        crate::gitdir::GitDir::Plain => Repository::discover(dir),
+    };
+    let repo = match found {
         Ok(repo) => repo,
         Err(e) if e.code() == ErrorCode::NotFound => {
             return Err(Error::NotARepository {
@@ -89,7 +94,16 @@ pub(crate) fn oid(dir: &Path, id: &str) -> Result<Oid, Error> {
 
 /// Opens the checkout or repository at exactly `dir` for reading.
 pub fn open(dir: &Path) -> Result<Repository, Error> {
-    Repository::open(dir).map_err(Error::read(dir))
+    match crate::gitdir::of(dir)? {
+        crate::gitdir::GitDir::Linked { top, git_dir } if same(&top, dir) => {
+            Repository::open(&git_dir).map_err(Error::read(dir))
+        }
+        _ => Repository::open(dir).map_err(Error::read(dir)),
+    }
+}
+
+fn same(one: &Path, other: &Path) -> bool {
+    one.canonicalize().ok() == other.canonicalize().ok()
 }
 
 /// Reads HEAD of a checkout.

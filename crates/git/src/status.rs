@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use git2::{Repository, StatusOptions};
+use git2::StatusOptions;
 
 use crate::Error;
 use crate::command::{GitCommand, nul_byte_records};
@@ -93,7 +93,7 @@ fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Ve
     if !records.iter().any(|(code, _)| code.ends_with('M')) {
         return records;
     }
-    let Ok(repo) = Repository::open(dir) else {
+    let Ok(repo) = crate::repo::open(dir) else {
         return records;
     };
     let uses_lfs = repo.config().is_ok_and(|config| {
@@ -131,7 +131,7 @@ fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Ve
 /// filters such as LFS (libgit2 cannot run them, so it may misjudge a file whose stat data is
 /// stale). `status.showUntrackedFiles = no` is honoured as git honours it.
 fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
-    let repo = Repository::open(dir).ok()?;
+    let repo = crate::repo::open(dir).ok()?;
     if repo.path().join("info").join("sparse-checkout").exists() {
         return None;
     }

@@ -54,10 +54,10 @@ pub(crate) fn protect(paths: &[std::path::PathBuf]) -> Result<(), String> {
         return Err(format!("a private mount namespace: {}", last_error()));
     }
     for path in paths {
-        if std::fs::symlink_metadata(path).is_err() {
-            if let Err(e) = std::fs::create_dir(path) {
-                return Err(format!("{}: {e}", path.display()));
-            }
+        if std::fs::symlink_metadata(path).is_err()
+            && let Err(e) = std::fs::create_dir(path)
+        {
+            return Err(format!("{}: {e}", path.display()));
         }
         let target = CString::new(path.as_os_str().as_bytes())
             .map_err(|_| format!("{}: a NUL in the path", path.display()))?;

@@ -143,10 +143,16 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
             (Some(tip), Some(upstream)) => Some(commits_ahead(&facts.repository, upstream, tip)?),
             _ => None,
         };
-        let dirty = !missing && is_dirty(&facts.path)?;
-        let rebasing = !missing
-            && nodwyn_git::discover(&facts.path)
-                .is_ok_and(|c| nodwyn_git::rebase::rebasing_branch(&c.git_dir).is_some());
+        let checkout = match missing {
+            true => None,
+            false => Some(super::location::checkout_of(
+                &facts.path,
+                &facts.repository,
+            )?),
+        };
+        let dirty = checkout.is_some() && is_dirty(&facts.path)?;
+        let rebasing =
+            checkout.is_some_and(|c| nodwyn_git::rebase::rebasing_branch(&c.git_dir).is_some());
         Ok((ahead, behind, dirty, rebasing))
     };
     match read() {

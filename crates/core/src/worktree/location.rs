@@ -121,3 +121,18 @@ fn write_ignore_file(root: &Path) -> Result<(), Error> {
         Err(e) => Err(Error::io(&path)(e)),
     }
 }
+
+/// The checkout at a session's worktree `path`, as git finds it, refused when it is not a
+/// worktree of `repository` (its `.git` names another repository, or none nodwyn can trust): no
+/// state of the worktree is read, and no git runs there, from what its content chose.
+pub fn checkout_of(path: &Path, repository: &Path) -> Result<nodwyn_git::Checkout, Error> {
+    let checkout = nodwyn_git::discover(path)?;
+    let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if real(&checkout.toplevel) != real(path) || real(&checkout.repository) != real(repository) {
+        return Err(Error::Git(nodwyn_git::Error::Redirected {
+            dir: path.to_path_buf(),
+            why: "its .git points at another repository".to_owned(),
+        }));
+    }
+    Ok(checkout)
+}

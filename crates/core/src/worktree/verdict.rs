@@ -139,7 +139,15 @@ pub fn keep_reasons(
     if registered.locked {
         reasons.push("it is locked with `git worktree lock`".to_owned());
     }
-    let checkout = nodwyn_git::discover(path)?;
+    let checkout = match super::location::checkout_of(path, &facts.repository) {
+        Ok(checkout) => checkout,
+        // Its state cannot be read without trusting what its content chose: it stays.
+        Err(Error::Git(untrusted @ nodwyn_git::Error::Redirected { .. })) => {
+            reasons.push(untrusted.to_string());
+            return Ok(reasons);
+        }
+        Err(e) => return Err(e),
+    };
     if let Some(operation) = operation_in_progress(&checkout.git_dir) {
         reasons.push(format!("{operation} is in progress in it"));
     }

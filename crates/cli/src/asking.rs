@@ -1,0 +1,74 @@
+//! The one way nodwyn asks the person a question on the terminal: the guard's confirms, a
+//! strategy's approval, a standing answer, a changed configuration.
+//!
+//! An answer counts only when it was typed for the question, after the question appeared.
+//! Whatever was typed before (keys pressed while a model streamed, a `yes` typed ahead with the
+//! message, a `y` given to a question the model's own text spelled out) waits in the terminal's
+//! input queue, where a question that simply read a line would take it as the answer. So the
+//! queue is discarded when the question is shown, and the person is told when something was.
+//! And a paste of several lines answers nothing: an answer is one line typed on its own, so when
+//! more input arrived with it, all of it is discarded and the question asked again.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+/// How many times a question is asked before it counts as declined.
+const TRIES: usize = 3;
+
+/// How long after an answer's line more input must arrive for the two to be one paste.
+const PASTE_WINDOW: Duration = Duration::from_millis(30);
+
+/// Asks `prompt` (already escaped) on stderr and reads the answer from stdin: yes, no, or
+/// `None` when stdin ended.
+pub fn yes_or_no(prompt: &str) -> Option<bool> {
+    let stdin = std::io::stdin();
+    let mut stderr = std::io::stderr();
+    let discarded = discard_waiting_input(&stdin);
+    if discarded > 0 {
+        let _ = writeln!(
+            stderr,
+            "nodwyn: {discarded} byte(s) typed before this question were discarded: answer it now"
+        );
+    }
+    for _ in 0..TRIES {
+        let _ = stderr.write_all(prompt.as_bytes());
+        let _ = stderr.flush();
+        let mut answer = String::new();
+        if stdin.lock().read_line(&mut answer).ok()? == 0 {
+            return None;
+        }
+        if more_input_arrives(&stdin) {
+            discard_waiting_input(&stdin);
+            let _ = writeln!(
+                stderr,
+                "nodwyn: that answer came with more lines (a paste?), so it answers nothing; type y or n"
+            );
+            continue;
+        }
+        return Some(matches!(answer.trim(), "y" | "Y" | "yes"));
+    }
+    Some(false)
+}
+
+/// Discards what waits in the terminal's input queue; returns how many bytes did.
+fn discard_waiting_input(stdin: &std::io::Stdin) -> usize {
+    if !stdin.is_terminal() {
+        return 0;
+    }
+    let waiting = rustix::io::ioctl_fionread(stdin).unwrap_or(0);
+    let _ = rustix::termios::tcflush(stdin, rustix::termios::QueueSelector::IFlush);
+    waiting as usize
+}
+
+/// Whether input is waiting now or arrives within [`PASTE_WINDOW`].
+fn more_input_arrives(stdin: &std::io::Stdin) -> bool {
+    if !stdin.is_terminal() {
+        return false;
+    }
+    let waiting = || rustix::io::ioctl_fionread(stdin).unwrap_or(0) > 0;
+    if waiting() {
+        return true;
+    }
+    std::thread::sleep(PASTE_WINDOW);
+    waiting()
+}
