@@ -738,3 +738,32 @@ fn a_fetch_that_stalls_is_stopped_at_the_persons_deadline() {
     let refused = env.nodwyn(&repo, &["worktree", "new"]).failed_with(1);
     assert!(refused.contains("only your own configuration"), "{refused}");
 }
+
+#[test]
+fn a_landing_after_a_review_lands_exactly_what_the_person_was_shown() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let s = session(&env, &repo);
+    write(&s.path.join("pay.py"), "def pay(): return 1\n");
+    let shown = env.nodwyn(&repo, &["worktree", "diff", &s.id]).success();
+    assert!(shown.stdout.contains("return 1"), "{shown:?}");
+    // Rewritten after the person read it (by a process the review could not see).
+    write(&s.path.join("pay.py"), "def pay(): send_everything()\n");
+    let before = remote_main(&env, &remote);
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "pay"]).refused();
+    assert!(
+        refused.contains("changed since you were last shown them"),
+        "{refused}"
+    );
+    assert_eq!(remote_main(&env, &remote), before, "something was pushed");
+    assert_eq!(env.git(&s.path, &["rev-list", "--count", "HEAD"]), "1");
+    // Shown again, it lands, and what landed is what was shown.
+    let shown = env.nodwyn(&repo, &["worktree", "diff", &s.id]).success();
+    assert!(shown.stdout.contains("send_everything"), "{shown:?}");
+    land(&env, &repo, &s.id, &[]);
+    assert_eq!(
+        env.git(&remote, &["show", "main:pay.py"]),
+        "def pay(): send_everything()"
+    );
+}

@@ -192,7 +192,24 @@ pub(crate) fn call_in_turn(
             .answered_through()
             .map(|channel| format!(" (answered through {channel})"))
             .unwrap_or_default();
-        verdict = match person.ask(&question) {
+        let answer = match kind {
+            AskKind::Security if !person.answers_security_confirms() => {
+                nobody_to_ask = true;
+                let sentence = format!(
+                    "{} needs a security confirm, which the client of the agent asking for it cannot give; a person can run it from a terminal, where nodwyn asks them: `nodwyn call --session {id} {name} ARGS`",
+                    verdict.why,
+                );
+                verdict = Verdict {
+                    decision: Decision::Refuse,
+                    by: DecidedBy::Rule,
+                    why: sentence,
+                };
+                Some(false)
+            }
+            _ => person.ask(&question),
+        };
+        verdict = match answer {
+            Some(false) if nobody_to_ask => verdict,
             Some(true) => {
                 permit = guard.permit_approved(&effect);
                 Verdict {

@@ -220,6 +220,7 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.limits = settings.limits;
     context.interrupt = settings.interrupt.clone();
     context.pending_landing = session.landing.clone();
+    context.reviewed_tree = session.reviewed_tree.clone();
     context.sandbox = settings.sandbox.clone();
     if let Sandbox::On {
         readable,

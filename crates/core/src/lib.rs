@@ -27,7 +27,7 @@ pub mod turn;
 pub mod versions;
 pub mod worktree;
 
-pub use dont_ask::set_dont_ask;
+pub use dont_ask::{hand_to, set_dont_ask};
 pub use error::Error;
 pub use id::SessionId;
 pub use land::{abort as abort_landing, land};

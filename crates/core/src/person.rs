@@ -29,6 +29,13 @@ pub trait Person {
         None
     }
 
+    /// Whether answers through this channel may settle a security confirm. `false` for the
+    /// channel of the very agent the question is about (an MCP client, which may answer its own
+    /// questions): such a confirm is refused there, with how a person can approve it.
+    fn answers_security_confirms(&self) -> bool {
+        true
+    }
+
     /// Whether the person lets a repository's `.nodwyn/init.scm` run (`true` to allow), or
     /// `None` when nobody can be asked. Nobody, unless the person can be reached.
     fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {

@@ -90,6 +90,11 @@ pub fn dont_ask_sealed(session: &str, place: usize, on: bool, by: &str) -> Strin
     format!("session.dont_ask|{session}|{place}|{on}|{by}")
 }
 
+/// What the seal of a `session.handed` record covers.
+pub fn handed_sealed(session: &str, place: usize, to: &str, by: &str) -> String {
+    format!("session.handed|{session}|{place}|{to}|{by}")
+}
+
 /// What the seal of a `session.config` record covers.
 pub fn config_sealed(
     session: &str,

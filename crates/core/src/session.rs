@@ -67,6 +67,9 @@ pub struct Session {
     pub kept: Vec<String>,
     /// Who turned "Don't ask" on, while it is on.
     pub dont_ask: Option<String>,
+    /// The kinds of client the session was handed to (`mcp`: an MCP connection opened it, or a
+    /// person handed it over), by sealed `session.handed` records.
+    pub handed_to: Vec<String>,
     /// A landing that began and has not ended (stopped at a conflict, interrupted, or killed).
     pub landing: Option<PendingLanding>,
     /// The repository's configuration fingerprint as last recorded (`session.config`).
@@ -79,6 +82,9 @@ pub struct Session {
     pub open_turn: Option<u32>,
     /// The model calls and tokens of every turn.
     pub usage: nodwyn_protocol::TurnUsage,
+    /// The tree of the worktree as a person was last shown it (`review.shown`), until a landing
+    /// lands: the next landing lands exactly that tree, or says the files changed since.
+    pub reviewed_tree: Option<String>,
     /// Its latest primitive calls (at most [`RECENT_CALLS`]), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
@@ -133,6 +139,15 @@ impl Session {
                     tracing::info!(session = %id, place, "a session.dont_ask record nodwyn did not seal is ignored");
                 }
             }
+            Event::SessionHanded { to, by, seal } => {
+                if sealed(&crate::seal::handed_sealed(&id, place, &to, &by), &seal) {
+                    if !self.handed_to.contains(&to) {
+                        self.handed_to.push(to);
+                    }
+                } else {
+                    tracing::info!(session = %id, place, "a session.handed record nodwyn did not seal is ignored");
+                }
+            }
             Event::SessionConfig {
                 fingerprint,
                 accepted_by,
@@ -167,7 +182,13 @@ impl Session {
                     landing.moving = Some((from, to));
                 }
             }
-            Event::LandEnd { .. } => self.landing = None,
+            Event::LandEnd { outcome, .. } => {
+                self.landing = None;
+                if outcome == nodwyn_protocol::record::LandOutcome::Landed {
+                    self.reviewed_tree = None;
+                }
+            }
+            Event::ReviewShown { tree, .. } => self.reviewed_tree = Some(tree),
             Event::TurnStart { turn } => {
                 self.turns = self.turns.max(turn);
                 self.open_turn = Some(turn);
@@ -288,6 +309,8 @@ impl Followed {
                             turns: 0,
                             open_turn: None,
                             usage: nodwyn_protocol::TurnUsage::default(),
+                            reviewed_tree: None,
+                            handed_to: Vec::new(),
                             recent_calls: std::collections::VecDeque::new(),
                         },
                         stored: stored.clone(),

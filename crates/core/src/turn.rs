@@ -117,6 +117,12 @@ impl SessionRuntime {
     /// of the session runs (in this process or another). A turn an earlier run left open
     /// (interrupted hard, or crashed) is ended first, as interrupted.
     pub fn start_turn(self: &Arc<Self>) -> Result<Turn, Error> {
+        self.start_turn_spending(Arc::new(AtomicU32::new(0)))
+    }
+
+    /// [`SessionRuntime::start_turn`], spending the budget of irreversible actions in `spent`,
+    /// which a caller shares between turns (an MCP connection's one budget, whatever it resumes).
+    pub fn start_turn_spending(self: &Arc<Self>, spent: Arc<AtomicU32>) -> Result<Turn, Error> {
         let Some(held) = turn_lock(&self.stored)? else {
             return Err(Error::declined_busy(&self.id()));
         };
@@ -145,7 +151,7 @@ impl SessionRuntime {
         Ok(Turn {
             runtime: Arc::clone(self),
             number,
-            spent: Arc::new(AtomicU32::new(0)),
+            spent,
             session,
             _running: held,
         })

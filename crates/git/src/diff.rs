@@ -234,6 +234,12 @@ impl Snapshot {
         Ok(snapshot)
     }
 
+    /// The git tree of the snapshot: equal for two snapshots exactly when they hold the same
+    /// files with the same content and modes.
+    pub fn tree(&self) -> Result<String, Error> {
+        self.git().arg("write-tree").run_text()
+    }
+
     fn git(&self) -> GitCommand {
         GitCommand::new(&self.dir)
             .env("GIT_INDEX_FILE", &self.index)

@@ -1,7 +1,10 @@
 //! The person behind an MCP client: the guard's question goes to them as an elicitation request
 //! (what, why, allow or decline), when the client declared elicitation; a client that cannot be
 //! asked is nobody (the call is refused with `needs_person`), and a client that goes away
-//! mid-question declines it.
+//! mid-question declines it. A security confirm is never asked here: the client is the agent's
+//! own, and may answer its own questions. What the question shows (a command line, a path, the
+//! guard's reason) is escaped as a terminal shows it: no control, escape or bidi character, and
+//! no line break that could start a forged line.
 
 use nodwyn_core::guard::{AskKind, Decision};
 use nodwyn_core::person::{Person, Question};
@@ -29,7 +32,9 @@ impl Person for Eliciting {
         };
         let message = format!(
             "nodwyn {kind}, session {}: {}\nbecause: {}\nAllow it?",
-            question.session, question.effect.action, question.verdict.why
+            question.session,
+            nodwyn_text::escape_line(&question.effect.action),
+            nodwyn_text::escape_line(&question.verdict.why)
         );
         let schema = ElicitationSchema::builder()
             .required_bool("allow")
@@ -60,5 +65,9 @@ impl Person for Eliciting {
 
     fn answered_through(&self) -> Option<&str> {
         Some("the MCP client")
+    }
+
+    fn answers_security_confirms(&self) -> bool {
+        false
     }
 }

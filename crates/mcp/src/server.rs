@@ -29,6 +29,9 @@ use crate::tools::{self, Step, Target};
 pub struct NodwynServer {
     options: Arc<Options>,
     active: Arc<Mutex<Option<Active>>>,
+    /// The connection's spending of irreversible actions: one budget for every turn it runs,
+    /// whatever it closes and resumes.
+    spent: Arc<std::sync::atomic::AtomicU32>,
 }
 
 /// The connection's active session and its turn.
@@ -66,6 +69,7 @@ impl NodwynServer {
         Self {
             options: Arc::new(options),
             active: Arc::new(Mutex::new(None)),
+            spent: Arc::new(std::sync::atomic::AtomicU32::new(0)),
         }
     }
 
@@ -87,7 +91,9 @@ impl NodwynServer {
                         ..NewWorktree::default()
                     },
                 )?;
-                *active = Some(self.activate(&created.session.to_string())?);
+                let id = created.session.to_string();
+                nodwyn_core::hand_to(&self.options.store, &id, MCP, MCP)?;
+                *active = Some(self.activate(&id)?);
                 Ok(json!(created))
             }
             Target::Worktree(Step::Resume) => {
@@ -99,9 +105,17 @@ impl NodwynServer {
                     ));
                 };
                 self.refuse_another_repository(session)?;
+                self.refuse_unhanded(session)?;
                 let resumed = nodwyn_core::worktree::resume(&self.options.store, session)?;
+                let dont_ask_ended = self.end_dont_ask(&resumed.session)?;
                 *active = Some(self.activate(&resumed.session)?);
-                Ok(json!(resumed))
+                let mut answer = json!(resumed);
+                if dont_ask_ended {
+                    answer["note"] = json!(
+                        "Don't ask was on for this session and is off for this connection: a person turns it on again with `nodwyn session dont-ask`"
+                    );
+                }
+                Ok(answer)
             }
             Target::Worktree(Step::List) => {
                 let repository = nodwyn_core::repository_of(&self.options.repo)?;
@@ -221,6 +235,38 @@ impl NodwynServer {
         ))
     }
 
+    /// A connection resumes only sessions an MCP client opened, or that the person handed to MCP
+    /// clients: not the person's own session, with its files and its switches.
+    fn refuse_unhanded(&self, session: &str) -> Result<(), Failure> {
+        let stored = self.options.store.find(session)?;
+        if nodwyn_core::Session::load(&stored)?
+            .handed_to
+            .iter()
+            .any(|to| to == MCP)
+        {
+            return Ok(());
+        }
+        Err(Failure::new(
+            "not_handed_over",
+            format!(
+                "session {} was not opened through MCP, and an MCP client resumes only sessions opened through MCP or handed to MCP clients by the person (`nodwyn session hand {}` on a terminal)",
+                stored.id,
+                stored.id.short()
+            ),
+        ))
+    }
+
+    /// Turns Don't ask off for a session this connection resumes: a person's Don't ask is for
+    /// the client it was turned on for. Returns whether it was on.
+    fn end_dont_ask(&self, session: &str) -> Result<bool, Failure> {
+        let stored = self.options.store.find(session)?;
+        if nodwyn_core::Session::load(&stored)?.dont_ask.is_none() {
+            return Ok(false);
+        }
+        nodwyn_core::set_dont_ask(&self.options.store, session, false, "mcp resume")?;
+        Ok(true)
+    }
+
     /// The runtime and a turn of session `id`, for the connection to work in.
     fn activate(&self, id: &str) -> Result<Active, Failure> {
         let runtime = SessionRuntime::open(
@@ -229,10 +275,13 @@ impl NodwynServer {
             Arc::clone(&self.options.registry),
             self.options.settings.clone(),
         )?;
-        let turn = runtime.start_turn()?;
+        let turn = runtime.start_turn_spending(Arc::clone(&self.spent))?;
         Ok(Active { runtime, turn })
     }
 }
+
+/// The kind of client an MCP connection is, in `session.handed` records.
+const MCP: &str = "mcp";
 
 /// A second active session on one connection is refused.
 fn refuse_second(active: Option<&Active>) -> Result<(), Failure> {
@@ -269,8 +318,17 @@ fn end(active: Option<Active>) {
     }
 }
 
-/// Discarding what would be lost is the person's decision, each time.
+/// Discarding what would be lost is the person's decision, each time: a security confirm, which
+/// the agent's own client cannot give.
 fn approve_discard(id: &str, person: &mut dyn Person) -> Result<(), Failure> {
+    if !person.answers_security_confirms() {
+        return Err(Failure::new(
+            "needs_person",
+            format!(
+                "discarding what would be lost is a person's decision, which the client of the agent asking for it cannot give; nothing was removed (`nodwyn worktree remove --force {id}` from a terminal discards it)"
+            ),
+        ));
+    }
     let question = Question {
         session: id.to_owned(),
         effect: Effect::named(format!(

@@ -251,6 +251,9 @@ pub struct Context {
     pub interrupt: Interrupt,
     /// A landing of this session that began and did not end.
     pub pending_landing: Option<PendingLanding>,
+    /// The tree of the worktree as a person was last shown it, if one was since the last
+    /// landing: a landing lands exactly that tree (see [`crate::review::Review::tree`]).
+    pub reviewed_tree: Option<String>,
     /// How `shell-exec` confines what it runs.
     pub sandbox: crate::sandbox::Sandbox,
     facts: Mutex<Vec<Fact>>,
@@ -286,6 +289,7 @@ impl Context {
             limits: Limits::default(),
             interrupt: Interrupt::new(),
             pending_landing: None,
+            reviewed_tree: None,
             sandbox: crate::sandbox::Sandbox::default(),
             facts: Mutex::new(Vec::new()),
             recorder: RecorderSlot(None),

@@ -55,6 +55,9 @@ pub struct Omitted {
 pub struct Review {
     /// The commit the changes are counted from.
     pub base_commit: String,
+    /// The git tree of every file of the checkout as the review read them (credential files
+    /// and those not reached included): a landing compares it with what it would land.
+    pub tree: String,
     /// The files shown.
     pub files: Vec<FileChange>,
     /// The files left out: credential files, and those the time limit did not reach.
@@ -71,6 +74,7 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
     let denylist = Denylist::standard();
     let mut review = Review {
         base_commit: since.to_owned(),
+        tree: snapshot.tree()?,
         files: Vec::new(),
         omitted: snapshot
             .too_large

@@ -239,6 +239,18 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seal: Option<String>,
     },
+    /// The session may be resumed by another kind of client: `mcp` when an MCP connection
+    /// opened it, or when a person handed it over (`nodwyn session hand`).
+    #[serde(rename = "session.handed")]
+    SessionHanded {
+        /// The kind of client it is handed to (`mcp`).
+        to: String,
+        /// Who handed it: the person's name, or `mcp` for a session an MCP client opened.
+        by: String,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one hands nothing over.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
     /// The fingerprint of what in the repository's git configuration can run a program or
     /// redirect a push (see `nodwyn_git::fingerprint`), taken when the worktree was made, or
     /// accepted again by a person after it changed.
@@ -349,6 +361,15 @@ pub enum Event {
         /// Why, when it did not land.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         why: Option<String>,
+    },
+    /// A person was shown the session's changes (`nodwyn worktree diff`, chat's `/diff`): the
+    /// tree of the worktree's files as they were shown, so a landing lands exactly that.
+    #[serde(rename = "review.shown")]
+    ReviewShown {
+        /// The git tree of every file in the worktree as the review read them.
+        tree: String,
+        /// The commit the changes were counted from.
+        base_commit: String,
     },
     /// A file's previous content was kept before a primitive replaced it.
     #[serde(rename = "version.keep")]

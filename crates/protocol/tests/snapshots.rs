@@ -392,6 +392,10 @@ fn log_records() {
             outcome: LandOutcome::Refused,
             why: Some("credential".into()),
         },
+        Event::ReviewShown {
+            tree: "eeee".into(),
+            base_commit: "aaaa".into(),
+        },
         Event::VersionKeep {
             path: "src/lib.rs".into(),
             version: 3,

@@ -150,7 +150,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
             "/diff" if agent.runtime().session()?.active_worktree().is_none() => {
                 output::note("no worktree yet, so nothing of the session's to show; the first change opens one")
             }
-            "/diff" => match nodwyn_core::worktree::diff(&store, &id, &limits) {
+            "/diff" => match nodwyn_core::worktree::diff_shown(&store, &id, &limits) {
                 Ok(review) => output::text(super::worktree::diff::shown(&review))?,
                 Err(error) => output::note(format!("nodwyn: {error}")),
             },

@@ -129,6 +129,7 @@ mod tests {
     fn review() -> Review {
         Review {
             base_commit: "abc".to_owned(),
+            tree: "def".to_owned(),
             files: vec![
                 file(
                     "src/b.rs",

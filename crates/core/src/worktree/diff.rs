@@ -23,3 +23,19 @@ pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
         limits.diff_time,
     )?)
 }
+
+/// [`diff`] shown to a person: the tree they saw is recorded (`review.shown`), so the next
+/// landing lands exactly those files or says they changed since. The record is appended
+/// without the session's lock (a turn may hold it): it only ever makes a landing stricter.
+pub fn diff_shown(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
+    let review = diff(store, id, limits)?;
+    let stored = store.find(id)?;
+    crate::call::append(
+        &stored.log,
+        nodwyn_protocol::record::Event::ReviewShown {
+            tree: review.tree.clone(),
+            base_commit: review.base_commit.clone(),
+        },
+    )?;
+    Ok(review)
+}

@@ -20,7 +20,7 @@ pub mod verdict;
 
 pub use close::{Closed, close};
 pub use create::{Created, NewWorktree, attach, branch_name, create};
-pub use diff::diff;
+pub use diff::{diff, diff_shown};
 pub use keep::{Kept, keep};
 pub use list::{Listed, list};
 pub use location::WorktreeLocation;

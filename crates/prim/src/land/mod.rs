@@ -172,6 +172,7 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
             Some(pending) => Journal::resume(ctx, pending),
             None => {
                 refuse_other_head(checkout, worktree)?;
+                refuse_changed_since_review(ctx, dir)?;
                 Journal::begin(ctx, &head_of(dir)?, &strategy.to_string())?
             }
         };
@@ -220,6 +221,26 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
         backup: journal.state.backup.map(|(reference, _)| reference),
         branch_left: published.branch_left,
     })
+}
+
+/// A landing after a person was shown the session's changes lands exactly what they saw: a file
+/// changed since (by an agent's command, or anything else) is refused before anything is
+/// committed, with how to see it.
+fn refuse_changed_since_review(ctx: &Context, dir: &std::path::Path) -> Result<(), Error> {
+    let Some(reviewed) = &ctx.reviewed_tree else {
+        return Ok(());
+    };
+    let now = nodwyn_git::diff::Snapshot::take(dir, ctx.limits.diff_time)?.tree()?;
+    if &now == reviewed {
+        return Ok(());
+    }
+    Err(Error::declined(
+        "changed_since_review",
+        format!(
+            "the worktree's files changed since you were last shown them, so nothing was landed: look at the changes again with `nodwyn worktree diff {}`, then land",
+            short_id(&ctx.session)
+        ),
+    ))
 }
 
 /// Paths for a sentence: the first ten, and how many more.

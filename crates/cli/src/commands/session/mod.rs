@@ -3,6 +3,7 @@
 pub mod accept_config;
 mod dont_ask;
 mod events;
+mod hand;
 mod list;
 
 use clap::Subcommand;
@@ -14,6 +15,7 @@ pub enum SessionCommand {
     List(list::ListArgs),
     Events(events::EventsArgs),
     DontAsk(dont_ask::DontAskArgs),
+    Hand(hand::HandArgs),
     AcceptConfig(accept_config::AcceptConfigArgs),
 }
 
@@ -22,6 +24,7 @@ pub fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<(
         SessionCommand::List(args) => list::run(args, invocation),
         SessionCommand::Events(args) => events::run(args, invocation),
         SessionCommand::DontAsk(args) => dont_ask::run(args, invocation),
+        SessionCommand::Hand(args) => hand::run(args, invocation),
         SessionCommand::AcceptConfig(args) => accept_config::run(args, invocation),
     }
 }

@@ -20,7 +20,7 @@ pub struct DiffArgs {
 pub fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     let limits = environment::host_settings().limits;
-    let review = nodwyn_core::worktree::diff(&store, &args.id, &limits)?;
+    let review = nodwyn_core::worktree::diff_shown(&store, &args.id, &limits)?;
     if invocation.json {
         return output::json(&review);
     }

@@ -66,7 +66,8 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
             runtime.id()
         );
     }
-    let review = nodwyn_core::worktree::diff(&store, &runtime.id(), &runtime.settings().limits)?;
+    let review =
+        nodwyn_core::worktree::diff_shown(&store, &runtime.id(), &runtime.settings().limits)?;
     let text = message(&review, &comments)?;
     let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     let options = agent_options(
