@@ -609,3 +609,55 @@ fn nothing_a_script_writes_reaches_stdout_ahead_of_the_json_document() {
         assert!(document["value"].is_null(), "{expression}: {document}");
     }
 }
+
+#[test]
+fn a_session_whose_approved_strategy_changed_or_vanished_refuses_every_call() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let init = "(define (on-call call)\n  (if (equal? (cdr (assoc \"primitive\" call)) \"git-land\") \"no landings here\" #f))\n";
+    write(&repo.join(".nodwyn/init.scm"), init);
+    env.commit_all(&repo, "strategy");
+    let (id, wt) = env.session(&repo);
+    env.nodwyn_on_terminal(&repo, &["eval", "--session", &id, "1"], "y");
+    env.turn_dont_ask_on(&repo, &id);
+    let call = |args: &[&str]| {
+        let mut all = vec!["call", "--session", id.as_str()];
+        all.extend_from_slice(args);
+        env.nodwyn(&repo, &all)
+    };
+    // The strategy holds: its rule refuses a landing.
+    let refused = call(&["git-land", r#"["m"]"#]).refused();
+    assert!(refused.contains("no landings here"), "{refused}");
+    // A confined command cannot change it.
+    let ran = call(&[
+        "shell-exec",
+        r#"{"argv": ["sh", "-c", "echo >> .nodwyn/init.scm"]}"#,
+    ])
+    .success()
+    .json();
+    assert!(
+        ran["stderr"].as_str().unwrap().contains("Read-only"),
+        "{ran}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".nodwyn/init.scm")).unwrap(),
+        init
+    );
+    // Changed all the same (a person's pull, an editor): every call is refused, not let through.
+    write(&wt.join(".nodwyn/init.scm"), &format!("{init}\n"));
+    let refused = call(&["git-land", r#"["m"]"#]).refused();
+    assert!(
+        refused.contains("has changed since it was approved"),
+        "{refused}"
+    );
+    let refused = call(&["fs-read", r#"["README.md"]"#]).refused();
+    assert!(refused.contains("every call is refused"), "{refused}");
+    // Gone: the same.
+    std::fs::remove_file(wt.join(".nodwyn/init.scm")).unwrap();
+    let refused = call(&["fs-read", r#"["README.md"]"#]).refused();
+    assert!(refused.contains("is gone"), "{refused}");
+    // Approved again by the person, the session goes on.
+    write(&wt.join(".nodwyn/init.scm"), &format!("{init}\n"));
+    env.nodwyn_on_terminal(&repo, &["prompt", "--session", &id], "y");
+    call(&["fs-read", r#"["README.md"]"#]).success();
+}

@@ -67,6 +67,10 @@ pub struct Session {
     pub kept: Vec<String>,
     /// Who turned "Don't ask" on, while it is on.
     pub dont_ask: Option<String>,
+    /// The hash of the approved strategy in force in the session (`strategy.approve`,
+    /// `strategy.load`): while the strategy's files hash to anything else, or are gone, its calls
+    /// are refused.
+    pub strategy_in_force: Option<String>,
     /// The kinds of client the session was handed to (`mcp`: an MCP connection opened it, or a
     /// person handed it over), by sealed `session.handed` records.
     pub handed_to: Vec<String>,
@@ -189,6 +193,9 @@ impl Session {
                 }
             }
             Event::ReviewShown { tree, .. } => self.reviewed_tree = Some(tree),
+            Event::StrategyApprove { sha256, .. } | Event::StrategyLoad { sha256 } => {
+                self.strategy_in_force = Some(sha256);
+            }
             Event::TurnStart { turn } => {
                 self.turns = self.turns.max(turn);
                 self.open_turn = Some(turn);
@@ -243,7 +250,6 @@ impl Session {
             | Event::GitLand { .. }
             | Event::VersionKeep { .. }
             | Event::VersionRestore { .. }
-            | Event::StrategyApprove { .. }
             | Event::SchemeEval { .. }
             | Event::StrategyHook { .. }
             | Event::ConversationItem { .. }
@@ -311,6 +317,7 @@ impl Followed {
                             usage: nodwyn_protocol::TurnUsage::default(),
                             reviewed_tree: None,
                             handed_to: Vec::new(),
+                            strategy_in_force: None,
                             recent_calls: std::collections::VecDeque::new(),
                         },
                         stored: stored.clone(),

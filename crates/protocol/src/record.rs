@@ -398,6 +398,13 @@ pub enum Event {
         /// The SHA-256 of its content, in hex.
         sha256: String,
     },
+    /// An approved strategy first took effect in the session (approved now or earlier): from
+    /// here on the session's calls are refused while the strategy's files say anything else.
+    #[serde(rename = "strategy.load")]
+    StrategyLoad {
+        /// The SHA-256 of its content (init.scm and prompts.scm), in hex.
+        sha256: String,
+    },
     /// Scheme a person ran in the session (`nodwyn eval`), and how it ended. The primitives it
     /// called have their own records.
     #[serde(rename = "scheme.eval")]

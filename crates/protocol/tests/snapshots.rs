@@ -409,6 +409,9 @@ fn log_records() {
             path: "/src/app/.nodwyn/init.scm".into(),
             sha256: "ab12".into(),
         },
+        Event::StrategyLoad {
+            sha256: "ab12".into(),
+        },
         Event::SchemeEval {
             source: "<expression>".into(),
             ok: true,

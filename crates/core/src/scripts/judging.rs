@@ -138,6 +138,9 @@ pub struct StrategyJudge<'a> {
 
 impl Judge for StrategyJudge<'_> {
     fn judge(&self, effect: &Effect, proposed: &Verdict) -> Option<Verdict> {
+        if let Some(changed) = self.strategy_changed() {
+            return Some(Verdict::by_rule(Decision::Refuse, changed));
+        }
         // A strategy that does not define (on-call) costs a read of its text, no engine; one
         // that cannot be read is no strategy, as for every other hook.
         let root = &self.session.root;
@@ -165,6 +168,36 @@ impl Judge for StrategyJudge<'_> {
 }
 
 impl StrategyJudge<'_> {
+    /// Why every call is refused, when the strategy approved for the session changed or is
+    /// gone: its rules no longer hold, so the session fails closed until a person approves what
+    /// is there now. `None` while it is as approved (or a person approved the new content).
+    fn strategy_changed(&self) -> Option<String> {
+        let in_force = self.session.strategy_in_force.as_deref()?;
+        let root = &self.session.root;
+        let prompts = strategy::read_prompts(root).ok().flatten();
+        let now = strategy::read_strategy(root, prompts.as_ref())
+            .ok()
+            .flatten();
+        let how = match &now {
+            Some(now) if now.sha256 == in_force => return None,
+            Some(now)
+                if strategy::is_approved(self.store, &self.session.repository, &now.sha256)
+                    .unwrap_or(false) =>
+            {
+                return None;
+            }
+            Some(_) => format!(
+                "has changed since it was approved: read what is there now and approve it on a terminal with `nodwyn prompt --session {}`, or put the approved file back",
+                self.session.id.short()
+            ),
+            None => "is gone: put the approved file back, or open a new session".to_owned(),
+        };
+        Some(format!(
+            "the strategy approved for this session (.nodwyn/init.scm, sha256 {}) {how}; the rules it set no longer hold, so every call is refused until then",
+            &in_force[..in_force.len().min(12)],
+        ))
+    }
+
     /// The reason to refuse of strategy `found` (the repository's, as just read), `None` when it
     /// has none, or no `(on-call)`, or a person has not approved it.
     fn on_call(

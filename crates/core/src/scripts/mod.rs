@@ -543,6 +543,14 @@ fn approved_strategy(
         }
     };
     if strategy::is_approved(store, &session.repository, &strategy.sha256)? {
+        if session.strategy_in_force.as_deref() != Some(strategy.sha256.as_str()) {
+            append(
+                &store.find(&session.id.to_string())?.log,
+                Event::StrategyLoad {
+                    sha256: strategy.sha256.clone(),
+                },
+            )?;
+        }
         return Ok(Some(strategy));
     }
     let init = strategy.files[0].path.clone();
