@@ -105,6 +105,12 @@ pub fn judge_prompt(
 ) -> Result<String, Error> {
     let mut described = described(effect, None);
     described.insert("why".to_owned(), why.into());
+    // What the agent wrote (a command, a path, the reason naming them) reaches the judge on one
+    // line each, its line breaks and controls shown escaped: a multi-line command cannot write
+    // lines of the prompt's own (`The guard asks because: ...`).
+    for value in described.values_mut() {
+        one_line_each(value);
+    }
     let expression = format!(
         "(judge-prompt {})",
         nodwyn_scheme::json_literal(&Value::Object(described))
@@ -289,6 +295,16 @@ impl StrategyJudge<'_> {
                 "(on-call call) must give #f or the reason to refuse (a string)".to_owned(),
             )),
         }
+    }
+}
+
+/// Every string in `value` escaped to one line (see `nodwyn_text::escape_line`).
+fn one_line_each(value: &mut Value) {
+    match value {
+        Value::String(text) => *text = nodwyn_text::escape_line(text),
+        Value::Array(items) => items.iter_mut().for_each(one_line_each),
+        Value::Object(map) => map.values_mut().for_each(one_line_each),
+        _ => {}
     }
 }
 
