@@ -28,8 +28,9 @@ pub struct RunView {
 
 #[derive(Default)]
 struct ViewState {
-    /// The short form of each tool call's arguments, by call id, for its result's line.
-    calls: HashMap<String, String>,
+    /// The short form of each tool call's arguments, by call id, for its result's line, and the
+    /// lines of a value that has several (a script), shown under it.
+    calls: HashMap<String, (String, Vec<String>)>,
     /// Whether the model's text left the line open.
     mid_line: bool,
 }
@@ -101,7 +102,7 @@ impl RunView {
                 for call in tool_calls {
                     state
                         .calls
-                        .insert(call.call_id.clone(), short_arguments(&call.arguments));
+                        .insert(call.call_id.clone(), shown_arguments(&call.arguments));
                 }
             }
             Notification::ItemCompleted {
@@ -115,14 +116,17 @@ impl RunView {
                     },
                 ..
             } => {
-                let arguments = state.calls.remove(call_id).unwrap_or_default();
+                let (arguments, script) = state.calls.remove(call_id).unwrap_or_default();
                 let how = if *ok {
-                    "ok".to_owned()
+                    how_a_command_ended(content).unwrap_or_else(|| "ok".to_owned())
                 } else {
                     let first = content.lines().next().unwrap_or_default();
                     format!("refused or failed: {}", shorten(first, 160))
                 };
                 line(&mut state, format!("  [{tool}] {arguments}: {how}"));
+                for shown in script {
+                    line(&mut state, format!("  | {shown}"));
+                }
             }
             Notification::TurnCompleted { usage, .. } => line(
                 &mut state,
@@ -179,6 +183,52 @@ impl Frontend for RunView {
 
     fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
         Terminal.approve_strategy(question)
+    }
+}
+
+/// How many lines of a multi-line argument (a script) the run view shows under the call.
+const SHOWN_SCRIPT_LINES: usize = 40;
+
+/// A tool call's arguments as the run view shows them: one short line (each `name=value`, long
+/// values cut), and every line of a value that has several (a script the command runs), so the
+/// person sees all of what ran, not its first line.
+fn shown_arguments(arguments: &serde_json::Value) -> (String, Vec<String>) {
+    let mut lines = Vec::new();
+    let mut gather = |value: &serde_json::Value| {
+        if let Some(text) = value.as_str()
+            && text.trim_end().contains('\n')
+        {
+            let all: Vec<&str> = text.trim_end().lines().collect();
+            lines.extend(all.iter().take(SHOWN_SCRIPT_LINES).map(|l| (*l).to_owned()));
+            if all.len() > SHOWN_SCRIPT_LINES {
+                lines.push(format!("... {} more lines", all.len() - SHOWN_SCRIPT_LINES));
+            }
+        }
+    };
+    match arguments {
+        serde_json::Value::Object(map) => map.values().for_each(|value| match value {
+            serde_json::Value::Array(items) => items.iter().for_each(&mut gather),
+            other => gather(other),
+        }),
+        other => gather(other),
+    }
+    (short_arguments(arguments), lines)
+}
+
+/// How a command a tool ran ended, when not plainly (its result says it timed out, or gives an
+/// exit code other than 0); `None` for anything else.
+fn how_a_command_ended(content: &str) -> Option<String> {
+    let result: serde_json::Value = serde_json::from_str(content).ok()?;
+    if result["timed_out"] == true {
+        return Some("timed out and was stopped".to_owned());
+    }
+    match result["status"].as_i64() {
+        Some(0) => None,
+        Some(code) => Some(format!("exit {code}")),
+        None if result.get("status").is_some_and(serde_json::Value::is_null) => {
+            Some("ended by a signal".to_owned())
+        }
+        None => None,
     }
 }
 
