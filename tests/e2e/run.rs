@@ -1746,3 +1746,25 @@ fn the_run_view_shows_a_whole_script_and_a_command_that_timed_out() {
         );
     }
 }
+
+#[test]
+fn a_checkout_sessions_commands_cannot_read_its_env_file() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(&repo.join(".gitignore"), ".env\n");
+    env.commit_all(&repo, "ignore");
+    write(&repo.join(".env"), "PASSPHRASE=correct-horse-battery\n");
+    let server = StandIn::start(vec![
+        openai::call("shell-exec", json!({"script": "cat .env; cat ./.env"})),
+        openai::text("Done."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--dont-ask", "--no-worktree", "look"])
+        .success();
+    let result = &tool_results(&server.received()[1].body)[0];
+    assert!(!result.contains("correct-horse"), "{result}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".env")).unwrap(),
+        "PASSPHRASE=correct-horse-battery\n"
+    );
+}

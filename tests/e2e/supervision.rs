@@ -249,3 +249,35 @@ fn is_root() -> bool {
         .output()
         .is_ok_and(|out| out.stdout == b"0\n")
 }
+
+#[test]
+fn credential_files_in_the_sessions_own_folder_are_out_of_a_commands_reach() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    // The person's own .worktreeinclude brings their ignored .env.local into each worktree.
+    write(&repo.join(".gitignore"), ".env*\n.worktreeinclude\n");
+    env.commit_all(&repo, "ignore");
+    write(
+        &repo.join(".env.local"),
+        "PASSPHRASE=correct-horse-battery\n",
+    );
+    write(&repo.join(".worktreeinclude"), ".env.local\n");
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    assert!(wt.join(".env.local").exists(), "not copied");
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        "cat .env.local; echo gone > .env.local; rm -f .env.local; echo done",
+    );
+    assert!(
+        !ran["stdout"].as_str().unwrap().contains("correct-horse"),
+        "a command read the copied credential file: {ran}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".env.local")).unwrap(),
+        "PASSPHRASE=correct-horse-battery\n",
+        "{ran}"
+    );
+}

@@ -173,6 +173,10 @@ pub(crate) fn call_in_turn(
         .unwrap_or_default();
     guard.set_credential_files(nodwyn_guard::CredentialInodes::of(&credentials));
     ctx.sandbox.hide(&credentials);
+    // And those in the session's own folder (a checkout's `.env`, what `.worktreeinclude`
+    // copied into a worktree), which commands may otherwise read there.
+    ctx.sandbox
+        .mask(&nodwyn_guard::credential_files_beneath(&session.root));
     guard.set_dont_ask(
         session
             .dont_ask

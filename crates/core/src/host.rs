@@ -185,6 +185,7 @@ impl HostSettings {
                     hidden: vec![data.to_path_buf()],
                     readable: self.program_folders(),
                     read_only: Vec::new(),
+                    masked: Vec::new(),
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
                     limits: choice.limits,

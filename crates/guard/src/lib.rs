@@ -21,7 +21,9 @@ pub mod scan;
 mod standing;
 
 pub use decision::{AskKind, DecidedBy, Decision, DecisionRecord, Verdict};
-pub use denylist::{CredentialInodes, Denylist, Judged, PathVerdict, credential_files};
+pub use denylist::{
+    CredentialInodes, Denylist, Judged, PathVerdict, credential_files, credential_files_beneath,
+};
 pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;
 pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};

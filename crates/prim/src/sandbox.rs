@@ -28,6 +28,8 @@ pub enum Sandbox {
         /// Paths in the session's folder that stay read-only: the repository's git directory and
         /// nodwyn's folder, when the session works in the checkout itself.
         read_only: Vec<PathBuf>,
+        /// Credential files inside the session's folder, masked for every command.
+        masked: Vec<PathBuf>,
         /// Whether commands may use the network (`[sandbox] network`).
         network: bool,
         /// Whether commands may create Unix-domain sockets (`[sandbox] unix_sockets`).
@@ -75,6 +77,14 @@ impl Sandbox {
         }
     }
 
+    /// Masks `files`, credential files inside the session's own folder (which commands may
+    /// write, so they cannot be hidden as the home folder's are).
+    pub fn mask(&mut self, files: &[PathBuf]) {
+        if let Sandbox::On { masked, .. } = self {
+            masked.extend_from_slice(files);
+        }
+    }
+
     /// The policy of one call in `root` with its own temporary folder `tmp`, and the supervisor
     /// to run it under; `None` when commands run unconfined.
     pub fn policy_for(&self, root: &Path, tmp: &Path) -> Option<(PathBuf, nodwyn_proc::Policy)> {
@@ -84,6 +94,7 @@ impl Sandbox {
             hidden,
             readable,
             read_only,
+            masked,
             network,
             unix_sockets,
             limits,
@@ -99,6 +110,7 @@ impl Sandbox {
             readable: readable.clone(),
             hidden: hidden.clone(),
             read_only: read_only.clone(),
+            masked: masked.clone(),
             network: *network,
             unix_sockets: *unix_sockets,
             limits: *limits,

@@ -88,7 +88,7 @@ mod linux {
 
     pub fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
         let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
-        let hidden = policy.hidden();
+        let mut hidden = policy.hidden();
         if let Some((folder, over)) = policy.writable_over(&hidden) {
             return Err(Error::Sandbox(format!(
                 "the writable folder {} holds {}, which must stay hidden",
@@ -96,6 +96,17 @@ mod linux {
                 over.display()
             )));
         }
+        // Masked files are the namespace's to hide; without one, they are hidden as the rest
+        // are (and granted around below, where a writable folder holds them).
+        let masked: Vec<std::path::PathBuf> = match protection {
+            Protection::Mounts => Vec::new(),
+            Protection::Landlock => policy
+                .masked
+                .iter()
+                .filter_map(|path| std::fs::canonicalize(path).ok())
+                .collect(),
+        };
+        hidden.extend(masked.iter().cloned());
         let all = AccessFs::from_all(ABI_WANTED);
         let read = AccessFs::from_read(ABI_WANTED);
         let mut ruleset = Ruleset::default()
@@ -171,6 +182,7 @@ mod linux {
                 .read_only
                 .iter()
                 .filter_map(|path| std::fs::canonicalize(path).ok())
+                .chain(masked.iter().cloned())
                 .collect(),
         };
         for folder in &policy.writable {

@@ -72,7 +72,7 @@ fn run(args: Vec<OsString>) -> String {
     if let Err(e) = close_inherited_at_exec() {
         return setup("closing inherited descriptors", &e);
     }
-    let protection = match crate::namespace::protect(&policy.read_only) {
+    let protection = match crate::namespace::protect(&policy.read_only, &policy.masked) {
         Ok(()) => Protection::Mounts,
         Err(why) => {
             tracing::debug!(%why, "no mount namespace: read-only paths granted around");

@@ -13,12 +13,16 @@
 //! Where the system refuses unprivileged user namespaces (some distributions turn them off), the
 //! caller falls back to granting such a folder entry by entry (see `crate::confine`).
 
-/// Binds each of `paths` read-only over itself in a new user and mount namespace of the calling
-/// process. Call it while the process has one thread. A path that does not exist yet is made as
-/// an empty folder first, so nothing can be made there either. Returns why when the namespace
-/// cannot be made; nothing has changed then.
+/// Binds each of `paths` read-only over itself, and `/dev/null` over each file of `masked`, in a
+/// new user and mount namespace of the calling process. Call it while the process has one
+/// thread. A path of `paths` that does not exist yet is made as an empty folder first, so
+/// nothing can be made there either; a masked file that is gone is left. Returns why when the
+/// namespace cannot be made.
 #[cfg(target_os = "linux")]
-pub(crate) fn protect(paths: &[std::path::PathBuf]) -> Result<(), String> {
+pub(crate) fn protect(
+    paths: &[std::path::PathBuf],
+    masked: &[std::path::PathBuf],
+) -> Result<(), String> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
 
@@ -99,6 +103,28 @@ pub(crate) fn protect(paths: &[std::path::PathBuf]) -> Result<(), String> {
             ));
         }
     }
+    let null = CString::new("/dev/null").expect("no NUL");
+    for file in masked {
+        if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let target = CString::new(file.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: a NUL in the path", file.display()))?;
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let bound = unsafe {
+            libc::mount(
+                null.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
+        if bound != 0 {
+            return Err(format!("masking {}: {}", file.display(), last_error()));
+        }
+    }
     Ok(())
 }
 
@@ -121,6 +147,6 @@ fn inherited_flags(flags: rustix::fs::StatVfsMountFlags) -> libc::c_ulong {
 
 /// Elsewhere there is no such namespace.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn protect(_: &[std::path::PathBuf]) -> Result<(), String> {
+pub(crate) fn protect(_: &[std::path::PathBuf], _: &[std::path::PathBuf]) -> Result<(), String> {
     Err("mount namespaces are Linux's".to_owned())
 }

@@ -26,6 +26,12 @@ pub struct Policy {
     /// namespace can be made (see `crate::confine::Protection`).
     #[serde(default)]
     pub read_only: Vec<PathBuf>,
+    /// Credential files beneath a writable folder (a checkout's `.env`): `/dev/null` is bound
+    /// over each in the command's own mount namespace, so reading one gives nothing and it cannot
+    /// be removed; where no namespace can be made they are granted around, neither read nor
+    /// written (see `crate::confine::Protection`).
+    #[serde(default)]
+    pub masked: Vec<PathBuf>,
     /// The command's resource limits.
     #[serde(default)]
     pub limits: crate::limits::Limits,
@@ -253,6 +259,7 @@ mod tests {
             network: true,
             unix_sockets: false,
             read_only: Vec::new(),
+            masked: Vec::new(),
             limits: Default::default(),
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);

@@ -16,10 +16,12 @@ use std::sync::OnceLock;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
+mod beneath;
 mod inodes;
 mod known;
 mod lookalike;
 
+pub use beneath::credential_files_beneath;
 pub use inodes::{CredentialInodes, credential_files};
 
 use known::{DENIED, NOT_CREDENTIALS};
