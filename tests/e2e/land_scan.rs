@@ -219,3 +219,48 @@ fn with_git_lfs_a_token_in_a_tracked_file_never_reaches_the_lfs_store() {
     env.nodwyn(&repo, &["land", &id, "-m", "model"]).success();
     assert!(uploaded.exists(), "git-lfs uploaded nothing");
 }
+
+#[test]
+fn a_repositorys_lfsconfig_cannot_send_a_landings_lfs_objects_elsewhere() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("repo");
+    env.git(&repo, &["lfs", "install", "--local"]);
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let elsewhere = env.root().join("elsewhere.git");
+    env.git(
+        &env.root(),
+        &["init", "-q", "--bare", elsewhere.to_str().unwrap()],
+    );
+    let made = env.new_worktree(&repo);
+    let id = made["id"].as_str().unwrap().to_owned();
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    write(
+        &path.join(".gitattributes"),
+        "*.bin filter=lfs diff=lfs merge=lfs -text\n",
+    );
+    write(&path.join("model.bin"), "weights\n");
+    // Repository content choosing where the objects go.
+    write(
+        &path.join(".lfsconfig"),
+        &format!("[lfs]\n\turl = file://{}\n", elsewhere.display()),
+    );
+    let before = env.git(&remote, &["rev-parse", "main"]);
+    let refused = env.nodwyn(&repo, &["land", &id, "-m", "model"]).refused();
+    assert!(
+        refused.contains(".lfsconfig") && refused.contains(elsewhere.to_str().unwrap()),
+        "{refused}"
+    );
+    assert!(
+        !elsewhere.join("lfs").exists(),
+        "objects went where .lfsconfig said"
+    );
+    assert_eq!(env.git(&remote, &["rev-parse", "main"]), before);
+    // Without it, the objects go with the push to the remote.
+    std::fs::remove_file(path.join(".lfsconfig")).unwrap();
+    env.nodwyn(&repo, &["land", &id, "-m", "model"]).success();
+    assert!(
+        remote.join("lfs/objects").exists(),
+        "git-lfs uploaded nothing"
+    );
+    assert!(!elsewhere.join("lfs").exists());
+}

@@ -48,6 +48,7 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     }
     let config = config::Config::read(dir)?;
     refuse_hooks_inside(&config, dir)?;
+    refuse_lfs_endpoints_of_the_repository(&config, dir)?;
     let base = worktree.base.clone();
     let remote = match upstream(&config, dir, &base)? {
         Some(remote) => Some(remote),
@@ -123,6 +124,25 @@ fn remote_branch(
         branch: branch.to_owned(),
         urls: push::push_urls(dir, remote)?,
     })
+}
+
+/// Refuses an LFS endpoint the repository's `.lfsconfig` chooses: git-lfs's pre-push would send
+/// the landing's objects there, a place no push URL check looked at. One the person's own git
+/// configuration sets to the same URL is theirs, and goes.
+fn refuse_lfs_endpoints_of_the_repository(
+    config: &config::Config,
+    dir: &Path,
+) -> Result<(), Error> {
+    let chosen: Vec<(String, String)> = nodwyn_git::lfs::lfsconfig_endpoints(dir)?
+        .into_iter()
+        .filter(|(key, url)| config.get(key) != Some(url.as_str()))
+        .collect();
+    let Some((key, url)) = chosen.first() else {
+        return Ok(());
+    };
+    Err(Error::refused(format!(
+        "the repository's .lfsconfig sends LFS objects to {url} ({key}), which is repository content choosing where the landing's files go, so nothing was landed; if that is where they belong, set it in your own git configuration (`git config {key} {url}` in the repository), or take it out of .lfsconfig"
+    )))
 }
 
 /// Refuses a `core.hooksPath` inside the worktree: whoever can write the worktree (the agent)
