@@ -111,6 +111,31 @@ impl Pointer {
     }
 }
 
+/// The LFS endpoints a checkout's `.lfsconfig` (repository content) names, as `(key, url)`:
+/// `lfs.url`, `lfs.pushurl`, `remote.NAME.lfsurl`, `remote.NAME.lfspushurl`. git-lfs sends a
+/// push's objects there unless the person's git configuration sets the key itself.
+pub fn lfsconfig_endpoints(dir: &Path) -> Result<Vec<(String, String)>, Error> {
+    let file = dir.join(".lfsconfig");
+    if !file.is_file() {
+        return Ok(Vec::new());
+    }
+    let (output, _) = crate::GitCommand::new(dir)
+        .read_only()
+        .args(["config", "--no-includes", "--file"])
+        .arg(&file)
+        .args([
+            "--get-regexp",
+            r"^(lfs\.(url|pushurl)|remote\..*\.lfs(push)?url)$",
+        ])
+        .output_checked()?;
+    // Exit 1: no such key.
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .map(|(key, url)| (key.to_owned(), url.trim().to_owned()))
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::Pointer;
@@ -149,29 +174,4 @@ mod tests {
             assert_eq!(Pointer::parse(text.as_bytes()), None, "{text}");
         }
     }
-}
-
-/// The LFS endpoints a checkout's `.lfsconfig` (repository content) names, as `(key, url)`:
-/// `lfs.url`, `lfs.pushurl`, `remote.NAME.lfsurl`, `remote.NAME.lfspushurl`. git-lfs sends a
-/// push's objects there unless the person's git configuration sets the key itself.
-pub fn lfsconfig_endpoints(dir: &Path) -> Result<Vec<(String, String)>, Error> {
-    let file = dir.join(".lfsconfig");
-    if !file.is_file() {
-        return Ok(Vec::new());
-    }
-    let (output, _) = crate::GitCommand::new(dir)
-        .read_only()
-        .args(["config", "--no-includes", "--file"])
-        .arg(&file)
-        .args([
-            "--get-regexp",
-            r"^(lfs\.(url|pushurl)|remote\..*\.lfs(push)?url)$",
-        ])
-        .output_checked()?;
-    // Exit 1: no such key.
-    Ok(String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| line.split_once(' '))
-        .map(|(key, url)| (key.to_owned(), url.trim().to_owned()))
-        .collect())
 }
