@@ -1,8 +1,16 @@
 //! The credential files the denylist knows, by name: the person's keys and tokens, the stores of
-//! agent tools, cloud and infrastructure command lines, package managers, database clients and
-//! shells, and the operating system's own; and the names that are templates or public halves.
+//! agent tools, cloud and infrastructure command lines, CI agents, package managers, password
+//! managers, browsers, database clients and shells, and the operating system's own; and the
+//! names that are templates, public halves or a tool's harmless files beside its credentials.
+//!
+//! A store is named where its tool puts it, and no wider: the folder that holds the file
+//! (`**/.circleci/cli.yml`, not every `cli.yml`; a Firefox profile's `logins.json`, not every
+//! `logins.json`), so that a project's own file of the same name (`.circleci/config.yml`, a
+//! translation table) stays readable. A tool that follows the XDG folders on Linux, Application
+//! Support or Preferences on macOS and `%APPDATA%` on Windows is named by the folder of its own
+//! name (`**/doctl/config.yaml`), which covers all three.
 
-/// (glob, what it is), matched against the whole normalised path.
+/// (glob, what it is), matched against the whole normalised path, without regard to case.
 pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.env", "an environment file"),
     ("**/.env.*", "an environment file"),
@@ -14,12 +22,27 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/id_ecdsa_sk", "an SSH private key"),
     ("**/id_ed25519_sk", "an SSH private key"),
     ("**/.ssh/**", "a file of an SSH folder"),
+    ("**/ssh_host_*key", "an SSH server's host key"),
     ("**/*.key", "a private key file"),
     ("**/*.p12", "a PKCS#12 key store"),
     ("**/*.pfx", "a PKCS#12 key store"),
+    ("**/*.pkcs12", "a PKCS#12 key store"),
+    ("**/*.p8", "a PKCS#8 private key"),
+    ("**/*.pk8", "a PKCS#8 private key"),
     ("**/*.jks", "a Java key store"),
     ("**/*.keystore", "a key store"),
     ("**/*.ppk", "a PuTTY private key"),
+    ("**/*.agekey", "an age identity"),
+    ("**/*.keytab", "a Kerberos keytab"),
+    ("**/krb5cc_*", "a Kerberos ticket cache"),
+    // PEM files named as private keys by certbot (`privkey.pem`), cfssl and mkcert
+    // (`NAME-key.pem`) and most guides (`key.pem`, `private.pem`); any other `*.pem` is judged by
+    // what it holds.
+    ("**/*key.pem", "a PEM private key"),
+    ("**/privkey*.pem", "a PEM private key"),
+    ("**/*private*.pem", "a PEM private key"),
+    ("**/ssl/private/**", "a folder of TLS private keys"),
+    ("**/private_keys/**", "a folder of private keys (Puppet)"),
     ("**/.netrc", "a netrc file"),
     ("**/_netrc", "a netrc file"),
     ("**/.git-credentials", "git's stored credentials"),
@@ -33,10 +56,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/kubeconfig", "a kubeconfig"),
     ("**/*.kubeconfig", "a kubeconfig"),
     ("**/credentials.json", "a credentials file"),
+    ("**/credentials.toml", "a credentials file"),
+    ("**/credentials.xml", "a credentials file"),
     ("**/client_secret*.json", "an OAuth client secret"),
     ("**/service-account*.json", "a service-account key"),
     ("**/.config/gcloud/**", "gcloud credentials"),
-    ("**/.config/gh/hosts.yml", "GitHub CLI tokens"),
     ("**/.vault-token", "a Vault token"),
     ("**/.gnupg/**", "a GnuPG folder"),
     ("**/.password-store/**", "a password store"),
@@ -44,19 +68,49 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/*.tfstate", "Terraform state (it holds secrets)"),
     ("**/*.tfstate.backup", "Terraform state (it holds secrets)"),
     ("**/*.tfvars", "Terraform variables (they hold secrets)"),
+    (
+        "**/*.tfvars.json",
+        "Terraform variables (they hold secrets)",
+    ),
     ("**/.terraformrc", "Terraform CLI credentials"),
     ("**/terraform.rc", "Terraform CLI credentials"),
+    ("**/.tofurc", "OpenTofu CLI credentials"),
+    ("**/tofu.rc", "OpenTofu CLI credentials"),
     // Every `*.env` file, whatever its stem (`prod.env`, `secrets.env`).
     ("**/*.env", "an environment file"),
-    // Agent tools' own credentials.
+    // Applications' own secrets, kept beside the code and ignored by git.
+    (
+        "**/local.settings.json",
+        "Azure Functions settings (they hold connection strings)",
+    ),
+    (
+        "**/wp-config.php",
+        "WordPress configuration (it holds the database password)",
+    ),
+    (
+        "**/usersecrets/*/secrets.json",
+        ".NET user secrets (Secret Manager)",
+    ),
+    ("**/keystore.properties", "Android signing passwords"),
+    ("**/android/key.properties", "Android signing passwords"),
+    ("**/.vault[-_]pass*", "an Ansible vault password file"),
+    ("**/vault[-_]pass*.txt", "an Ansible vault password file"),
+    ("**/acme.json", "an ACME store (it holds private keys)"),
+    ("**/letsencrypt/accounts/**", "Let's Encrypt account keys"),
+    // Agent and model tools' own credentials.
     ("**/.claude/.credentials.json", "Claude Code credentials"),
     (
         "**/.claude.json",
         "Claude Code's settings (they hold account tokens)",
     ),
+    (
+        "**/claude_desktop_config.json",
+        "Claude Desktop's MCP servers (they carry API keys)",
+    ),
     ("**/.codex/auth.json", "Codex credentials"),
     ("**/.gemini/oauth_creds.json", "Gemini CLI credentials"),
     ("**/.gemini/google_accounts.json", "Gemini CLI accounts"),
+    ("**/.qwen/oauth_creds.json", "Qwen Code credentials"),
     (
         "**/Cursor/User/globalStorage/state.vscdb*",
         "Cursor's stored sign-in",
@@ -65,70 +119,281 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/.cursor/mcp.json",
         "Cursor's MCP servers (they carry API keys)",
     ),
-    ("**/.config/github-copilot/*.json", "GitHub Copilot tokens"),
-    ("**/.config/glab-cli/config.yml", "GitLab CLI tokens"),
+    ("**/github-copilot/*.json", "GitHub Copilot tokens"),
+    ("**/opencode/auth.json", "opencode credentials"),
+    ("**/goose/secrets.yaml", "Goose's secrets"),
+    (
+        "**/.continue/config.{json,yaml}",
+        "Continue's configuration (it carries API keys)",
+    ),
+    (
+        "**/{.huggingface,huggingface}/token",
+        "a Hugging Face token",
+    ),
+    (
+        "**/{.huggingface,huggingface}/stored_tokens",
+        "Hugging Face tokens",
+    ),
+    ("**/kaggle.json", "a Kaggle API key"),
+    ("**/io.datasette.llm/keys.json", "llm's API keys"),
+    ("**/.modal.toml", "Modal tokens"),
+    // Git hosts and version control.
+    ("**/{gh,GitHub CLI}/hosts.yml", "GitHub CLI tokens"),
+    ("**/glab-cli/config.yml", "GitLab CLI tokens"),
     ("**/.config/hub", "hub's GitHub tokens"),
+    ("**/tea/config.yml", "Gitea CLI tokens"),
     ("**/.config/git/credentials", "git's stored credentials"),
+    (
+        "**/.gcm/store/**",
+        "Git Credential Manager's plaintext store",
+    ),
+    ("**/.subversion/auth/**", "Subversion's cached credentials"),
+    ("**/.authinfo", "an auth-source file (it holds passwords)"),
+    (
+        "**/.authinfo.gpg",
+        "an auth-source file (it holds passwords)",
+    ),
     // Cloud and infrastructure command lines.
     ("**/.aws/sso/cache/**", "AWS SSO tokens"),
     ("**/.aws/cli/cache/**", "AWS CLI session credentials"),
     ("**/.azure/**", "Azure CLI tokens"),
-    ("**/.config/doctl/config.yaml", "DigitalOcean tokens"),
+    ("**/gcloud/credentials.db", "gcloud credentials"),
+    ("**/gcloud/access_tokens.db", "gcloud access tokens"),
+    (
+        "**/gcloud/application_default_credentials.json",
+        "gcloud application default credentials",
+    ),
+    ("**/gcloud/legacy_credentials/**", "gcloud credentials"),
+    ("**/.oci/**", "Oracle Cloud credentials and keys"),
+    ("**/.bluemix/config.json", "IBM Cloud tokens"),
+    ("**/.cf/config.json", "Cloud Foundry tokens"),
+    ("**/.aliyun/config.json", "Alibaba Cloud credentials"),
+    ("**/.tccli/*.credential", "Tencent Cloud credentials"),
+    ("**/doctl/config.yaml", "DigitalOcean tokens"),
+    ("**/.config/linode-cli", "Linode tokens"),
+    ("**/.linode-cli", "Linode tokens"),
+    ("**/hcloud/cli.toml", "Hetzner Cloud tokens"),
+    ("**/scw/config.yaml", "Scaleway credentials"),
+    ("**/exoscale/exoscale.toml", "Exoscale credentials"),
+    ("**/.vultr-cli.yaml", "Vultr tokens"),
+    ("**/clouds.yaml", "OpenStack clouds (they hold passwords)"),
+    ("**/openstack/secure.yaml", "OpenStack passwords"),
     ("**/.databrickscfg", "Databricks tokens"),
     (
-        "**/.terraform.d/credentials.tfrc.json",
+        "**/.wrangler/config/*.toml",
+        "Cloudflare Wrangler's OAuth tokens",
+    ),
+    (
+        "**/{.cloudflared,cloudflared}/cert.pem",
+        "cloudflared's origin certificate (it holds a key and a token)",
+    ),
+    (
+        "**/{.cloudflared,cloudflared}/*.json",
+        "a Cloudflare tunnel's credentials",
+    ),
+    ("**/.fly/config.yml", "Fly.io tokens"),
+    ("**/.render/cli.yaml", "Render tokens"),
+    ("**/com.vercel.cli/auth.json", "Vercel tokens"),
+    ("**/{.vercel,.now}/auth.json", "Vercel tokens"),
+    ("**/{netlify,.netlify}/config.json", "Netlify tokens"),
+    ("**/.railway/config.json", "Railway tokens"),
+    ("**/.supabase/access-token", "a Supabase token"),
+    ("**/configstore/firebase-tools.json", "Firebase CLI tokens"),
+    ("**/.expo/state.json", "Expo's session"),
+    (
+        "**/.snowflake/{connections,config}.toml",
+        "Snowflake connections",
+    ),
+    (
+        "**/snowflake/{connections,config}.toml",
+        "Snowflake connections",
+    ),
+    ("**/.snowsql/config", "SnowSQL connections"),
+    ("**/.dbt/profiles.yml", "dbt connection profiles"),
+    (
+        "**/{.terraform.d,terraform.d}/credentials.tfrc.json",
         "Terraform Cloud tokens",
     ),
     ("**/.dockercfg", "Docker registry credentials"),
     (
-        "**/.config/helm/registry/config.json",
-        "Helm registry credentials",
+        "**/containers/auth.json",
+        "Podman and Buildah registry credentials",
+    ),
+    ("**/helm/registry/config.json", "Helm registry credentials"),
+    ("**/helm/repositories.yaml", "Helm repository credentials"),
+    ("**/.kube/**", "a kubeconfig kept beside kubectl's"),
+    (
+        "**/kubernetes/{admin,super-admin,kubelet,controller-manager,scheduler}.conf",
+        "a control plane's kubeconfig",
     ),
     (
-        "**/.config/helm/repositories.yaml",
-        "Helm repository credentials",
+        "**/rancher/{k3s,rke2}/*.yaml",
+        "a k3s or RKE2 kubeconfig or token",
     ),
+    ("**/rancher/*/server/{token,node-token}", "a k3s join token"),
+    ("/run/secrets/**", "a mounted secret"),
+    ("/var/run/secrets/**", "a mounted secret"),
+    (
+        "**/serviceaccount/token",
+        "a Kubernetes service-account token",
+    ),
+    ("**/.talos/config", "a Talos client configuration"),
+    ("**/talosconfig", "a Talos client configuration"),
+    ("**/{.argocd,.config/argocd}/config", "Argo CD tokens"),
+    ("**/.chef/credentials", "Chef credentials"),
+    ("**/.chef/*.pem", "a Chef client key"),
+    ("**/.doppler/.doppler.yaml", "Doppler tokens"),
+    ("**/ngrok.yml", "ngrok's authtoken"),
+    ("**/stripe/config.toml", "Stripe CLI keys"),
+    ("**/.sentryclirc", "a Sentry auth token"),
+    ("**/{.mc,.mcli}/config.json", "MinIO client credentials"),
+    ("**/.jfrog/jfrog-cli.conf*", "JFrog CLI credentials"),
     ("**/.s3cfg", "s3cmd credentials"),
     ("**/.boto", "boto credentials"),
     ("**/rclone.conf", "rclone remotes (they hold credentials)"),
-    ("**/.oci/config", "Oracle Cloud credentials"),
+    // CI agents and command lines.
+    ("**/.circleci/cli.yml", "CircleCI CLI token"),
+    ("**/.travis/config.yml", "Travis CLI token"),
+    ("**/buildkite-agent.cfg", "a Buildkite agent token"),
+    (
+        "**/{gitlab-runner,.gitlab-runner}/config.toml",
+        "GitLab Runner tokens",
+    ),
+    ("**/.credentials", "a CI agent's or sbt's credentials"),
+    ("**/.credentials_rsaparams", "a CI agent's private key"),
+    ("**/secrets/hudson.util.Secret", "Jenkins' secret key"),
+    (
+        "**/secrets/initialAdminPassword",
+        "Jenkins' first admin password",
+    ),
+    ("**/.flyrc", "Concourse fly tokens"),
+    ("**/buildAgent.properties", "a TeamCity agent token"),
     // Package managers.
     ("**/.cargo/credentials", "cargo registry tokens"),
     ("**/.cargo/credentials.toml", "cargo registry tokens"),
     ("**/.yarnrc", "a Yarn configuration (it carries tokens)"),
     (
-        "**/.config/pip/pip.conf",
+        "**/etc/npmrc",
+        "npm's global configuration (it carries tokens)",
+    ),
+    (
+        "**/.bunfig.toml",
+        "bun's global configuration (it carries tokens)",
+    ),
+    (
+        "**/pip.conf",
         "a pip configuration (it carries index credentials)",
     ),
     (
-        "**/.pip/pip.conf",
+        "**/pip.ini",
         "a pip configuration (it carries index credentials)",
     ),
-    ("**/.config/pypoetry/auth.toml", "Poetry credentials"),
-    ("**/.composer/auth.json", "Composer credentials"),
-    ("**/.config/composer/auth.json", "Composer credentials"),
+    ("**/pypoetry/auth.toml", "Poetry credentials"),
+    ("**/gem/credentials", "RubyGems credentials"),
+    (
+        "**/.bundle/config",
+        "Bundler settings (they hold source credentials)",
+    ),
+    ("**/{.composer,composer}/auth.json", "Composer credentials"),
     (
         "**/.m2/settings.xml",
         "Maven settings (they hold server passwords)",
     ),
-    ("**/.m2/settings-security.xml", "Maven's master password"),
+    ("**/settings-security.xml", "Maven's master password"),
     (
         "**/.gradle/gradle.properties",
         "Gradle properties (they hold publishing credentials)",
     ),
     (
-        "**/.nuget/NuGet/NuGet.Config",
+        "**/NuGet/NuGet.Config",
         "NuGet sources (they hold API keys)",
     ),
+    ("**/pub-credentials.json", "Dart pub credentials"),
+    ("**/pub-tokens.json", "Dart pub tokens"),
+    // Password managers and keyrings.
+    (
+        "**/{Bitwarden,Bitwarden CLI}/data.json",
+        "a Bitwarden vault",
+    ),
+    ("**/{.op,.config/op}/config", "1Password CLI accounts"),
+    ("**/gopass/stores/**", "a gopass store"),
+    ("**/{.lpass,.local/share/lpass}/**", "LastPass CLI's vault"),
+    ("**/*.kdbx", "a KeePass database"),
+    ("**/*.keyx", "a KeePassXC key file"),
+    ("**/kwalletd/**", "a KDE wallet"),
+    ("**/*.kwl", "a KDE wallet"),
+    // Browsers (Chromium's family by its profiles' file names, Firefox's family by its
+    // profile folders) and file-transfer clients.
+    (
+        "**/{Login Data,Login Data-journal,Login Data For Account,Login Data For Account-journal}",
+        "a browser's saved passwords",
+    ),
+    (
+        "**/{Web Data,Web Data-journal}",
+        "a browser's saved cards and tokens",
+    ),
+    ("**/Local State", "a browser's encryption key"),
+    (
+        "**/{Default,Profile *,Guest Profile}/{Cookies,Cookies-journal}",
+        "a browser's cookies",
+    ),
+    (
+        "**/Network/{Cookies,Cookies-journal}",
+        "a browser's cookies",
+    ),
+    (
+        "**/{.mozilla/firefox,firefox/profiles,.thunderbird,thunderbird/profiles,.librewolf,librewolf/profiles}/*/{logins.json,logins-backup.json,signons.sqlite,key3.db,key4.db,cookies.sqlite}",
+        "a Mozilla profile's passwords, keys or cookies",
+    ),
+    ("**/Library/Cookies/**", "Safari's cookies"),
+    ("**/*.binarycookies", "Safari's cookies"),
+    (
+        "**/filezilla/{sitemanager,recentservers}.xml",
+        "FileZilla's saved passwords",
+    ),
+    ("**/WinSCP.ini", "WinSCP's saved sessions"),
+    // Networks.
+    (
+        "**/wireguard/**/*.conf",
+        "a WireGuard configuration (it holds the private key)",
+    ),
+    (
+        "**/wg[0-9]*.conf",
+        "a WireGuard configuration (it holds the private key)",
+    ),
+    ("**/*.ovpn", "an OpenVPN profile (it holds keys)"),
+    (
+        "**/NetworkManager/system-connections/**",
+        "saved network passwords",
+    ),
+    ("**/*.nmconnection", "saved network passwords"),
+    ("**/wpa_supplicant*.conf", "saved Wi-Fi passwords"),
+    ("**/tailscaled.state", "Tailscale's node key"),
+    ("**/identity.secret", "a ZeroTier identity"),
+    ("**/ppp/{chap,pap}-secrets", "PPP passwords"),
+    ("**/ipsec.secrets", "IPsec secrets"),
+    ("**/.smbcredentials", "SMB credentials"),
+    ("**/smbpasswd", "Samba's password file"),
+    // Age and SOPS keys.
+    ("**/sops/age/**", "SOPS age keys"),
+    ("**/.tsh/keys/**", "Teleport keys"),
     // Database clients.
     ("**/.pgpass", "PostgreSQL passwords"),
+    ("**/postgresql/pgpass.conf", "PostgreSQL passwords"),
+    (
+        "**/.pg_service.conf",
+        "PostgreSQL services (they hold passwords)",
+    ),
     ("**/.my.cnf", "MySQL client credentials"),
     ("**/.mylogin.cnf", "MySQL login paths"),
+    ("**/mysql/debian.cnf", "MySQL maintenance credentials"),
     ("**/.psql_history", "a psql history"),
     ("**/.mysql_history", "a MySQL history"),
     ("**/.rediscli_history", "a redis-cli history"),
     ("**/.sqlite_history", "an SQLite history"),
+    ("**/.clickhouse-client-history", "a ClickHouse history"),
     ("**/.dbshell", "a MongoDB shell history"),
+    ("**/mongosh/*history*", "a MongoDB shell history"),
     // Shell and interpreter histories (commands carry tokens).
     ("**/.bash_history", "a shell history"),
     ("**/.zsh_history", "a shell history"),
@@ -136,27 +401,102 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.histfile", "a shell history"),
     ("**/.sh_history", "a shell history"),
     ("**/fish_history", "a shell history"),
+    ("**/PSReadLine/*_history.txt", "a PowerShell history"),
     ("**/.python_history", "a Python history"),
+    ("**/.ipython/**/history.sqlite", "an IPython history"),
     ("**/.node_repl_history", "a Node.js history"),
+    ("**/.irb_history", "a Ruby history"),
+    ("**/.pry_history", "a Ruby history"),
+    ("**/.Rhistory", "an R history"),
+    // Mail clients' passwords.
+    ("**/.msmtprc", "msmtp's mail passwords"),
+    ("**/.fetchmailrc", "fetchmail's mail passwords"),
     // The operating system's secrets.
     ("/etc/shadow", "the system's password hashes"),
     ("/etc/gshadow", "the system's group password hashes"),
     ("/etc/shadow-", "the system's password hashes"),
+    ("/etc/gshadow-", "the system's group password hashes"),
+    ("/etc/security/opasswd", "the system's old password hashes"),
     ("**/Library/Keychains/**", "a macOS keychain"),
     ("**/*.keychain", "a keychain"),
     ("**/*.keychain-db", "a keychain"),
     ("**/.local/share/keyrings/**", "a GNOME keyring"),
     ("/proc/**/environ", "a process's environment"),
     ("/proc/**/cmdline", "a process's command line"),
+    (
+        "**/System32/config/{SAM,SECURITY,SYSTEM}",
+        "a Windows registry hive of secrets",
+    ),
+    (
+        "**/AppData/*/Microsoft/{Credentials,Protect,Vault}/**",
+        "Windows' stored credentials and their keys",
+    ),
+    ("**/AppData/Roaming/gnupg/**", "a GnuPG folder"),
 ];
 
-/// Names that are templates or public halves, never credentials.
+/// Names that are public halves or a tool's harmless files, never credentials, whatever rule
+/// above their name also meets. (Templates are found by [`is_template`].)
 pub(super) const NOT_CREDENTIALS: &[&str] = &[
-    "**/*.example",
-    "**/*.sample",
-    "**/*.template",
-    "**/*.dist",
     "**/*.pub",
+    "**/*public*.pem",
+    "**/*public*.key",
     "**/.ssh/known_hosts",
     "**/.ssh/known_hosts.old",
+    // kubectl's caches of the API server's discovery documents.
+    "**/.kube/cache/**",
+    "**/.kube/http-cache/**",
 ];
+
+/// The words that make a name a template: `.env.example`, `credentials.json.template`,
+/// `.env.tpl` (1Password), `.env.j2` (Ansible), `dot_netrc.tmpl` (chezmoi).
+const TEMPLATE_WORDS: &[&str] = &["example", "sample", "template", "dist", "tpl", "tmpl", "j2"];
+
+/// Whether the file name `name` is a template of a credential file: a template word in its last
+/// two dot-separated parts, after its stem (`.env.example`, `.env.example.local`,
+/// `service-account.example.json`), or an environment file whose stem is one (`example.env`,
+/// `sample.prod.env`). A name with more parts after the word (`mail.example.org.key`, a key named
+/// for its domain) is not one.
+pub(super) fn is_template(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let parts: Vec<&str> = lower.trim_start_matches('.').split('.').collect();
+    let is_word = |part: &str| TEMPLATE_WORDS.contains(&part);
+    let last_two = parts.len().saturating_sub(2).max(1);
+    if parts[last_two..].iter().any(|part| is_word(part)) {
+        return true;
+    }
+    parts.len() >= 2 && is_word(parts[0]) && parts.last() == Some(&"env")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_are_known_by_a_word_near_the_end_of_their_name() {
+        for name in [
+            ".env.example",
+            ".env.sample",
+            ".env.example.local",
+            ".env.tpl",
+            ".env.j2",
+            "service-account.example.json",
+            "credentials.json.template",
+            "phpunit.xml.dist",
+            "example.env",
+            "sample.prod.env",
+        ] {
+            assert!(is_template(name), "{name}");
+        }
+        for name in [
+            ".env",
+            "example.com.key",
+            "mail.example.org.key",
+            "examples.env",
+            "prod.env",
+            "sample",
+            "template.key",
+        ] {
+            assert!(!is_template(name), "{name}");
+        }
+    }
+}

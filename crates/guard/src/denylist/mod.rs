@@ -4,7 +4,8 @@
 //! resolved lexically, repeated separators dropped, and matched without regard to case (so
 //! `.ENV` on a case-insensitive disk is `.env`). A symbolic link, anywhere on the way, is also
 //! judged by what it points to: a link named `notes.txt` that leads to `~/.ssh/id_rsa` is denied.
-//! Templates (`.env.example`, `.sample`, `.template`, `.dist`) and public keys (`*.pub`) are not
+//! Templates (`.env.example`, `.sample`, `.template`, `.dist`, `.tpl`, `example.env`), public keys
+//! (`*.pub`, `*public*.pem`) and the caches some tools keep beside their credentials are not
 //! credentials. Two kinds of file are judged by what they hold when they exist: a `*.pem` is
 //! denied only if it holds a private key, and a `*.json` is denied if it is a cloud
 //! service-account key.
@@ -24,7 +25,7 @@ mod lookalike;
 pub use beneath::credential_files_beneath;
 pub use inodes::{CredentialInodes, credential_files};
 
-use known::{DENIED, NOT_CREDENTIALS};
+use known::{DENIED, NOT_CREDENTIALS, is_template};
 
 /// The verdict on one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -102,7 +103,7 @@ impl Denylist {
         let folded = lookalike::fold(path);
         let originals = copied_from(&folded);
         // A copy of a template (`.env.example~`) is a template.
-        if originals.iter().any(|o| self.not_credentials.is_match(o)) {
+        if originals.iter().any(|o| self.is_not_credential(o)) {
             return None;
         }
         let names = [path.to_path_buf(), folded.clone()];
@@ -115,12 +116,21 @@ impl Denylist {
     }
 
     fn rule_by_name(&self, path: &Path) -> Option<String> {
-        if self.not_credentials.is_match(path) {
+        if self.is_not_credential(path) {
             return None;
         }
         let index = self.denied.matches(path).into_iter().next()?;
         let (glob, what) = DENIED[index];
         Some(format!("{glob} ({what})"))
+    }
+
+    /// Whether `path` is a template, a public half or a tool's harmless file, whatever its name
+    /// also looks like.
+    fn is_not_credential(&self, path: &Path) -> bool {
+        self.not_credentials.is_match(path)
+            || path
+                .file_name()
+                .is_some_and(|name| is_template(&name.to_string_lossy()))
     }
 }
 
