@@ -1,0 +1,132 @@
+//! How often the credential-file denylist is right on realistic paths: the stores where tools
+//! keep credentials, as their documentation names them, and files that only share a name with
+//! one. Two sets live in `tests/denylist_paths/`: `tuning.txt`, which the rules were written
+//! against and must judge without a miss, and `held_out.txt`, which they were never tuned to and
+//! must judge right at least 95% of the time. Each test prints its accuracy and every miss
+//! (`cargo test -p nodwyn-guard --test denylist_paths -- --nocapture`).
+
+// The measure's report is what this test is read for.
+#![allow(clippy::print_stdout)]
+
+use std::path::Path;
+
+use nodwyn_guard::Denylist;
+
+/// Relative paths are judged inside this repository (which does not exist, so every path is
+/// judged by its name alone).
+const REPOSITORY: &str = "/nodwyn-denylist-measure/repo";
+
+/// One line of a set: whether the path should be denied, and the path.
+struct Case {
+    deny: bool,
+    path: String,
+}
+
+/// The cases of a set's text: `deny PATH` or `allow PATH` a line, `#` comments and blank lines
+/// skipped. A malformed line fails the test, naming it.
+fn cases(set: &str, text: &str) -> Vec<Case> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty() && !line.trim_start().starts_with('#'))
+        .map(|(number, line)| {
+            let (verdict, path) = line
+                .trim()
+                .split_once(' ')
+                .unwrap_or_else(|| panic!("{set}:{}: no path", number + 1));
+            let deny = match verdict {
+                "deny" => true,
+                "allow" => false,
+                other => panic!("{set}:{}: `{other}` is neither deny nor allow", number + 1),
+            };
+            Case {
+                deny,
+                path: path.trim().to_owned(),
+            }
+        })
+        .collect()
+}
+
+/// What the denylist made of a set.
+struct Measure {
+    credentials: usize,
+    benign: usize,
+    /// Credential paths the denylist allowed.
+    allowed: Vec<String>,
+    /// Benign paths it denied, with the rule that did.
+    denied: Vec<(String, String)>,
+}
+
+impl Measure {
+    fn of(set: &str, text: &str) -> Measure {
+        let list = Denylist::standard();
+        let mut measure = Measure {
+            credentials: 0,
+            benign: 0,
+            allowed: Vec::new(),
+            denied: Vec::new(),
+        };
+        for case in cases(set, text) {
+            let judged = list.judge(Path::new(&case.path), Path::new(REPOSITORY));
+            if case.deny {
+                measure.credentials += 1;
+                if !judged.is_denied() {
+                    measure.allowed.push(case.path);
+                }
+            } else {
+                measure.benign += 1;
+                if judged.is_denied() {
+                    measure
+                        .denied
+                        .push((case.path, judged.rule.unwrap_or_default()));
+                }
+            }
+        }
+        measure
+    }
+
+    fn accuracy(&self) -> f64 {
+        let total = self.credentials + self.benign;
+        let right = total - self.allowed.len() - self.denied.len();
+        100.0 * right as f64 / total as f64
+    }
+
+    /// Prints the accuracy and every miss.
+    fn report(&self, set: &str) {
+        println!(
+            "{set}: {:.1}% right of {} paths: {} of {} credential paths allowed, {} of {} benign paths denied",
+            self.accuracy(),
+            self.credentials + self.benign,
+            self.allowed.len(),
+            self.credentials,
+            self.denied.len(),
+            self.benign,
+        );
+        for path in &self.allowed {
+            println!("  allowed  {path}");
+        }
+        for (path, rule) in &self.denied {
+            println!("  denied   {path}  by {rule}");
+        }
+    }
+}
+
+#[test]
+fn the_tuning_set_is_judged_without_a_miss() {
+    let measure = Measure::of("tuning.txt", include_str!("denylist_paths/tuning.txt"));
+    measure.report("tuning");
+    assert!(
+        measure.allowed.is_empty() && measure.denied.is_empty(),
+        "the tuning set has misses (printed above)"
+    );
+}
+
+#[test]
+fn the_held_out_set_is_judged_right_at_least_95_percent_of_the_time() {
+    let measure = Measure::of("held_out.txt", include_str!("denylist_paths/held_out.txt"));
+    measure.report("held out");
+    assert!(
+        measure.accuracy() >= 95.0,
+        "{:.1}% on the held-out set (misses printed above)",
+        measure.accuracy()
+    );
+}
