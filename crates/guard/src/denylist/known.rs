@@ -147,7 +147,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/.gcm/store/**",
         "Git Credential Manager's plaintext store",
     ),
-    ("**/.subversion/auth/**", "Subversion's cached credentials"),
+    (
+        "**/{.subversion,Subversion}/auth/**",
+        "Subversion's cached credentials",
+    ),
     ("**/.authinfo", "an auth-source file (it holds passwords)"),
     (
         "**/.authinfo.gpg",
@@ -198,7 +201,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/{netlify,.netlify}/config.json", "Netlify tokens"),
     ("**/.railway/config.json", "Railway tokens"),
     ("**/.supabase/access-token", "a Supabase token"),
-    ("**/configstore/firebase-tools.json", "Firebase CLI tokens"),
+    // Command lines built on configstore (Firebase, Snyk, ...) keep their login in its folder,
+    // beside update-notifier's harmless files.
+    (
+        "**/configstore/*.json",
+        "a command line's stored login (configstore)",
+    ),
     ("**/.expo/state.json", "Expo's session"),
     (
         "**/.snowflake/{connections,config}.toml",
@@ -223,7 +231,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/helm/repositories.yaml", "Helm repository credentials"),
     ("**/.kube/**", "a kubeconfig kept beside kubectl's"),
     (
-        "**/kubernetes/{admin,super-admin,kubelet,controller-manager,scheduler}.conf",
+        "**/kubernetes/{admin,super-admin,kubelet,bootstrap-kubelet,controller-manager,scheduler}.conf",
         "a control plane's kubeconfig",
     ),
     (
@@ -342,14 +350,77 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a browser's cookies",
     ),
     (
-        "**/{.mozilla/firefox,firefox/profiles,.thunderbird,thunderbird/profiles,.librewolf,librewolf/profiles}/*/{logins.json,logins-backup.json,signons.sqlite,key3.db,key4.db,cookies.sqlite}",
-        "a Mozilla profile's passwords, keys or cookies",
+        "**/{.mozilla/*,Profiles,.thunderbird,.librewolf,.waterfox}/*/{logins.json,logins-backup.json,signons.sqlite,cookies.sqlite}",
+        "a Mozilla profile's passwords or cookies",
     ),
+    (
+        "**/*.default*/{logins.json,logins-backup.json,signons.sqlite,cookies.sqlite}",
+        "a Mozilla profile's passwords or cookies",
+    ),
+    // NSS's key databases: a Mozilla profile's, or Chromium's on Linux (~/.pki/nssdb).
+    ("**/{key3.db,key4.db}", "an NSS key database"),
+    ("**/wand.dat", "Opera's saved passwords"),
     ("**/Library/Cookies/**", "Safari's cookies"),
     ("**/*.binarycookies", "Safari's cookies"),
     (
-        "**/filezilla/{sitemanager,recentservers}.xml",
+        "**/{filezilla,.filezilla}/{sitemanager,recentservers}.xml",
         "FileZilla's saved passwords",
+    ),
+    ("**/.gftp/{bookmarks,gftprc}", "gFTP's saved passwords"),
+    ("**/Cyberduck/**/user.config", "Cyberduck's saved passwords"),
+    (
+        "**/FTP Navigator/Ftplist.txt",
+        "FTP Navigator's saved passwords",
+    ),
+    // Remote desktop managers.
+    (
+        "**/mRemoteNG/confCons.xml*",
+        "mRemoteNG's saved connections",
+    ),
+    (
+        "**/RDCMan.settings",
+        "Remote Desktop Connection Manager's settings",
+    ),
+    (
+        "**/*.rdg",
+        "Remote Desktop Connection Manager's saved connections",
+    ),
+    ("**/.vnc/passwd", "a VNC password"),
+    // Chat and mail clients' accounts.
+    (
+        "**/.purple/accounts.xml",
+        "Pidgin's accounts (with passwords)",
+    ),
+    (
+        "**/{psi,psi+}/profiles/*/accounts.xml",
+        "Psi's accounts (with passwords)",
+    ),
+    (
+        "**/.claws-mail/{passwordstorerc,accountrc}",
+        "Claws Mail's passwords",
+    ),
+    // Database tools' saved connections.
+    ("**/.dbvis/**/dbvis.xml", "DbVisualizer's saved connections"),
+    (
+        "**/.squirrel-sql/SQLAliases*.xml",
+        "SQuirreL's saved connections",
+    ),
+    (
+        "**/{.3T,robomongo}/**/{robo3t,robomongo,studio3t}.json",
+        "Robo 3T's saved connections",
+    ),
+    ("**/pgadmin4.db", "pgAdmin's saved passwords"),
+    (
+        "**/.dbeaver/credentials-config.json",
+        "DBeaver's saved passwords",
+    ),
+    (
+        "**/org.apache.directory.studio.connection.core/connections.xml",
+        "Apache Directory Studio's saved connections",
+    ),
+    (
+        "**/KeePass/ProtectedUserKey.bin",
+        "KeePass's Windows account key",
     ),
     ("**/WinSCP.ini", "WinSCP's saved sessions"),
     // Networks.
@@ -371,7 +442,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/tailscaled.state", "Tailscale's node key"),
     ("**/identity.secret", "a ZeroTier identity"),
     ("**/ppp/{chap,pap}-secrets", "PPP passwords"),
-    ("**/ipsec.secrets", "IPsec secrets"),
+    ("**/*.secrets", "a secrets file (IPsec, rsync)"),
+    ("**/*.psk", "a pre-shared key"),
+    ("**/racoon/psk.txt", "racoon's pre-shared keys"),
+    ("**/Wlansvc/Profiles/**", "Windows' saved Wi-Fi passwords"),
+    ("**/ddclient.conf", "ddclient's dynamic DNS password"),
     ("**/.smbcredentials", "SMB credentials"),
     ("**/smbpasswd", "Samba's password file"),
     // Age and SOPS keys.
@@ -395,6 +470,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.dbshell", "a MongoDB shell history"),
     ("**/mongosh/*history*", "a MongoDB shell history"),
     // Shell and interpreter histories (commands carry tokens).
+    // Every dotfile history (`.bash_history`, `.ash_history`, `.psql_history`, ...).
+    ("**/.*_history", "a command history"),
+    ("**/.*-history", "a command history"),
+    ("**/.history", "a shell history"),
+    (
+        "**/.local/share/mc/history",
+        "Midnight Commander's command history",
+    ),
     ("**/.bash_history", "a shell history"),
     ("**/.zsh_history", "a shell history"),
     ("**/.zhistory", "a shell history"),
@@ -412,11 +495,42 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.msmtprc", "msmtp's mail passwords"),
     ("**/.fetchmailrc", "fetchmail's mail passwords"),
     // The operating system's secrets.
-    ("/etc/shadow", "the system's password hashes"),
-    ("/etc/gshadow", "the system's group password hashes"),
-    ("/etc/shadow-", "the system's password hashes"),
-    ("/etc/gshadow-", "the system's group password hashes"),
-    ("/etc/security/opasswd", "the system's old password hashes"),
+    // The system's own files, also inside another root (a container's, WSL's, a chroot's).
+    (
+        "**/etc/{shadow,shadow-,gshadow,gshadow-}",
+        "the system's password hashes",
+    ),
+    (
+        "**/etc/security/opasswd",
+        "the system's old password hashes",
+    ),
+    ("**/etc/kcpassword", "macOS' automatic login password"),
+    (
+        "**/dslocal/nodes/*/users/*.plist",
+        "a macOS account's password hash",
+    ),
+    ("**/samba/private/**", "Samba's secrets"),
+    ("**/.google_authenticator", "a TOTP secret"),
+    ("**/.erlang.cookie", "an Erlang distribution cookie"),
+    ("**/tomcat-users.xml", "Tomcat's users and passwords"),
+    ("**/gitlab-secrets.json", "GitLab's secrets"),
+    ("**/.roadtools_auth", "ROADtools' Azure tokens"),
+    ("**/concourse/*_key", "a Concourse key"),
+    ("**/kubelet/pki/**", "the kubelet's keys"),
+    (
+        "**/volumes/{kubernetes.io~secret,kubernetes.io~projected}/**",
+        "a Secret mounted into a pod",
+    ),
+    ("**/microk8s/*/credentials/**", "MicroK8s credentials"),
+    ("**/ntds.dit", "Active Directory's database"),
+    (
+        "**/{Panther,Sysprep}/**/unattend*.xml",
+        "a Windows answer file (it holds passwords)",
+    ),
+    (
+        "**/autounattend.xml",
+        "a Windows answer file (it holds passwords)",
+    ),
     ("**/Library/Keychains/**", "a macOS keychain"),
     ("**/*.keychain", "a keychain"),
     ("**/*.keychain-db", "a keychain"),
@@ -445,6 +559,8 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",
+    // update-notifier's records of the latest versions, beside configstore's logins.
+    "**/configstore/update-notifier-*.json",
 ];
 
 /// The words that make a name a template: `.env.example`, `credentials.json.template`,
