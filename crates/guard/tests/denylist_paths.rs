@@ -136,11 +136,18 @@ fn the_held_out_set_is_judged_right_at_least_95_percent_of_the_time() {
 /// The sets drawn from other projects' lists of credential stores, in the order they were
 /// written, with the accuracy each keeps: at least 95%, their misses having been turned into rules
 /// for whole classes.
-const OTHERS: &[(&str, &str, f64)] = &[(
-    "others_2_lazagne_linpeas.txt",
-    include_str!("denylist_paths/others_2_lazagne_linpeas.txt"),
-    95.0,
-)];
+const OTHERS: &[(&str, &str, f64)] = &[
+    (
+        "others_2_lazagne_linpeas.txt",
+        include_str!("denylist_paths/others_2_lazagne_linpeas.txt"),
+        95.0,
+    ),
+    (
+        "others_3_browsers_windows_repositories.txt",
+        include_str!("denylist_paths/others_3_browsers_windows_repositories.txt"),
+        95.0,
+    ),
+];
 
 #[test]
 fn the_sets_from_other_projects_lists_keep_their_measure() {

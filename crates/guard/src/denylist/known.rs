@@ -58,6 +58,38 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/credentials.json", "a credentials file"),
     ("**/credentials.toml", "a credentials file"),
     ("**/credentials.xml", "a credentials file"),
+    // Files named for the credentials they hold (`aws_credentials`, `.gcp-credentials.json`,
+    // `config/credentials.yml`, `secrets.toml`, `api_key.txt`, `.github_token`), in the formats
+    // data is kept in; source files (`credentials.rs`) and documentation are other formats.
+    ("**/*[-_.]{credentials,creds}", "a credentials file"),
+    (
+        "**/*[-_.]{credentials,creds}.{json,yml,yaml,toml,xml,ini,cfg,conf,txt,csv,env,properties}",
+        "a credentials file",
+    ),
+    (
+        "**/credentials.{yml,yaml,ini,cfg,conf,txt,csv,properties}",
+        "a credentials file",
+    ),
+    (
+        "**/{secrets,*[-_.]secrets}.{json,yml,yaml,toml,xml,ini,cfg,conf,txt,env,properties}",
+        "a secrets file",
+    ),
+    ("**/*password*.{txt,csv}", "a password list"),
+    ("**/{api_key,api-key,apikey}", "an API key file"),
+    ("**/{api_key,api-key,apikey}.txt", "an API key file"),
+    ("**/.api[-_]key", "an API key file"),
+    ("**/.*[-_]token", "a token file"),
+    ("**/*[-_]{token,pat}.txt", "a token file"),
+    ("**/github[-_]{token,pat}", "a GitHub token file"),
+    ("**/docker[-_]config.json", "Docker registry credentials"),
+    ("**/.dockerconfigjson", "Docker registry credentials"),
+    // Private keys named as SSH keys are (`deploy_rsa`, `github_ed25519`), or kept without an
+    // extension in a folder of keys (`certs/signing-key`).
+    ("**/*[-_]{rsa,dsa,ecdsa,ed25519}", "an SSH private key"),
+    (
+        "**/{certs,keys,ssl,tls,secrets,private}/*[-_]key",
+        "a private key file",
+    ),
     ("**/client_secret*.json", "an OAuth client secret"),
     ("**/service-account*.json", "a service-account key"),
     ("**/.config/gcloud/**", "gcloud credentials"),
@@ -160,6 +192,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.aws/sso/cache/**", "AWS SSO tokens"),
     ("**/.aws/cli/cache/**", "AWS CLI session credentials"),
     ("**/.azure/**", "Azure CLI tokens"),
+    ("**/Windows Azure Powershell/**", "Azure PowerShell tokens"),
+    (
+        "**/{AzureRmContext.json,TokenCache.dat}",
+        "Azure PowerShell tokens",
+    ),
     ("**/gcloud/credentials.db", "gcloud credentials"),
     ("**/gcloud/access_tokens.db", "gcloud access tokens"),
     (
@@ -341,6 +378,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a browser's saved cards and tokens",
     ),
     ("**/Local State", "a browser's encryption key"),
+    // Yandex's names for the same files.
+    (
+        "**/{Ya Passman Data,Ya Credit Cards}*",
+        "a browser's saved passwords or cards",
+    ),
     (
         "**/{Default,Profile *,Guest Profile}/{Cookies,Cookies-journal}",
         "a browser's cookies",
@@ -422,6 +464,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/KeePass/ProtectedUserKey.bin",
         "KeePass's Windows account key",
     ),
+    ("**/TTYPlus/mtputty.xml", "MTPuTTY's saved sessions"),
+    ("**/McAfee/**/SiteList.xml", "McAfee's update credentials"),
+    (
+        "**/o.jdeveloper.db.connection*/connections.xml",
+        "SQL Developer's saved connections",
+    ),
     ("**/WinSCP.ini", "WinSCP's saved sessions"),
     // Networks.
     (
@@ -452,6 +500,15 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Age and SOPS keys.
     ("**/sops/age/**", "SOPS age keys"),
     ("**/.tsh/keys/**", "Teleport keys"),
+    // System package managers' repository credentials.
+    (
+        "**/apt/{auth.conf,auth.conf.d/**}",
+        "apt's repository credentials",
+    ),
+    (
+        "**/zypp/credentials.d/**",
+        "zypper's repository credentials",
+    ),
     // Database clients.
     ("**/.pgpass", "PostgreSQL passwords"),
     ("**/postgresql/pgpass.conf", "PostgreSQL passwords"),
@@ -548,6 +605,16 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/AppData/Roaming/gnupg/**", "a GnuPG folder"),
 ];
 
+/// File names matched with their case, where a folder of the same name in another case is
+/// common in source trees (`src/cookies/`): Chromium's and Electron apps' cookie stores sit at
+/// the top of their folder in some of them (Opera, Slack).
+pub(super) const EXACT_NAMES: &[(&str, &str)] = &[
+    ("Cookies", "a browser's or an Electron app's cookies"),
+    (
+        "Cookies-journal",
+        "a browser's or an Electron app's cookies",
+    ),
+];
 /// Names that are public halves or a tool's harmless files, never credentials, whatever rule
 /// above their name also meets. (Templates are found by [`is_template`].)
 pub(super) const NOT_CREDENTIALS: &[&str] = &[
@@ -559,6 +626,8 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",
+    // A Helm chart's templates render Secrets from values; they hold none.
+    "**/templates/**/*secret*.{yaml,yml,tpl}",
     // update-notifier's records of the latest versions, beside configstore's logins.
     "**/configstore/update-notifier-*.json",
 ];

@@ -25,7 +25,7 @@ mod lookalike;
 pub use beneath::credential_files_beneath;
 pub use inodes::{CredentialInodes, credential_files};
 
-use known::{DENIED, NOT_CREDENTIALS, is_template};
+use known::{DENIED, EXACT_NAMES, NOT_CREDENTIALS, is_template};
 
 /// The verdict on one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -119,9 +119,13 @@ impl Denylist {
         if self.is_not_credential(path) {
             return None;
         }
-        let index = self.denied.matches(path).into_iter().next()?;
-        let (glob, what) = DENIED[index];
-        Some(format!("{glob} ({what})"))
+        if let Some(index) = self.denied.matches(path).into_iter().next() {
+            let (glob, what) = DENIED[index];
+            return Some(format!("{glob} ({what})"));
+        }
+        let name = path.file_name()?;
+        let (exact, what) = EXACT_NAMES.iter().find(|(exact, _)| name == *exact)?;
+        Some(format!("**/{exact} ({what})"))
     }
 
     /// Whether `path` is a template, a public half or a tool's harmless file, whatever its name
