@@ -147,6 +147,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_3_browsers_windows_repositories.txt"),
         95.0,
     ),
+    (
+        "others_4_gitignore_servers.txt",
+        include_str!("denylist_paths/others_4_gitignore_servers.txt"),
+        95.0,
+    ),
 ];
 
 #[test]

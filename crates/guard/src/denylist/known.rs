@@ -99,6 +99,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.htpasswd", "an htpasswd file"),
     ("**/*.tfstate", "Terraform state (it holds secrets)"),
     ("**/*.tfstate.backup", "Terraform state (it holds secrets)"),
+    (
+        "**/*.tfstate.*.backup",
+        "Terraform state (it holds secrets)",
+    ),
     ("**/*.tfvars", "Terraform variables (they hold secrets)"),
     (
         "**/*.tfvars.json",
@@ -128,6 +132,28 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.vault[-_]pass*", "an Ansible vault password file"),
     ("**/vault[-_]pass*.txt", "an Ansible vault password file"),
     ("**/acme.json", "an ACME store (it holds private keys)"),
+    // Frameworks' own secret files (Phoenix, JetBrains' HTTP client, R, old Rails, Symfony 2-3,
+    // Visual Studio's publish profiles).
+    ("**/*.secret.exs", "a Phoenix secrets file"),
+    (
+        "**/*.private.env.json",
+        "JetBrains HTTP client's private environment",
+    ),
+    ("**/.httr-oauth", "R httr's OAuth tokens"),
+    ("**/.Renviron", "R's environment file (it holds API keys)"),
+    (
+        "**/config/initializers/secret_token.rb",
+        "Rails' secret token",
+    ),
+    (
+        "**/app/config/parameters.{yml,yaml,php,ini}",
+        "Symfony's parameters (they hold passwords)",
+    ),
+    ("**/*.publishsettings", "Azure publish settings"),
+    (
+        "**/*.pubxml.user",
+        "a Visual Studio publish profile's password",
+    ),
     ("**/letsencrypt/accounts/**", "Let's Encrypt account keys"),
     // Agent and model tools' own credentials.
     ("**/.claude/.credentials.json", "Claude Code credentials"),
@@ -587,6 +613,37 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     (
         "**/autounattend.xml",
         "a Windows answer file (it holds passwords)",
+    ),
+    (
+        "**/sysprep.{inf,xml}",
+        "a Windows answer file (it holds passwords)",
+    ),
+    (
+        "**/Policies/*/{Machine,User}/Preferences/**/*.xml",
+        "Group Policy preferences (they hold passwords)",
+    ),
+    (
+        "**/config/RegBack/**",
+        "a backup of Windows' registry hives",
+    ),
+    (
+        "**/repair/{SAM,SECURITY,SYSTEM}",
+        "a backup of Windows' registry hives",
+    ),
+    ("**/ws_ftp.ini", "WS_FTP's saved sites"),
+    ("**/sss/secrets/**", "SSSD's secrets"),
+    (
+        "**/*.secret",
+        "a secret (an LDAP bind password, a secret key)",
+    ),
+    ("**/.Xauthority", "an X11 authority cookie"),
+    ("**/mosquitto/passwd", "Mosquitto's passwords"),
+    ("**/neo4j/**/dbms/auth", "Neo4j's users and passwords"),
+    // Files whose change lets someone in, like authorized_keys.
+    ("**/{.rhosts,.shosts,hosts.equiv}", "a host trust file"),
+    (
+        "**/{known_tokens,basic_auth,static-tokens}.csv",
+        "a Kubernetes API server's static tokens",
     ),
     ("**/Library/Keychains/**", "a macOS keychain"),
     ("**/*.keychain", "a keychain"),
