@@ -152,6 +152,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_4_gitignore_servers.txt"),
         95.0,
     ),
+    (
+        "others_5_shhgit.txt",
+        include_str!("denylist_paths/others_5_shhgit.txt"),
+        95.0,
+    ),
 ];
 
 #[test]

@@ -242,6 +242,8 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/scw/config.yaml", "Scaleway credentials"),
     ("**/exoscale/exoscale.toml", "Exoscale credentials"),
     ("**/.vultr-cli.yaml", "Vultr tokens"),
+    ("**/.tugboat", "Tugboat's DigitalOcean token"),
+    ("**/.trc", "t's Twitter tokens"),
     ("**/clouds.yaml", "OpenStack clouds (they hold passwords)"),
     ("**/openstack/secure.yaml", "OpenStack passwords"),
     ("**/.databrickscfg", "Databricks tokens"),
@@ -460,6 +462,15 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "Pidgin's accounts (with passwords)",
     ),
     (
+        "**/{.xchat2,xchat2,hexchat}/servlist*.conf",
+        "an IRC client's server passwords",
+    ),
+    ("**/.irssi/config", "Irssi's server passwords"),
+    (
+        "**/{.muttrc,.mutt/muttrc}",
+        "Mutt's configuration (it holds mail passwords)",
+    ),
+    (
         "**/{psi,psi+}/profiles/*/accounts.xml",
         "Psi's accounts (with passwords)",
     ),
@@ -483,6 +494,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "DBeaver's saved passwords",
     ),
     (
+        "**/.dbeaver-data-sources*.xml",
+        "DBeaver's saved connections",
+    ),
+    ("**/.recon-ng/keys.db", "recon-ng's API keys"),
+    (
         "**/org.apache.directory.studio.connection.core/connections.xml",
         "Apache Directory Studio's saved connections",
     ),
@@ -490,6 +506,17 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/KeePass/ProtectedUserKey.bin",
         "KeePass's Windows account key",
     ),
+    // Password safes and key files of other managers and systems (Password Safe, KeePass 1,
+    // 1Password's old vaults, old KDE wallets and GNOME keyrings, BitLocker's recovery and TPM
+    // keys, Pidgin's OTR key).
+    ("**/*.psafe3", "a Password Safe database"),
+    ("**/*.kdb", "a KeePass 1 database"),
+    ("**/*.agilekeychain", "a 1Password vault"),
+    ("**/*.kwallet", "a KDE wallet"),
+    ("**/.gnome2/keyrings/**", "a GNOME keyring"),
+    ("**/*.bek", "a BitLocker recovery key"),
+    ("**/*.keypair", "a key pair"),
+    ("**/otr.private_key", "an OTR private key"),
     ("**/TTYPlus/mtputty.xml", "MTPuTTY's saved sessions"),
     ("**/McAfee/**/SiteList.xml", "McAfee's update credentials"),
     (
@@ -497,6 +524,21 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "SQL Developer's saved connections",
     ),
     ("**/WinSCP.ini", "WinSCP's saved sessions"),
+    ("**/sftp-config.json", "Sublime SFTP's saved password"),
+    ("**/proftpdpasswd", "ProFTPd's passwords"),
+    ("**/ventrilo_srv.ini", "a Ventrilo server's password"),
+    (
+        "**/jenkins.plugins.publish_over_ssh.BapSshPublisherPlugin.xml",
+        "Jenkins' SSH publishing keys",
+    ),
+    (
+        "**/LocalSettings.php",
+        "MediaWiki's settings (they hold passwords)",
+    ),
+    (
+        "**/*.cscfg",
+        "an Azure service configuration (it holds keys)",
+    ),
     // Networks.
     (
         "**/wireguard/**/*.conf",
@@ -507,6 +549,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a WireGuard configuration (it holds the private key)",
     ),
     ("**/*.ovpn", "an OpenVPN profile (it holds keys)"),
+    (
+        "**/*.tblk",
+        "a Tunnelblick VPN configuration (it holds keys)",
+    ),
     (
         "**/NetworkManager/system-connections/**",
         "saved network passwords",
