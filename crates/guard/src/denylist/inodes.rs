@@ -2,10 +2,10 @@
 //! under an innocent name (`notes.txt` and `~/.pgpass` being one file) is the same credential.
 //!
 //! The folders where credentials live under the home folder (`~/.ssh`, `~/.aws`, the dotfiles of
-//! the home folder itself, and the top of the tools' folders the denylist names) are read once
-//! a call (a few hundred entries on a developer's machine), every file
-//! the denylist denies is remembered by device and inode, and a path with more than one name is
-//! looked up there. A file with one name cannot be another path's file, so most paths cost one
+//! the home folder itself, the top of the tools' folders the denylist names, and the top of each
+//! browser profile) are read once a call (a few hundred entries on a developer's machine), every
+//! file the denylist denies is remembered by device and inode, and a path with more than one name
+//! is looked up there. A file with one name cannot be another path's file, so most paths cost one
 //! `stat`.
 
 use std::collections::HashSet;
@@ -31,7 +31,53 @@ const DEEP: &[&str] = &[
     ".config/pip",
     ".config/pypoetry",
     ".config/composer",
+    ".config/gcloud/legacy_credentials",
     ".local/share/keyrings",
+    ".local/share/kwalletd",
+    ".pki",
+    ".password-store",
+    ".subversion/auth",
+    ".gcm",
+    ".microsoft/usersecrets",
+    ".local/share/uv/credentials",
+    ".config/sops",
+    ".config/op",
+    ".config/Bitwarden CLI",
+    ".oci",
+    ".aliyun",
+    ".tccli",
+    ".cf",
+    ".bluemix/.cf",
+    ".config/hcloud",
+    ".config/scw",
+    ".config/openstack",
+    ".config/argocd",
+    ".argocd",
+    ".talos",
+    ".tsh",
+    ".cloudflared",
+    ".wrangler/config",
+    ".config/.wrangler/config",
+    ".fly",
+    ".railway",
+    ".supabase",
+    ".netlify",
+    ".config/netlify",
+    ".local/share/com.vercel.cli",
+    ".config/containers",
+    ".config/stripe",
+    ".config/ngrok",
+    ".ngrok2",
+    ".mc",
+    ".doppler",
+    ".chef",
+    ".circleci",
+    ".travis",
+    ".dbt",
+    ".kaggle",
+    ".config/kaggle",
+    ".config/io.datasette.llm",
+    ".config/filezilla",
 ];
 
 /// Folders where a tool keeps its credentials beside caches of thousands of files (`~/.cargo`'s
@@ -48,6 +94,47 @@ const SHALLOW: &[&str] = &[
     ".terraform.d",
     ".composer",
     ".config/gcloud",
+    // `~/.config` itself holds some credentials as files (`hub`, `linode-cli`).
+    ".config",
+    ".config/configstore",
+    ".bluemix",
+    ".pulumi",
+    ".snowflake",
+    ".config/snowflake",
+    ".snowsql",
+    ".gem",
+    ".local/share/gem",
+    ".bundle",
+    ".sbt",
+    ".ivy2",
+    ".cache/huggingface",
+    ".huggingface",
+    ".local/share/opencode",
+    ".qwen",
+    ".config/goose",
+    ".continue",
+    ".expo",
+    ".render",
+    ".purple",
+    ".jfrog",
+];
+
+/// Folders of browser and mail profiles (one subfolder a profile, with thousands of cache files
+/// inside): their own files, each profile's top and its `Network` folder are read, where the
+/// saved passwords, cookies and keys are.
+const PROFILES: &[&str] = &[
+    ".mozilla/firefox",
+    "snap/firefox/common/.mozilla/firefox",
+    ".thunderbird",
+    ".librewolf",
+    ".waterfox",
+    ".config/google-chrome",
+    ".config/google-chrome-beta",
+    ".config/chromium",
+    ".config/microsoft-edge",
+    ".config/BraveSoftware/Brave-Browser",
+    ".config/vivaldi",
+    ".config/opera",
 ];
 
 /// The most files read, so a home folder of millions of files costs a bounded time.
@@ -88,14 +175,14 @@ pub fn credential_files(home: &Path) -> Vec<PathBuf> {
     let denylist = Denylist::standard();
     let mut found = Vec::new();
     let mut budget = MOST_FILES;
-    // (folder, read its subfolders too)
-    let mut pending: Vec<(PathBuf, bool)> = DEEP
+    let mut pending: Vec<(PathBuf, Reach)> = DEEP
         .iter()
-        .map(|f| (home.join(f), true))
-        .chain(SHALLOW.iter().map(|f| (home.join(f), false)))
-        .chain(std::iter::once((home.to_path_buf(), false)))
+        .map(|f| (home.join(f), Reach::All))
+        .chain(SHALLOW.iter().map(|f| (home.join(f), Reach::Top)))
+        .chain(PROFILES.iter().map(|f| (home.join(f), Reach::Profiles)))
+        .chain(std::iter::once((home.to_path_buf(), Reach::Top)))
         .collect();
-    while let Some((folder, deep)) = pending.pop() {
+    while let Some((folder, reach)) = pending.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
@@ -109,8 +196,13 @@ pub fn credential_files(home: &Path) -> Vec<PathBuf> {
                 continue;
             };
             if kind.is_dir() {
-                if deep {
-                    pending.push((path, true));
+                match reach {
+                    Reach::All => pending.push((path, Reach::All)),
+                    Reach::Profiles => {
+                        pending.push((path.join("Network"), Reach::Top));
+                        pending.push((path, Reach::Top));
+                    }
+                    Reach::Top => {}
                 }
                 continue;
             }
@@ -124,6 +216,17 @@ pub fn credential_files(home: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// How much of a folder [`credential_files`] reads.
+#[derive(Debug, Clone, Copy)]
+enum Reach {
+    /// The files at its top.
+    Top,
+    /// Everything in it.
+    All,
+    /// The files at its top, and at the top of each subfolder and of its `Network` folder.
+    Profiles,
 }
 
 #[cfg(test)]
@@ -147,5 +250,37 @@ mod tests {
         assert!(known.holds(&elsewhere.join("todo.txt")));
         assert!(known.holds(&elsewhere.join("hosts.txt")));
         assert!(!known.holds(&elsewhere.join("notes-copy.txt")));
+    }
+
+    #[test]
+    fn the_stores_of_more_tools_and_browser_profiles_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        let files = [
+            ".oci/config",
+            ".config/hub",
+            ".config/.wrangler/config/default.toml",
+            ".mozilla/firefox/x7k2p9qa.default-release/logins.json",
+            ".config/google-chrome/Default/Login Data",
+            ".config/google-chrome/Default/Network/Cookies",
+            ".config/google-chrome/Local State",
+        ];
+        let harmless = [
+            ".config/google-chrome/Default/Bookmarks",
+            ".mozilla/firefox/profiles.ini",
+            ".config/user-dirs.dirs",
+        ];
+        for file in files.iter().chain(harmless.iter()) {
+            let path = home.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x").unwrap();
+        }
+        let found = credential_files(home);
+        for file in files {
+            assert!(found.contains(&home.join(file)), "{file} not in {found:?}");
+        }
+        for file in harmless {
+            assert!(!found.contains(&home.join(file)), "{file} in {found:?}");
+        }
     }
 }
