@@ -281,3 +281,68 @@ fn credential_files_in_the_sessions_own_folder_are_out_of_a_commands_reach() {
         "{ran}"
     );
 }
+
+#[test]
+fn tokens_in_git_configuration_stay_out_of_a_commands_reach() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let token = format!("ghp_{}", "Zq8Lr2Vx9Kp4Tn7Wm1Yb6Hc3Jd5Fg0Se2Ua8");
+    // What actions/checkout leaves in the repository's configuration, and an insteadOf URL
+    // with a token in the person's.
+    env.git(
+        &repo,
+        &[
+            "config",
+            "http.https://github.com/.extraheader",
+            "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46c2VjcmV0LWhlYWRlcg==",
+        ],
+    );
+    let global = env.home().join(".gitconfig");
+    let before = std::fs::read_to_string(&global).unwrap();
+    write(
+        &global,
+        &format!(
+            "{before}[url \"https://x-access-token:{token}@github.com/\"]\n\tinsteadOf = https://github.com/\n"
+        ),
+    );
+    let (id, _wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        &format!(
+            "cat '{}' ~/.gitconfig | rev; git config --list | rev; git status --short; echo status=$?",
+            repo.join(".git/config").display()
+        ),
+    );
+    let out = ran["stdout"].as_str().unwrap();
+    let reversed = |s: &str| s.chars().rev().collect::<String>();
+    assert!(
+        !out.contains(&reversed(&token)),
+        "the token reached the command: {ran}"
+    );
+    assert!(
+        !out.contains(&reversed("eC1hY2Nlc3MtdG9rZW46c2VjcmV0LWhlYWRlcg==")),
+        "the header reached the command: {ran}"
+    );
+    // git itself still works for the command.
+    assert!(out.contains("status=0"), "{ran}");
+    // And for the agent's own reads it is a credential file.
+    let refused = env
+        .nodwyn(
+            &repo,
+            &[
+                "call",
+                "--session",
+                &id,
+                "fs-read",
+                &format!("[{:?}]", global.to_str().unwrap()),
+            ],
+        )
+        .refused();
+    assert!(
+        refused.contains("git configuration holding a credential"),
+        "{refused}"
+    );
+}

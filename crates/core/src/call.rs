@@ -177,6 +177,12 @@ pub(crate) fn call_in_turn(
     // copied into a worktree), which commands may otherwise read there.
     ctx.sandbox
         .mask(&nodwyn_guard::credential_files_beneath(&session.root));
+    // The git configurations a command's git reads, shown without the credentials some hold
+    // (actions/checkout's extraheader, a token in an insteadOf URL).
+    ctx.sandbox
+        .replace(crate::host::git_configs_without_credentials(
+            session, settings,
+        ));
     guard.set_dont_ask(
         session
             .dont_ask

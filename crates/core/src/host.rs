@@ -186,6 +186,7 @@ impl HostSettings {
                     readable: self.program_folders(),
                     read_only: Vec::new(),
                     masked: Vec::new(),
+                    replaced: Vec::new(),
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
                     limits: choice.limits,
@@ -309,4 +310,32 @@ pub fn standing_answers(repository: &Path) -> Result<(StandingAnswers, Option<St
         ));
     }
     Ok((StandingAnswers::load(&path)?, None))
+}
+
+/// The git configuration files a command of `session` reads (the repository's, its worktree's,
+/// the person's), each that holds a credential with its content as commands are shown it.
+pub fn git_configs_without_credentials(
+    session: &Session,
+    settings: &HostSettings,
+) -> Vec<(PathBuf, String)> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Ok(common) = nodwyn_git::repo::common_dir(&session.repository) {
+        files.push(common.join("config"));
+        if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
+            files.extend(entries.flatten().map(|e| e.path().join("config.worktree")));
+        }
+        files.push(common.join("config.worktree"));
+    }
+    if let Some(home) = &settings.home {
+        files.push(home.join(".gitconfig"));
+        files.push(home.join(".config/git/config"));
+    }
+    files
+        .into_iter()
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(&file).ok()?;
+            let kept = nodwyn_guard::git_config_without_credentials(&text)?;
+            Some((file, kept))
+        })
+        .collect()
 }

@@ -23,6 +23,7 @@ mod standing;
 pub use decision::{AskKind, DecidedBy, Decision, DecisionRecord, Verdict};
 pub use denylist::{
     CredentialInodes, Denylist, Judged, PathVerdict, credential_files, credential_files_beneath,
+    git_config_without_credentials,
 };
 pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;

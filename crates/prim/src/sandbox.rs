@@ -30,6 +30,8 @@ pub enum Sandbox {
         read_only: Vec<PathBuf>,
         /// Credential files inside the session's folder, masked for every command.
         masked: Vec<PathBuf>,
+        /// Files shown to commands with other content (see [`Sandbox::replace`]).
+        replaced: Vec<(PathBuf, String)>,
         /// Whether commands may use the network (`[sandbox] network`).
         network: bool,
         /// Whether commands may create Unix-domain sockets (`[sandbox] unix_sockets`).
@@ -77,6 +79,14 @@ impl Sandbox {
         }
     }
 
+    /// Shows each file of `files` to commands with the content beside it (a git configuration
+    /// with its credentials taken out).
+    pub fn replace(&mut self, files: Vec<(PathBuf, String)>) {
+        if let Sandbox::On { replaced, .. } = self {
+            replaced.extend(files);
+        }
+    }
+
     /// Masks `files`, credential files inside the session's own folder (which commands may
     /// write, so they cannot be hidden as the home folder's are).
     pub fn mask(&mut self, files: &[PathBuf]) {
@@ -95,6 +105,7 @@ impl Sandbox {
             readable,
             read_only,
             masked,
+            replaced,
             network,
             unix_sockets,
             limits,
@@ -111,6 +122,7 @@ impl Sandbox {
             hidden: hidden.clone(),
             read_only: read_only.clone(),
             masked: masked.clone(),
+            replaced: replaced.clone(),
             network: *network,
             unix_sockets: *unix_sockets,
             limits: *limits,

@@ -107,6 +107,24 @@ mod linux {
                 .collect(),
         };
         hidden.extend(masked.iter().cloned());
+        // A file shown with other content is readable, as shown, in the namespace; without one,
+        // it is hidden whole.
+        if protection == Protection::Mounts {
+            let shown: Vec<std::path::PathBuf> = policy
+                .replaced
+                .iter()
+                .filter_map(|(path, _)| std::fs::canonicalize(path).ok())
+                .collect();
+            hidden.retain(|path| !shown.contains(path));
+        }
+        if protection == Protection::Landlock {
+            hidden.extend(
+                policy
+                    .replaced
+                    .iter()
+                    .filter_map(|(path, _)| std::fs::canonicalize(path).ok()),
+            );
+        }
         let all = AccessFs::from_all(ABI_WANTED);
         let read = AccessFs::from_read(ABI_WANTED);
         let mut ruleset = Ruleset::default()
@@ -202,6 +220,11 @@ mod linux {
             // read-only path too).
             for path in read_grants(&canonical, &kept).whole {
                 created = grant(created, &path, all)?;
+            }
+            // The read-only paths themselves stay readable (the folder may be beneath a hidden
+            // one, as a worktree beneath its main checkout), all but the hidden ones.
+            for path in kept.iter().filter(|path| !hidden.contains(path)) {
+                created = grant(created, path, read)?;
             }
         }
         let status = created.restrict_self().map_err(|e| sandbox(&e))?;

@@ -72,13 +72,13 @@ fn run(args: Vec<OsString>) -> String {
     if let Err(e) = close_inherited_at_exec() {
         return setup("closing inherited descriptors", &e);
     }
-    let protection = match crate::namespace::protect(&policy.read_only, &policy.masked) {
-        Ok(()) => Protection::Mounts,
-        Err(why) => {
-            tracing::debug!(%why, "no mount namespace: read-only paths granted around");
-            Protection::Landlock
-        }
-    };
+    let protection =
+        match crate::namespace::protect(&policy.read_only, &policy.masked, &policy.replaced) {
+            Ok(true) => Protection::Mounts,
+            // No namespace here: the read-only paths are granted around instead.
+            Ok(false) => Protection::Landlock,
+            Err(why) => return format!("{SANDBOX_FAILED}{why}"),
+        };
     let mut limits = policy.limits;
     if protection == Protection::Landlock {
         // Outside a namespace of its own, the count would take in every process of the person's.

@@ -13,18 +13,21 @@
 //! Where the system refuses unprivileged user namespaces (some distributions turn them off), the
 //! caller falls back to granting such a folder entry by entry (see `crate::confine`).
 
-/// Binds each of `paths` read-only over itself, and `/dev/null` over each file of `masked`, in a
-/// new user and mount namespace of the calling process. Call it while the process has one
-/// thread. A path of `paths` that does not exist yet is made as an empty folder first, so
-/// nothing can be made there either; a masked file that is gone is left. Returns why when the
-/// namespace cannot be made.
+/// Binds each of `paths` read-only over itself, `/dev/null` over each file of `masked`, and a
+/// file of the given content over each of `replaced`, in a new user and mount namespace of the
+/// calling process. Call it while the process has one thread. A path of `paths` that does not
+/// exist yet is made as an empty folder first, so nothing can be made there either; a masked or
+/// replaced file that is gone is left. `Ok(false)` when the system makes no such namespace
+/// (nothing changed); an error when one was made but a bind failed (the command must not run).
 #[cfg(target_os = "linux")]
 pub(crate) fn protect(
     paths: &[std::path::PathBuf],
     masked: &[std::path::PathBuf],
-) -> Result<(), String> {
+    replaced: &[(std::path::PathBuf, String)],
+) -> Result<bool, String> {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::DirBuilderExt;
 
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
@@ -34,7 +37,8 @@ pub(crate) fn protect(
     #[allow(unsafe_code)]
     let unshared = unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) };
     if unshared != 0 {
-        return Err(format!("a user namespace: {}", last_error()));
+        tracing::debug!(error = %last_error(), "no user namespace");
+        return Ok(false);
     }
     let write =
         |file: &str, text: String| std::fs::write(file, text).map_err(|e| format!("{file}: {e}"));
@@ -125,7 +129,48 @@ pub(crate) fn protect(
             return Err(format!("masking {}: {}", file.display(), last_error()));
         }
     }
-    Ok(())
+    // The replacements are written into a folder of the exec step's own, bound, and unlinked: the
+    // mounts keep them, and nothing else can name or change them.
+    let shown = std::env::temp_dir().join(format!("nodwyn-shown-{}", std::process::id()));
+    if !replaced.is_empty() {
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&shown)
+            .map_err(|e| format!("{}: {e}", shown.display()))?;
+    }
+    for (index, (file, content)) in replaced.iter().enumerate() {
+        if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        let copy = shown.join(index.to_string());
+        std::fs::write(&copy, content).map_err(|e| format!("{}: {e}", copy.display()))?;
+        let source = CString::new(copy.as_os_str().as_bytes()).expect("no NUL");
+        let target = CString::new(file.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: a NUL in the path", file.display()))?;
+        // SAFETY: as above.
+        #[allow(unsafe_code)]
+        let bound = unsafe {
+            libc::mount(
+                source.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
+        let _ = std::fs::remove_file(&copy);
+        if bound != 0 {
+            return Err(format!(
+                "showing {} without credentials: {}",
+                file.display(),
+                last_error()
+            ));
+        }
+    }
+    if !replaced.is_empty() {
+        let _ = std::fs::remove_dir(&shown);
+    }
+    Ok(true)
 }
 
 /// The mount flags of `statvfs`'s `f_flag` that a remount must repeat.
@@ -147,6 +192,10 @@ fn inherited_flags(flags: rustix::fs::StatVfsMountFlags) -> libc::c_ulong {
 
 /// Elsewhere there is no such namespace.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn protect(_: &[std::path::PathBuf], _: &[std::path::PathBuf]) -> Result<(), String> {
-    Err("mount namespaces are Linux's".to_owned())
+pub(crate) fn protect(
+    _: &[std::path::PathBuf],
+    _: &[std::path::PathBuf],
+    _: &[(std::path::PathBuf, String)],
+) -> Result<bool, String> {
+    Ok(false)
 }

@@ -32,6 +32,11 @@ pub struct Policy {
     /// written (see `crate::confine::Protection`).
     #[serde(default)]
     pub masked: Vec<PathBuf>,
+    /// Files shown to the command with other content: each path with what it reads there (a
+    /// git configuration with its credentials taken out), bound read-only in the command's own
+    /// mount namespace; where no namespace can be made they are hidden instead.
+    #[serde(default)]
+    pub replaced: Vec<(PathBuf, String)>,
     /// The command's resource limits.
     #[serde(default)]
     pub limits: crate::limits::Limits,
@@ -260,6 +265,7 @@ mod tests {
             unix_sockets: false,
             read_only: Vec::new(),
             masked: Vec::new(),
+            replaced: Vec::new(),
             limits: Default::default(),
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);

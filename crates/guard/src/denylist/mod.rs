@@ -18,11 +18,13 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 mod beneath;
+mod gitconfig;
 mod inodes;
 mod known;
 mod lookalike;
 
 pub use beneath::credential_files_beneath;
+pub use gitconfig::{git_config_holds_credentials, git_config_without_credentials, is_git_config};
 pub use inodes::{CredentialInodes, credential_files};
 
 use known::{DENIED, EXACT_NAMES, NOT_CREDENTIALS, is_template};
@@ -200,13 +202,17 @@ fn rule_by_content(path: &Path) -> Option<String> {
         .file_name()
         .is_some_and(|name| SHELL_STARTUP.iter().any(|s| name == *s));
     let linked = has_other_names(path);
-    if !by_type && !shell_startup && !linked {
+    let git_config = gitconfig::is_git_config(path);
+    if !by_type && !shell_startup && !linked && !git_config {
         return None;
     }
     // The file's start is read once, whatever is asked of it.
     let head = head(path)?;
     if shell_startup && !crate::scan::Scanner::global().scan(&head).is_empty() {
         return Some("a shell startup file holding a credential".to_owned());
+    }
+    if git_config && gitconfig::git_config_holds_credentials(&String::from_utf8_lossy(&head)) {
+        return Some("a git configuration holding a credential".to_owned());
     }
     let holds = |needles: &[&[u8]]| {
         needles
