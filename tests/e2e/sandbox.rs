@@ -9,24 +9,23 @@ use nodwyn_tests::{TestEnv, write};
 use serde_json::{Value, json};
 
 /// A session with Don't ask on (the person approved commands for it), its id and worktree.
-fn session(env: &TestEnv) -> (PathBuf, String, PathBuf) {
+pub(crate) fn session(env: &TestEnv) -> (PathBuf, String, PathBuf) {
     let repo = env.repo("repo");
     let (id, wt) = env.session(&repo);
     env.turn_dont_ask_on(&repo, &id);
     (repo, id, wt)
 }
 
+/// `shell-exec`'s arguments for running `script` with `sh -c`.
+pub(crate) fn shell_exec(script: &str) -> String {
+    json!({"argv": ["sh", "-c", script], "timeout_seconds": 20}).to_string()
+}
+
 /// Runs `script` with `sh -c` through `shell-exec`, as an agent's approved command.
-fn run(env: &TestEnv, repo: &Path, id: &str, script: &str) -> Value {
+pub(crate) fn run(env: &TestEnv, repo: &Path, id: &str, script: &str) -> Value {
     env.nodwyn(
         repo,
-        &[
-            "call",
-            "--session",
-            id,
-            "shell-exec",
-            &json!({"argv": ["sh", "-c", script], "timeout_seconds": 20}).to_string(),
-        ],
+        &["call", "--session", id, "shell-exec", &shell_exec(script)],
     )
     .success()
     .json()
@@ -248,7 +247,8 @@ fn a_command_reads_neither_the_main_checkout_nor_another_sessions_worktree() {
 }
 
 /// Whether a process whose command line holds `marker` is running.
-fn running(marker: &str) -> bool {
+/// Whether a process whose command line holds `marker` is running.
+pub(crate) fn running(marker: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
         std::fs::read(entry.path().join("cmdline"))
             .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker))

@@ -3,41 +3,11 @@
 //! rewrite the worktree's `.git` file or `.nodwyn` folder, fill the disk or the process table.
 //! Each attack fails, and what the command leaves behind still ends with the call.
 
-use std::path::Path;
 use std::time::Duration;
 
 use nodwyn_tests::{TestEnv, nodwyn_binary, write};
-use serde_json::{Value, json};
 
-/// A worktree session with Don't ask on: the repository, the session's id and its worktree.
-fn session(env: &TestEnv) -> (std::path::PathBuf, String, std::path::PathBuf) {
-    let repo = env.repo("repo");
-    let (id, wt) = env.session(&repo);
-    env.turn_dont_ask_on(&repo, &id);
-    (repo, id, wt)
-}
-
-fn shell_exec(script: &str) -> String {
-    json!({"argv": ["sh", "-c", script], "timeout_seconds": 20}).to_string()
-}
-
-/// Runs `script` through `shell-exec` as the agent's approved command.
-fn run(env: &TestEnv, repo: &Path, id: &str, script: &str) -> Value {
-    env.nodwyn(
-        repo,
-        &["call", "--session", id, "shell-exec", &shell_exec(script)],
-    )
-    .success()
-    .json()
-}
-
-/// Whether a process whose command line holds `marker` is running.
-fn running(marker: &str) -> bool {
-    std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline"))
-            .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker))
-    })
-}
+use crate::sandbox::{run, running, session, shell_exec};
 
 /// The process ids whose command line holds every one of `markers`.
 fn processes_with(markers: &[&str]) -> Vec<i32> {
@@ -64,13 +34,21 @@ fn a_command_cannot_kill_its_supervisor_to_outlive_the_call() {
         &id,
         &format!(
             "setsid sh -c 'sleep 2; touch \"$1\"; sleep 1003.125' sh '{}' >/dev/null 2>&1 & \
-             kill -9 $PPID; echo kill=$?; sleep 1",
+             kill -9 $PPID; echo kill=$?; \
+             python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print(\"attach\", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $PPID; \
+             sleep 1",
             planted.display()
         ),
     );
+    let out = ran["stdout"].as_str().unwrap();
     assert!(
-        ran["stdout"].as_str().unwrap().contains("kill=1"),
+        out.contains("kill=1"),
         "the supervisor could be signalled: {ran}"
+    );
+    // PTRACE_ATTACH: refused with EPERM.
+    assert!(
+        out.contains("attach -1 1\n"),
+        "the supervisor could be traced: {ran}"
     );
     std::thread::sleep(Duration::from_secs(4));
     assert!(!planted.exists(), "a process outlived the call: {ran}");

@@ -1,7 +1,8 @@
 //! The person's switches for a session, kept in its log under nodwyn's seal: "Don't ask"
-//! (`session.dont_ask`), and handing the session to another kind of client (`session.handed`).
-//! While it is on, the guard answers ordinary questions itself; security confirms still go to the
-//! person. Only the command line's `nodwyn session dont-ask` writes it: no primitive can.
+//! (`session.dont_ask`: while it is on, the guard answers ordinary questions itself; security
+//! confirms still go to the person), and handing the session to another kind of client
+//! (`session.handed`). Only the command line's `nodwyn session dont-ask` and `session hand` write
+//! them, and nodwyn's MCP server when it opens a session: no primitive can.
 
 use crate::Error;
 use crate::call::append;
@@ -11,43 +12,47 @@ use crate::worktree::locked_session;
 
 /// Turns "Don't ask" on (`on`) or off for session `id`, as `person`. Returns the session's full id.
 pub fn set_dont_ask(store: &Store, id: &str, on: bool, person: &str) -> Result<String, Error> {
-    let locked = locked_session(store, id)?;
-    let place = locked.stored.log.count()?;
-    let seal = crate::seal::Seal::of(store.home())?.sign(&crate::seal::dont_ask_sealed(
-        &locked.session.id.to_string(),
-        place,
-        on,
-        person,
-    ));
-    append(
-        &locked.stored.log,
-        Event::SessionDontAsk {
-            on,
-            by: person.to_owned(),
-            seal: Some(seal),
-        },
-    )?;
-    Ok(locked.session.id.to_string())
+    append_sealed(store, id, |session, place, seal| {
+        (
+            crate::seal::dont_ask_sealed(session, place, on, person),
+            Event::SessionDontAsk {
+                on,
+                by: person.to_owned(),
+                seal,
+            },
+        )
+    })
 }
 
 /// Hands session `id` to clients of kind `to` (`mcp`), as `by` (a person, or `mcp` when an MCP
 /// connection opened it): such a client may then resume it. Returns the session's full id.
 pub fn hand_to(store: &Store, id: &str, to: &str, by: &str) -> Result<String, Error> {
+    append_sealed(store, id, |session, place, seal| {
+        (
+            crate::seal::handed_sealed(session, place, to, by),
+            Event::SessionHanded {
+                to: to.to_owned(),
+                by: by.to_owned(),
+                seal,
+            },
+        )
+    })
+}
+
+/// Appends to session `id`'s log, under its lock, the record `record` makes for the session's
+/// full id and the record's place, sealed over what it says is sealed (`record` is called once
+/// without the seal, for what to seal, then with it). Returns the session's full id.
+fn append_sealed(
+    store: &Store,
+    id: &str,
+    record: impl Fn(&str, usize, Option<String>) -> (String, Event),
+) -> Result<String, Error> {
     let locked = locked_session(store, id)?;
     let place = locked.stored.log.count()?;
-    let seal = crate::seal::Seal::of(store.home())?.sign(&crate::seal::handed_sealed(
-        &locked.session.id.to_string(),
-        place,
-        to,
-        by,
-    ));
-    append(
-        &locked.stored.log,
-        Event::SessionHanded {
-            to: to.to_owned(),
-            by: by.to_owned(),
-            seal: Some(seal),
-        },
-    )?;
-    Ok(locked.session.id.to_string())
+    let session = locked.session.id.to_string();
+    let (what, _) = record(&session, place, None);
+    let seal = crate::seal::Seal::of(store.home())?.sign(&what);
+    let (_, event) = record(&session, place, Some(seal));
+    append(&locked.stored.log, event)?;
+    Ok(session)
 }

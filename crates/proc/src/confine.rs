@@ -86,6 +86,16 @@ mod linux {
         )
     }
 
+    /// The paths of `paths` that exist, as the kernel sees them (links resolved).
+    fn existing<'a>(
+        paths: impl IntoIterator<Item = &'a std::path::PathBuf>,
+    ) -> Vec<std::path::PathBuf> {
+        paths
+            .into_iter()
+            .filter_map(|path| std::fs::canonicalize(path).ok())
+            .collect()
+    }
+
     pub fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
         let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
         let mut hidden = policy.hidden();
@@ -100,30 +110,17 @@ mod linux {
         // are (and granted around below, where a writable folder holds them).
         let masked: Vec<std::path::PathBuf> = match protection {
             Protection::Mounts => Vec::new(),
-            Protection::Landlock => policy
-                .masked
-                .iter()
-                .filter_map(|path| std::fs::canonicalize(path).ok())
-                .collect(),
+            Protection::Landlock => existing(&policy.masked),
         };
         hidden.extend(masked.iter().cloned());
         // A file shown with other content is readable, as shown, in the namespace; without one,
         // it is hidden whole.
         if protection == Protection::Mounts {
-            let shown: Vec<std::path::PathBuf> = policy
-                .replaced
-                .iter()
-                .filter_map(|(path, _)| std::fs::canonicalize(path).ok())
-                .collect();
+            let shown = existing(policy.replaced.iter().map(|(path, _)| path));
             hidden.retain(|path| !shown.contains(path));
         }
         if protection == Protection::Landlock {
-            hidden.extend(
-                policy
-                    .replaced
-                    .iter()
-                    .filter_map(|(path, _)| std::fs::canonicalize(path).ok()),
-            );
+            hidden.extend(existing(policy.replaced.iter().map(|(path, _)| path)));
         }
         let all = AccessFs::from_all(ABI_WANTED);
         let read = AccessFs::from_read(ABI_WANTED);
@@ -196,12 +193,7 @@ mod linux {
         }
         let read_only: Vec<std::path::PathBuf> = match protection {
             Protection::Mounts => Vec::new(),
-            Protection::Landlock => policy
-                .read_only
-                .iter()
-                .filter_map(|path| std::fs::canonicalize(path).ok())
-                .chain(masked.iter().cloned())
-                .collect(),
+            Protection::Landlock => existing(policy.read_only.iter().chain(&masked)),
         };
         for folder in &policy.writable {
             let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.clone());

@@ -25,19 +25,17 @@ pub(crate) fn protect(
     masked: &[std::path::PathBuf],
     replaced: &[(std::path::PathBuf, String)],
 ) -> Result<bool, String> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::DirBuilderExt;
+    use std::path::Path;
 
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
-    let last_error = || std::io::Error::last_os_error().to_string();
     // SAFETY: unshare takes only flags; the process has one thread, as a new user namespace
     // requires.
     #[allow(unsafe_code)]
     let unshared = unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) };
     if unshared != 0 {
-        tracing::debug!(error = %last_error(), "no user namespace");
+        tracing::debug!(error = %std::io::Error::last_os_error(), "no user namespace");
         return Ok(false);
     }
     let write =
@@ -45,89 +43,33 @@ pub(crate) fn protect(
     write("/proc/self/setgroups", "deny".to_owned())?;
     write("/proc/self/uid_map", format!("{uid} {uid} 1"))?;
     write("/proc/self/gid_map", format!("{gid} {gid} 1"))?;
-    let root = CString::new("/").expect("no NUL");
-    // SAFETY: every pointer is a NUL-terminated string alive for the call, or null where the
-    // kernel takes none.
-    #[allow(unsafe_code)]
-    let private = unsafe {
-        libc::mount(
-            std::ptr::null(),
-            root.as_ptr(),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        )
-    };
-    if private != 0 {
-        return Err(format!("a private mount namespace: {}", last_error()));
-    }
+    mount(None, Path::new("/"), libc::MS_REC | libc::MS_PRIVATE)
+        .map_err(|e| format!("a private mount namespace: {e}"))?;
     for path in paths {
         if std::fs::symlink_metadata(path).is_err()
             && let Err(e) = std::fs::create_dir(path)
         {
             return Err(format!("{}: {e}", path.display()));
         }
-        let target = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| format!("{}: a NUL in the path", path.display()))?;
         // The flags the mount beneath already has must be kept, or the kernel refuses the
         // remount in a user namespace.
         let kept = rustix::fs::statvfs(path.as_path())
             .map(|stat| inherited_flags(stat.f_flag))
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        let bound = unsafe {
-            libc::mount(
-                target.as_ptr(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            )
-        };
-        if bound != 0 {
-            return Err(format!("binding {}: {}", path.display(), last_error()));
-        }
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        let sealed = unsafe {
-            libc::mount(
-                std::ptr::null(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept,
-                std::ptr::null(),
-            )
-        };
-        if sealed != 0 {
-            return Err(format!(
-                "making {} read-only: {}",
-                path.display(),
-                last_error()
-            ));
-        }
+        mount(Some(path), path, libc::MS_BIND)
+            .and_then(|()| {
+                mount(
+                    None,
+                    path,
+                    libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | kept,
+                )
+            })
+            .map_err(|e| format!("making {} read-only: {e}", path.display()))?;
     }
-    let null = CString::new("/dev/null").expect("no NUL");
-    for file in masked {
-        if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
-            continue;
-        }
-        let target = CString::new(file.as_os_str().as_bytes())
-            .map_err(|_| format!("{}: a NUL in the path", file.display()))?;
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        let bound = unsafe {
-            libc::mount(
-                null.as_ptr(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            )
-        };
-        if bound != 0 {
-            return Err(format!("masking {}: {}", file.display(), last_error()));
-        }
+    let is_file = |file: &Path| std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file());
+    for file in masked.iter().filter(|file| is_file(file)) {
+        mount(Some(Path::new("/dev/null")), file, libc::MS_BIND)
+            .map_err(|e| format!("masking {}: {e}", file.display()))?;
     }
     // The replacements are written into a folder of the exec step's own, bound, and unlinked: the
     // mounts keep them, and nothing else can name or change them.
@@ -139,38 +81,52 @@ pub(crate) fn protect(
             .map_err(|e| format!("{}: {e}", shown.display()))?;
     }
     for (index, (file, content)) in replaced.iter().enumerate() {
-        if !std::fs::symlink_metadata(file).is_ok_and(|m| m.is_file()) {
+        if !is_file(file) {
             continue;
         }
         let copy = shown.join(index.to_string());
         std::fs::write(&copy, content).map_err(|e| format!("{}: {e}", copy.display()))?;
-        let source = CString::new(copy.as_os_str().as_bytes()).expect("no NUL");
-        let target = CString::new(file.as_os_str().as_bytes())
-            .map_err(|_| format!("{}: a NUL in the path", file.display()))?;
-        // SAFETY: as above.
-        #[allow(unsafe_code)]
-        let bound = unsafe {
-            libc::mount(
-                source.as_ptr(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            )
-        };
+        let bound = mount(Some(&copy), file, libc::MS_BIND);
         let _ = std::fs::remove_file(&copy);
-        if bound != 0 {
-            return Err(format!(
-                "showing {} without credentials: {}",
-                file.display(),
-                last_error()
-            ));
-        }
+        bound.map_err(|e| format!("showing {} without credentials: {e}", file.display()))?;
     }
     if !replaced.is_empty() {
         let _ = std::fs::remove_dir(&shown);
     }
     Ok(true)
+}
+
+/// `mount(2)` of `source` (none for a change of `target`'s own mount) on `target` with `flags`.
+#[cfg(target_os = "linux")]
+fn mount(
+    source: Option<&std::path::Path>,
+    target: &std::path::Path,
+    flags: libc::c_ulong,
+) -> Result<(), String> {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let text = |path: &std::path::Path| {
+        CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{}: a NUL in the path", path.display()))
+    };
+    let source = source.map(text).transpose()?;
+    let target = text(target)?;
+    // SAFETY: both are NUL-terminated strings alive for the call, or null where the kernel takes
+    // none (no file system type, no data).
+    #[allow(unsafe_code)]
+    let mounted = unsafe {
+        libc::mount(
+            source.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    if mounted != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    Ok(())
 }
 
 /// The mount flags of `statvfs`'s `f_flag` that a remount must repeat.
