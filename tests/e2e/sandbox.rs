@@ -128,8 +128,10 @@ fn a_command_reads_no_credential_file_and_no_other_process() {
         &repo,
         &id,
         &format!(
-            "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/$PPID/environ; \
+            "cat ~/.ssh/id_ed25519; cat ~/.config/gh/hosts.yml; cat /proc/{}/environ; \
              cat /proc/1/cmdline; ls /tmp; cat ~/.bashrc; cat ~/.zshrc; cat '{}'; ls -a ~ ~/.ssh",
+            // Another process of the person's (this test's): its environment is not to be read.
+            std::process::id(),
             shared.display()
         ),
     );

@@ -34,22 +34,26 @@ fn a_command_cannot_kill_its_supervisor_to_outlive_the_call() {
         &id,
         &format!(
             "setsid sh -c 'sleep 2; touch \"$1\"; sleep 1003.125' sh '{}' >/dev/null 2>&1 & \
-             kill -9 $PPID; echo kill=$?; \
+             echo ppid=$PPID; [ $PPID = 0 ] || {{ kill -9 $PPID; echo kill=$?; }}; \
              python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print(\"attach\", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $PPID; \
              sleep 1",
             planted.display()
         ),
     );
     let out = ran["stdout"].as_str().unwrap();
-    assert!(
-        out.contains("kill=1"),
-        "the supervisor could be signalled: {ran}"
-    );
-    // PTRACE_ATTACH: refused with EPERM.
-    assert!(
-        out.contains("attach -1 1\n"),
-        "the supervisor could be traced: {ran}"
-    );
+    // In a PID namespace of its own the command cannot even name its supervisor (its parent is
+    // outside: process 0); where none can be made, signalling it and tracing it (PTRACE_ATTACH)
+    // are refused with EPERM.
+    if !out.contains("ppid=0\n") {
+        assert!(
+            out.contains("kill=1"),
+            "the supervisor could be signalled: {ran}"
+        );
+        assert!(
+            out.contains("attach -1 1\n"),
+            "the supervisor could be traced: {ran}"
+        );
+    }
     std::thread::sleep(Duration::from_secs(4));
     assert!(!planted.exists(), "a process outlived the call: {ran}");
     assert!(!running("1003.125"), "a process outlived the call: {ran}");
@@ -323,4 +327,49 @@ fn tokens_in_git_configuration_stay_out_of_a_commands_reach() {
         refused.contains("git configuration holding a credential"),
         "{refused}"
     );
+}
+
+#[test]
+fn without_namespaces_landlock_alone_keeps_the_same_promises_but_the_folders_top() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), ".env*\n.worktreeinclude\n");
+    env.commit_all(&repo, "ignore");
+    write(
+        &repo.join(".env.local"),
+        "PASSPHRASE=correct-horse-battery\n",
+    );
+    write(&repo.join(".worktreeinclude"), ".env.local\n");
+    // The person (or a system without unprivileged user namespaces) turned them off.
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        "[sandbox]\nnamespaces = false\n",
+    );
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let git_file = std::fs::read_to_string(wt.join(".git")).unwrap();
+    let ran = run(
+        &env,
+        &repo,
+        &id,
+        "echo ppid=$PPID; kill -9 $PPID; echo kill=$?; \
+         python3 -c 'import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print(\"attach\", libc.ptrace(16, int(sys.argv[1]), 0, 0), ctypes.get_errno())' $PPID; \
+         printf 'gitdir: /tmp/evil\\n' > .git; cat .env.local; git status --short >/dev/null; echo git=$?; \
+         echo x > README.md; echo edited=$?; echo top > made-at-the-top",
+    );
+    let out = ran["stdout"].as_str().unwrap();
+    assert!(!out.contains("ppid=0"), "{ran}");
+    assert!(
+        out.contains("kill=1") && out.contains("attach -1 1\n"),
+        "{ran}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join(".git")).unwrap(),
+        git_file,
+        "{ran}"
+    );
+    assert!(!out.contains("correct-horse"), "{ran}");
+    assert!(out.contains("git=0") && out.contains("edited=0"), "{ran}");
+    // What Landlock alone cannot give: nothing is made at the top of the worktree.
+    assert!(!wt.join("made-at-the-top").exists(), "{ran}");
 }

@@ -73,6 +73,7 @@ struct SandboxSection {
     max_processes: Option<u64>,
     max_file_mb: Option<u64>,
     max_memory_mb: Option<u64>,
+    namespaces: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -224,6 +225,7 @@ impl Settings {
                         memory: mib(sandbox.max_memory_mb, defaults.memory),
                     }
                 },
+                namespaces: sandbox.namespaces.unwrap_or(true),
             };
         }
         for file in [user_file, repository_file.as_deref()]
@@ -359,6 +361,7 @@ mod tests {
                 network: false,
                 unix_sockets: true,
                 limits: nodwyn_core::prim::sandbox::Limits::defaults(),
+                namespaces: true,
             }
         );
         std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();

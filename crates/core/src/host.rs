@@ -73,6 +73,9 @@ pub struct SandboxChoice {
     pub unix_sockets: bool,
     /// Each command's resource limits (`max_processes`, `max_file_mb`, `max_memory_mb`).
     pub limits: nodwyn_prim::sandbox::Limits,
+    /// Whether commands get namespaces of their own (`namespaces`, on unless turned off): off,
+    /// the protected paths are granted around by Landlock alone, as where none can be made.
+    pub namespaces: bool,
 }
 
 /// The person's `[sandbox] mode`.
@@ -96,6 +99,7 @@ impl Default for SandboxChoice {
             network: true,
             unix_sockets: false,
             limits: nodwyn_prim::sandbox::Limits::defaults(),
+            namespaces: true,
         }
     }
 }
@@ -190,6 +194,7 @@ impl HostSettings {
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
                     limits: choice.limits,
+                    namespaces: choice.namespaces,
                 },
             },
         };

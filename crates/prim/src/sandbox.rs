@@ -38,6 +38,8 @@ pub enum Sandbox {
         unix_sockets: bool,
         /// Each command's resource limits.
         limits: Limits,
+        /// Whether commands get namespaces of their own (`[sandbox] namespaces`).
+        namespaces: bool,
     },
     /// Confinement is not available here, for this reason: every command runs only with a
     /// person's security confirm.
@@ -109,6 +111,7 @@ impl Sandbox {
             network,
             unix_sockets,
             limits,
+            namespaces,
         } = self
         else {
             return None;
@@ -126,6 +129,7 @@ impl Sandbox {
             network: *network,
             unix_sockets: *unix_sockets,
             limits: *limits,
+            namespaces: *namespaces,
         };
         Some((supervisor.clone(), policy))
     }

@@ -8,7 +8,8 @@
 //! beyond the standard three is closed at the exec, so none reaches the command; the protected
 //! paths are bound read-only in a namespace of its own (see `crate::namespace`); the resource
 //! limits are set (see `crate::limits`); Landlock and the seccomp filter are applied; and it
-//! executes the command in place, keeping its process id.
+//! starts the command as the first process of a PID namespace of its own, waits for it and ends
+//! as it did (where no namespace can be made, it executes the command in place).
 //!
 //! When it cannot do its part the command does not run: it exits with the supervisor's
 //! [`FAILED_EXIT`] and one line on stderr, as the supervisor would.
@@ -72,13 +73,17 @@ fn run(args: Vec<OsString>) -> String {
     if let Err(e) = close_inherited_at_exec() {
         return setup("closing inherited descriptors", &e);
     }
-    let protection =
-        match crate::namespace::protect(&policy.read_only, &policy.masked, &policy.replaced) {
-            Ok(true) => Protection::Mounts,
-            // No namespace here: the read-only paths are granted around instead.
-            Ok(false) => Protection::Landlock,
-            Err(why) => return format!("{SANDBOX_FAILED}{why}"),
-        };
+    let protection = match policy.namespaces {
+        false => Protection::Landlock,
+        true => {
+            match crate::namespace::protect(&policy.read_only, &policy.masked, &policy.replaced) {
+                Ok(true) => Protection::Mounts,
+                // No namespace here: the read-only paths are granted around instead.
+                Ok(false) => Protection::Landlock,
+                Err(why) => return format!("{SANDBOX_FAILED}{why}"),
+            }
+        }
+    };
     let mut limits = policy.limits;
     if protection == Protection::Landlock {
         // Outside a namespace of its own, the count would take in every process of the person's.
@@ -93,11 +98,27 @@ fn run(args: Vec<OsString>) -> String {
             other => format!("{SANDBOX_FAILED}{other}"),
         };
     }
-    let error = Command::new(program).args(arguments).exec();
-    format!(
-        "{START_FAILED}could not start {}: {error}",
-        program.to_string_lossy()
-    )
+    let started = |error: std::io::Error| {
+        format!(
+            "{START_FAILED}could not start {}: {error}",
+            program.to_string_lossy()
+        )
+    };
+    if protection == Protection::Landlock {
+        return started(Command::new(program).args(arguments).exec());
+    }
+    // In the namespaces, the command is the first process of a PID namespace of its own: when it
+    // ends, or is killed (its parent, this step, killed by the supervisor, leaves it to the
+    // supervisor to kill), the kernel kills every process left in it, however they hid
+    // (`setsid`, a double fork, a fork bomb faster than any list of children can be read).
+    let mut command = match Command::new(program).args(arguments).spawn() {
+        Ok(command) => command,
+        Err(error) => return started(error),
+    };
+    match command.wait() {
+        Ok(status) => crate::supervisor::end_as(status),
+        Err(e) => setup("waiting for the command", &e),
+    }
 }
 
 /// Marks every descriptor above the standard three close-on-exec: one that nodwyn (or whoever

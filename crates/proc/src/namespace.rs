@@ -1,5 +1,6 @@
-//! Keeping paths beneath a writable folder unchangeable: a user and mount namespace of the
-//! command's own, in which each such path (a worktree's `.git` file, nodwyn's `.nodwyn` folder,
+//! Keeping paths beneath a writable folder unchangeable: a user, mount and PID namespace of the
+//! command's own (the PID one ends the command's whole tree with it: see `crate::exec`), in which
+//! each such path (a worktree's `.git` file, nodwyn's `.nodwyn` folder,
 //! a checkout's git directory) is bound read-only over itself.
 //!
 //! Landlock gives a folder's rights to everything beneath it, so it cannot keep one entry of a
@@ -33,7 +34,8 @@ pub(crate) fn protect(
     // SAFETY: unshare takes only flags; the process has one thread, as a new user namespace
     // requires.
     #[allow(unsafe_code)]
-    let unshared = unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) };
+    let unshared =
+        unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID) };
     if unshared != 0 {
         tracing::debug!(error = %std::io::Error::last_os_error(), "no user namespace");
         return Ok(false);

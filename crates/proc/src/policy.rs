@@ -40,12 +40,20 @@ pub struct Policy {
     /// The command's resource limits.
     #[serde(default)]
     pub limits: crate::limits::Limits,
+    /// Whether the command gets user, mount and PID namespaces of its own (see
+    /// `crate::namespace`); without them the protected paths are granted around by Landlock.
+    #[serde(default = "yes")]
+    pub namespaces: bool,
     /// Whether it may open TCP connections and listen on TCP ports.
     pub network: bool,
     /// Whether it may create Unix-domain sockets (see `crate::seccomp`: through them a command
     /// reaches the person's agents and services at their well-known paths).
     #[serde(default)]
     pub unix_sockets: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// What every confined command is kept from reading, whatever the policy: the system's password
@@ -267,6 +275,7 @@ mod tests {
             masked: Vec::new(),
             replaced: Vec::new(),
             limits: Default::default(),
+            namespaces: true,
         };
         assert_eq!(policy.writable_over(&policy.hidden()), None);
         policy.writable.push(home.join(".cargo"));

@@ -160,6 +160,14 @@ fn end_command(
     Ended::Signalled(signal.as_raw())
 }
 
+/// Ends this process the way `status` says its command ended (the exec step's end).
+pub(crate) fn end_as(status: ExitStatus) -> ! {
+    match how_it_ended(status) {
+        Ended::Exited(code) => std::process::exit(code),
+        Ended::Signalled(signal) => end_by_signal(signal),
+    }
+}
+
 fn how_it_ended(status: ExitStatus) -> Ended {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
