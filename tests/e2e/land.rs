@@ -767,3 +767,32 @@ fn a_landing_after_a_review_lands_exactly_what_the_person_was_shown() {
         "def pay(): send_everything()"
     );
 }
+
+#[test]
+fn a_branch_whose_upstream_has_another_name_is_not_pushed_to_it() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    env.git(&repo, &["push", "-q", "-u", "origin", "main"]);
+    // git sets the new branch's upstream to origin/main.
+    env.git(
+        &repo,
+        &["checkout", "-q", "-b", "my-feature", "origin/main"],
+    );
+    let s = session(&env, &repo);
+    write(&s.path.join("feature.txt"), "mine\n");
+    let before = remote_main(&env, &remote);
+    let refused = env
+        .nodwyn(&repo, &["land", &s.id, "-m", "feature"])
+        .refused();
+    assert!(
+        refused.contains("my-feature") && refused.contains("main of origin"),
+        "{refused}"
+    );
+    assert_eq!(remote_main(&env, &remote), before, "main of origin moved");
+    // The person's own rule says push to the upstream: then it goes there, and says so.
+    env.git(&repo, &["config", "push.default", "upstream"]);
+    env.accept_config(&repo, &s.id);
+    let landed = land(&env, &repo, &s.id, &[]);
+    assert_eq!(landed["pushed"]["ref"], "refs/heads/main", "{landed}");
+    assert_ne!(remote_main(&env, &remote), before);
+}

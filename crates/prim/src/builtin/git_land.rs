@@ -59,8 +59,14 @@ impl Primitive for GitLand {
         let worktree = ctx.require_worktree("git-land")?;
         strategy(args)?;
         let target = target(worktree)?;
-        let mut effect =
-            Effect::named(format!("git-land {} onto {}", worktree.branch, target.base));
+        // The question names the remote branch that will move, not only the local base.
+        let moves = target.remote.as_ref().map_or(String::new(), |remote| {
+            format!(" (moves {} of {})", remote.branch, remote.remote)
+        });
+        let mut effect = Effect::named(format!(
+            "git-land {} onto {}{moves}",
+            worktree.branch, target.base
+        ));
         effect.irreversible = true;
         if let Some(remote) = target.remote {
             effect.egress = Some(Egress {

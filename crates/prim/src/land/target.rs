@@ -69,7 +69,12 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     })
 }
 
-/// The base branch's upstream on a remote (`branch.<base>.remote` and `.merge`), if it has one.
+/// Where a push of the base goes on its upstream's remote (`branch.<base>.remote` and
+/// `.merge`), if it has one, by git's own rule, `push.default` (`simple` unless the person set
+/// another): to the upstream branch when the person pushes to upstreams (`upstream`,
+/// `tracking`), else to the branch of the base's own name; an upstream of another name is then
+/// refused, naming both (`simple` and git refuse it; a `git checkout -b feature origin/main`
+/// sets one), so a feature branch never lands on `main` by accident.
 fn upstream(
     config: &config::Config,
     dir: &Path,
@@ -89,6 +94,23 @@ fn upstream(
         return Err(Error::refused(format!(
             "the upstream of {base} is {merge}, which is not a branch; landing pushes only to a branch"
         )));
+    };
+    let rule = config.get("push.default").unwrap_or("simple");
+    let branch = match rule {
+        "upstream" | "tracking" => branch,
+        "nothing" => {
+            return Err(Error::refused(format!(
+                "push.default is `nothing` in your git configuration, so git pushes {base} nowhere without being told where; land with `--onto BRANCH`, or set push.default"
+            )));
+        }
+        // `current`, `matching`: the branch of the same name.
+        "current" | "matching" => base,
+        _ if branch != base => {
+            return Err(Error::refused(format!(
+                "{base} tracks {branch} of {remote}, a branch of another name, and git's push.default ({rule}) pushes a branch only to its own name, so landing would not move {branch} of {remote}: nothing was landed. Land on {branch} with `nodwyn land --onto {branch}`, or push to upstreams with `git config push.default upstream`"
+            )));
+        }
+        _ => base,
     };
     remote_branch(dir, remote, branch, &format!("the upstream of {base}")).map(Some)
 }
