@@ -233,6 +233,13 @@ fn abort_then_land(step: Step, signal: &str) {
     let env = &s.env;
     let aborted = env.nodwyn_json(&s.repo, &["land", &s.id, "--abort"]);
     assert_eq!(aborted["undone"], true, "{aborted}");
+    // What reached the remote is said, never claimed undone.
+    let reached = aborted["reached"].as_str().unwrap_or_default();
+    if step == Step::AfterPush {
+        assert!(reached.contains("had reached origin"), "{aborted}");
+    } else {
+        assert_eq!(reached, "", "{aborted}");
+    }
     assert_eq!(aborted["head"], head.as_str());
     assert_eq!(s.tip(), head, "the branch is where it was");
     assert_eq!(
@@ -337,6 +344,11 @@ fn ctrl_c_before_the_push_then_abort() {
 fn killed_after_the_push_then_land_again() {
     let (s, _, before, _) = stopped(Step::AfterPush, "KILL");
     land_to_the_end(&s, &before, Step::AfterPush);
+}
+
+#[test]
+fn killed_after_the_push_then_abort_says_what_reached_the_remote() {
+    abort_then_land(Step::AfterPush, "KILL");
 }
 
 #[test]

@@ -430,6 +430,15 @@ pub(crate) fn fact_event(fact: Fact, by: &str) -> Event {
         Fact::LandBackup { reference, commit } => Event::LandBackup { reference, commit },
         Fact::LandRebase { onto, upstream } => Event::LandRebase { onto, upstream },
         Fact::LandMove { from, to } => Event::LandMove { from, to },
+        Fact::LandPush {
+            remote,
+            reference,
+            commit,
+        } => Event::LandPush {
+            remote,
+            reference,
+            commit,
+        },
         Fact::LandEnd { outcome, why } => Event::LandEnd {
             outcome: crate::event::outcome_record(outcome),
             why,

@@ -186,6 +186,15 @@ impl Session {
                     landing.moving = Some((from, to));
                 }
             }
+            Event::LandPush {
+                remote,
+                reference,
+                commit,
+            } => {
+                if let Some(landing) = &mut self.landing {
+                    landing.push = Some((remote, reference, commit));
+                }
+            }
             Event::LandEnd { outcome, .. } => {
                 self.landing = None;
                 if outcome == nodwyn_protocol::record::LandOutcome::Landed {

@@ -148,6 +148,8 @@ pub struct PendingLanding {
     pub rebase: Option<(String, String)>,
     /// The commits the worktree's files and branch were being moved between.
     pub moving: Option<(String, String)>,
+    /// The push it began: the remote, the ref and the commit (which may have reached it).
+    pub push: Option<(String, String, String)>,
 }
 
 /// How a landing ended, for the `land.end` record.
@@ -190,6 +192,15 @@ pub enum Fact {
         onto: String,
         /// The commit the branch's own commits start after.
         upstream: String,
+    },
+    /// A push of the landing is about to begin.
+    LandPush {
+        /// The remote.
+        remote: String,
+        /// The ref of the remote that moves.
+        reference: String,
+        /// The commit it moves to.
+        commit: String,
     },
     /// The worktree's files and branch are about to move from one commit to another.
     LandMove {

@@ -353,6 +353,18 @@ pub enum Event {
         /// Where they go.
         to: String,
     },
+    /// A landing is about to push `commit` to `reference` of `remote`: once it began, the push
+    /// may have reached the remote whatever stopped the landing.
+    #[serde(rename = "land.push")]
+    LandPush {
+        /// The remote.
+        remote: String,
+        /// The ref of the remote that moves (`refs/heads/main`).
+        #[serde(rename = "ref")]
+        reference: String,
+        /// The commit it moves to.
+        commit: String,
+    },
     /// A landing ended.
     #[serde(rename = "land.end")]
     LandEnd {

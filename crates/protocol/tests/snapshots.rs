@@ -388,6 +388,11 @@ fn log_records() {
             from: "bbbb".into(),
             to: "dddd".into(),
         },
+        Event::LandPush {
+            remote: "origin".into(),
+            reference: "refs/heads/main".into(),
+            commit: "dddd".into(),
+        },
         Event::LandEnd {
             outcome: LandOutcome::Refused,
             why: Some("credential".into()),

@@ -82,11 +82,19 @@ fn describe_abort(aborted: &Aborted) -> String {
             aborted.branch
         );
     }
+    // The worktree is put back; what reached the remote is said, not claimed undone.
+    let what = match aborted.reached {
+        Some(_) => "undid the landing in the worktree",
+        None => "undid the landing",
+    };
     let mut lines = vec![format!(
-        "undid the landing: {} is at {} again, with the files as they were before it",
+        "{what}: {} is at {} again, with the files as they were before it",
         aborted.branch,
         aborted.head.as_deref().map_or("?", short_commit)
     )];
+    if let Some(reached) = &aborted.reached {
+        lines.push(output::printable(reached));
+    }
     if let Some(backup) = &aborted.backup {
         lines.push(format!("its tip during the landing is kept in {backup}"));
     }

@@ -87,6 +87,17 @@ impl<'a> Journal<'a> {
         Ok(())
     }
 
+    /// Records that a push of `commit` to `reference` of `remote` is about to begin.
+    pub fn pushing(&mut self, remote: &str, reference: &str, commit: &str) -> Result<(), Error> {
+        self.ctx.report(Fact::LandPush {
+            remote: remote.to_owned(),
+            reference: reference.to_owned(),
+            commit: commit.to_owned(),
+        })?;
+        self.state.push = Some((remote.to_owned(), reference.to_owned(), commit.to_owned()));
+        Ok(())
+    }
+
     /// Records that the worktree and branch are about to move from `from` to `to`.
     pub fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
         tracing::info!(from, to, "the branch and files move");

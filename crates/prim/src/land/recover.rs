@@ -34,6 +34,10 @@ pub struct Aborted {
     /// when they held anything no commit had.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
+    /// What of the landing reached the remote before it stopped, which no abort takes back: a
+    /// sentence, when its push had begun (checked on the remote itself).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reached: Option<String>,
 }
 
 /// Refuses while git's index lock is held in the worktree: a git process is running there, or
@@ -60,6 +64,7 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
         head: None,
         backup: None,
         kept: None,
+        reached: None,
     };
     let Some(pending) = ctx.pending_landing.clone() else {
         return Ok(aborted);
@@ -111,6 +116,10 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
         graph::update_ref(dir, &branch, &pending.head, &tip, "nodwyn land --abort")?;
         switch::reset_index(dir, &pending.head)?;
     }
+    aborted.reached = pending
+        .push
+        .as_ref()
+        .and_then(|(remote, reference, commit)| reached(ctx, worktree, remote, reference, commit));
     journal.end(LandOutcome::Aborted, None)?;
     aborted.undone = true;
     aborted.head = Some(tip_of(dir, worktree)?);
@@ -322,4 +331,46 @@ fn tip_of(dir: &Path, worktree: &WorktreeInfo) -> Result<String, Error> {
 /// Whether `child`'s first parent is `parent`.
 fn is_child(dir: &Path, child: &str, parent: &str) -> Result<bool, Error> {
     Ok(nodwyn_git::commit::parts(dir, child)?.parent.as_deref() == Some(parent))
+}
+/// Whether the push a stopped landing began reached the remote: `reference` of `remote` is
+/// fetched and holds `commit`. A sentence saying what reached it, or that it could not be
+/// checked; `None` when it did not reach it.
+fn reached(
+    ctx: &Context,
+    worktree: &WorktreeInfo,
+    remote: &str,
+    reference: &str,
+    commit: &str,
+) -> Option<String> {
+    let dir = worktree.repository.as_path();
+    let scratch = format!(
+        "refs/nodwyn/fetch/abort-{}",
+        worktree.branch.replace('/', "-")
+    );
+    let network = nodwyn_git::Network {
+        deadline: ctx.limits.git_network,
+        cancel: Some(ctx.interrupt.flag()),
+        ..nodwyn_git::Network::default()
+    };
+    let branch = reference.strip_prefix("refs/heads/").unwrap_or(reference);
+    let fetched = nodwyn_git::refs::fetch_into(dir, remote, reference, &scratch, network);
+    let sentence = match fetched {
+        Ok(tip) => {
+            let holds = graph::is_ancestor(dir, commit, &tip).unwrap_or(false);
+            let _ = nodwyn_git::refs::delete_ref(dir, &scratch);
+            if !holds {
+                return None;
+            }
+            format!(
+                "the landing's push had reached {remote} before it stopped: {branch} of {remote} is at {} and holds the landed commit {}, which an abort does not take back (undo it there with a new commit, or land again, which finds the work landed)",
+                super::short(&tip),
+                super::short(commit)
+            )
+        }
+        Err(error) => format!(
+            "whether the landing's push reached {remote} could not be checked ({error}); look at {branch} of {remote} for the commit {}",
+            super::short(commit)
+        ),
+    };
+    Some(sentence)
 }

@@ -176,6 +176,11 @@ impl Landing<'_> {
                     deadline: ctx.limits.git_network,
                     cancel: Some(ctx.interrupt.flag()),
                 };
+                journal.pushing(
+                    &remote.remote,
+                    &format!("refs/heads/{}", remote.branch),
+                    &landed,
+                )?;
                 let push = publish::push_to(&worktree.repository, remote, onto, &landed, network)?;
                 ctx.report(Fact::Pushed(push.clone()))?;
                 Some(push)
