@@ -126,6 +126,7 @@ fn context(scene: &HalfMoved) -> (Context, std::sync::Arc<std::sync::Mutex<Vec<F
         )),
         rebase: None,
         moving: Some((scene.from.clone(), scene.to.clone())),
+        push: None,
     });
     let recorded = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let sink = std::sync::Arc::clone(&recorded);
