@@ -506,3 +506,24 @@ fn worktrees_can_live_in_the_data_directory() {
     let sentence = env.nodwyn(&repo, &["worktree", "new"]).refused();
     assert!(sentence.contains("config.toml line 2"), "{sentence}");
 }
+
+#[test]
+fn a_new_worktree_says_when_the_checkouts_strategy_is_not_committed() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    nodwyn_tests::write(&repo.join(".nodwyn/init.scm"), "(define x 1)\n");
+    let made = env.nodwyn(&repo, &["worktree", "new"]).success();
+    assert!(
+        made.stderr.contains(".nodwyn/init.scm is not committed"),
+        "{}",
+        made.stderr
+    );
+    let json = env.nodwyn_json(&repo, &["worktree", "new"]);
+    assert_eq!(
+        json["strategy_not_carried"][0], ".nodwyn/init.scm",
+        "{json}"
+    );
+    env.commit_all(&repo, "the strategy");
+    let made = env.nodwyn(&repo, &["worktree", "new"]).success();
+    assert!(!made.stderr.contains("not committed"), "{}", made.stderr);
+}

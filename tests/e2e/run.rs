@@ -1768,3 +1768,34 @@ fn a_checkout_sessions_commands_cannot_read_its_env_file() {
         "PASSPHRASE=correct-horse-battery\n"
     );
 }
+
+#[test]
+fn an_uncommitted_strategy_keeps_applying_after_the_move_into_the_worktree() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    // Copied in as the README says, not committed yet.
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define (on-call call)\n  (if (member \"forbidden.txt\" (cdr (assoc \"writes\" call))) \"forbidden.txt is not to be written\" #f))\n",
+    );
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "a note\n"}),
+        ),
+        openai::call(
+            "fs-write",
+            json!({"path": "forbidden.txt", "content": "x\n"}),
+        ),
+        openai::text("Done."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(&repo, &["run", "--dont-ask", "write things"], "y");
+    assert!(shown.contains("switched to worktree"), "{shown}");
+    let results = tool_results(&server.received()[2].body);
+    assert!(
+        results[1].contains("forbidden.txt is not to be written"),
+        "the strategy stopped applying in the worktree: {results:?}\n{shown}"
+    );
+    assert!(!results[0].starts_with("refused"), "{results:?}");
+}

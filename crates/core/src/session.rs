@@ -266,6 +266,24 @@ impl Session {
         }
     }
 
+    /// The folder the session's repository Scheme files (`.nodwyn/init.scm` and
+    /// `.nodwyn/prompts.scm`) are read from: its root; but a session that moved into its worktree
+    /// with an approved strategy in force that the worktree does not have (the person's
+    /// uncommitted `.nodwyn/` in the checkout) keeps reading it from the checkout, which its
+    /// commands cannot write, so the strategy does not vanish with the move.
+    pub fn strategy_folder(&self) -> &std::path::Path {
+        let strategy = |folder: &std::path::Path| folder.join(".nodwyn").join("init.scm").exists();
+        if self.strategy_in_force.is_some()
+            && self.root != self.repository
+            && !strategy(&self.root)
+            && strategy(&self.repository)
+        {
+            &self.repository
+        } else {
+            &self.root
+        }
+    }
+
     /// The worktree nodwyn still manages, if any.
     pub fn active_worktree(&self) -> Option<&WorktreeFacts> {
         self.worktree

@@ -149,7 +149,7 @@ impl Judge for StrategyJudge<'_> {
         }
         // A strategy that does not define (on-call) costs a read of its text, no engine; one
         // that cannot be read is no strategy, as for every other hook.
-        let root = &self.session.root;
+        let root = self.session.strategy_folder();
         let init = root.join(".nodwyn").join("init.scm");
         let Ok(Some(text)) = strategy::read_plain(&init) else {
             return None;
@@ -179,7 +179,7 @@ impl StrategyJudge<'_> {
     /// is there now. `None` while it is as approved (or a person approved the new content).
     fn strategy_changed(&self) -> Option<String> {
         let in_force = self.session.strategy_in_force.as_deref()?;
-        let root = &self.session.root;
+        let root = self.session.strategy_folder();
         let prompts = strategy::read_prompts(root).ok().flatten();
         let now = strategy::read_strategy(root, prompts.as_ref())
             .ok()

@@ -204,7 +204,12 @@ pub fn session_started(
     person: &mut dyn Person,
 ) -> Result<(Option<Evaluated>, Vec<String>), Error> {
     let session = Session::load(&scripting.store.find(id)?)?;
-    if !session.root.join(".nodwyn").join("init.scm").exists() {
+    if !session
+        .strategy_folder()
+        .join(".nodwyn")
+        .join("init.scm")
+        .exists()
+    {
         return Ok((None, Vec::new()));
     }
     with_scripts(
@@ -239,7 +244,12 @@ pub fn on_turn(
     person: &mut dyn Person,
     message: &str,
 ) -> Result<(Option<String>, Vec<String>), Error> {
-    if !session.root.join(".nodwyn").join("init.scm").exists() {
+    if !session
+        .strategy_folder()
+        .join(".nodwyn")
+        .join("init.scm")
+        .exists()
+    {
         return Ok((None, Vec::new()));
     }
     let stored = scripting.store.find(&session.id.to_string())?;
@@ -377,12 +387,18 @@ fn with_scripts_kept<T>(
             .map(|text| (path.clone(), text)),
         None => None,
     };
-    let repository = match &root {
+    // A session's Scheme files may be read from elsewhere than its root (see
+    // `Session::strategy_folder`).
+    let scheme_root = match &session {
+        Some(session) => Some(session.strategy_folder().to_path_buf()),
+        None => root.clone(),
+    };
+    let repository = match &scheme_root {
         Some(root) => strategy::read_prompts(root).map_err(Error::Refused)?,
         None => None,
     };
     // The person is asked about the strategy before the host takes them over for primitive calls.
-    let strategy = match (&session, &root) {
+    let strategy = match (&session, &scheme_root) {
         (Some(session), Some(root)) => approved_strategy(
             store,
             session,

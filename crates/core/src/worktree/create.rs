@@ -57,6 +57,20 @@ pub struct Created {
     pub included: Vec<String>,
     /// Paths it could not copy.
     pub include_failed: Vec<IncludeFailure>,
+    /// The checkout's strategy files (`.nodwyn/init.scm`, `.nodwyn/prompts.scm`) that git does
+    /// not track, so the worktree does not have them: sessions in it run without them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub strategy_not_carried: Vec<String>,
+}
+
+/// The checkout's strategy files that git does not track (see [`Created::strategy_not_carried`]).
+fn strategy_not_carried(repository: &Path) -> Vec<String> {
+    [".nodwyn/init.scm", ".nodwyn/prompts.scm"]
+        .into_iter()
+        .filter(|file| repository.join(file).is_file())
+        .filter(|file| !nodwyn_git::untracked::is_tracked(repository, file).unwrap_or(true))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Where the new branch starts, and what to record as its base.
@@ -262,6 +276,7 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         uncommitted,
         included: included.copied,
         include_failed: included.failed,
+        strategy_not_carried: strategy_not_carried(repository),
     })
 }
 

@@ -111,6 +111,12 @@ fn print_human(created: &Created) -> anyhow::Result<()> {
             created.uncommitted
         ));
     }
+    if !created.strategy_not_carried.is_empty() {
+        output::note(format!(
+            "note: the checkout's {} is not committed, so this worktree does not have it and its sessions run without it; commit it to have it in every worktree",
+            created.strategy_not_carried.join(" and ")
+        ));
+    }
     if !created.included.is_empty() {
         output::note(format!(
             "copied from .worktreeinclude: {}",
