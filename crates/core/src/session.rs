@@ -268,15 +268,22 @@ impl Session {
 
     /// The folder the session's repository Scheme files (`.nodwyn/init.scm` and
     /// `.nodwyn/prompts.scm`) are read from: its root; but a session that moved into its worktree
-    /// with an approved strategy in force that the worktree does not have (the person's
-    /// uncommitted `.nodwyn/` in the checkout) keeps reading it from the checkout, which its
+    /// with an approved strategy in force that the worktree does not have because git does not
+    /// track it (the person's uncommitted `.nodwyn/` in the checkout) keeps reading it from the
+    /// checkout, which its
     /// commands cannot write, so the strategy does not vanish with the move.
     pub fn strategy_folder(&self) -> &std::path::Path {
         let strategy = |folder: &std::path::Path| folder.join(".nodwyn").join("init.scm").exists();
+        // Only an uncommitted one: a committed strategy the worktree lacks was removed there,
+        // and the session holds to it (see `StrategyJudge`).
+        let untracked = || {
+            !nodwyn_git::untracked::is_tracked(&self.repository, ".nodwyn/init.scm").unwrap_or(true)
+        };
         if self.strategy_in_force.is_some()
             && self.root != self.repository
             && !strategy(&self.root)
             && strategy(&self.repository)
+            && untracked()
         {
             &self.repository
         } else {
