@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use crate::error::Error;
+use crate::error::{Bound, Error};
 use crate::openai::ServerError;
 use crate::profile::{Profile, Provider};
 use crate::retry::{Retry, retry_after, retryable_status};
@@ -201,7 +201,10 @@ impl Client {
                 error: self.broken(format!("the connection broke ({})", plain(&e))),
                 retry_after: None,
             })?;
-            for event in reader.feed(&chunk) {
+            let read = reader
+                .feed(&chunk)
+                .map_err(|bound| Failed::Final(self.bounded(bound)))?;
+            for event in read {
                 decoder
                     .event(&event, out)
                     .map_err(|e| self.server_failed(e))?;
@@ -231,6 +234,13 @@ impl Client {
         Error::Broken {
             server: self.profile.server(),
             why: self.shown(&why),
+        }
+    }
+
+    fn bounded(&self, bound: Bound) -> Error {
+        Error::Bound {
+            server: self.profile.server(),
+            bound,
         }
     }
 

@@ -1,5 +1,5 @@
 //! What can go wrong talking to a model, each in one sentence that names the server and never
-//! the key.
+//! the key, with a stable code for programs ([`Error::code`]).
 
 /// A model call that failed.
 #[derive(Debug, thiserror::Error)]
@@ -35,9 +35,61 @@ pub enum Error {
         /// Why.
         why: String,
     },
+    /// The answer passed one of the client's limits, so it was stopped and
+    /// its connection dropped.
+    #[error("the model server at {server} sent an answer that was stopped: {bound}")]
+    Bound {
+        /// The server's address.
+        server: String,
+        /// Which limit it passed.
+        bound: Bound,
+    },
     /// The profile cannot be used.
     #[error("{0}")]
     Profile(String),
+}
+
+/// A limit an answer passed, counted on what arrived.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Bound {
+    /// One line of the event stream, or the data of one event, was too long.
+    #[error("one of its server-sent events passed {} without ending", size(*limit))]
+    EventTooLong {
+        /// The most bytes allowed.
+        limit: usize,
+    },
+}
+
+impl Bound {
+    /// A stable snake_case code for programs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Bound::EventTooLong { .. } => "model_event_too_long",
+        }
+    }
+}
+
+impl Error {
+    /// A stable snake_case code for programs (the sentence is for people).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Unreachable { .. } => "model_unreachable",
+            Error::Status { .. } => "model_status",
+            Error::Broken { .. } => "model_broken",
+            Error::Bound { bound, .. } => bound.code(),
+            Error::Profile(_) => "model_profile",
+        }
+    }
+}
+
+/// A size in words: whole mebibytes as such, else bytes.
+fn size(bytes: usize) -> String {
+    const MIB: usize = 1 << 20;
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{} MiB", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
 }
 
 fn tries_note(tries: u32) -> String {

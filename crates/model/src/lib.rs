@@ -15,6 +15,7 @@
 pub mod anthropic;
 mod client;
 mod error;
+mod limits;
 pub mod openai;
 mod profile;
 pub mod retry;
@@ -22,7 +23,8 @@ mod sse;
 mod types;
 
 pub use client::{Client, Model};
-pub use error::Error;
+pub use error::{Bound, Error};
+pub use limits::MAX_EVENT_BYTES;
 pub use profile::{ApiKey, Profile, Provider};
 pub use retry::Retry;
 pub use types::{Answer, Message, Request, StopReason, StreamEvent, Tool, ToolCall, Usage};
