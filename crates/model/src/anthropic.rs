@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::openai::{ServerError, arguments_value};
+use crate::limits::{Budget, Limits};
+use crate::openai::{DecodeError, ServerError, arguments_value};
 use crate::sse::SseEvent;
 use crate::types::{
     Message, Parts, Request, StopReason, StreamEvent, ToolCall, Usage, stop_or_inferred,
@@ -80,20 +81,18 @@ pub fn body(request: &Request, model: &str, max_tokens: u32, stream: bool) -> Va
     body
 }
 
-/// A content block still arriving.
+/// A tool call still arriving (text blocks need no keeping: their deltas go straight out).
 #[derive(Debug)]
-enum Block {
-    Text,
-    Tool {
-        id: String,
-        name: String,
-        json: String,
-    },
+struct Block {
+    id: String,
+    name: String,
+    json: String,
 }
 
-/// Assembles a streamed answer.
+/// Assembles a streamed answer, counting what arrives against its limits.
 #[derive(Debug, Default)]
 pub struct Decoder {
+    budget: Budget,
     text: String,
     blocks: BTreeMap<u64, Block>,
     calls: Vec<ToolCall>,
@@ -103,12 +102,20 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// A decoder holding the answer to `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            budget: Budget::new(limits),
+            ..Self::default()
+        }
+    }
+
     /// Reads one event; what it completes goes to `out`.
     pub fn event(
         &mut self,
         event: &SseEvent,
         out: &mut dyn FnMut(StreamEvent),
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), DecodeError> {
         let data: Value = if event.data.trim().is_empty() {
             Value::Null
         } else {
@@ -133,51 +140,53 @@ impl Decoder {
             "content_block_start" => {
                 let index = data["index"].as_u64().unwrap_or(0);
                 let block = &data["content_block"];
-                let started = match block["type"].as_str() {
-                    Some("tool_use") => Block::Tool {
-                        id: block["id"].as_str().unwrap_or_default().to_owned(),
-                        name: block["name"].as_str().unwrap_or_default().to_owned(),
-                        json: String::new(),
-                    },
-                    _ => {
-                        if let Some(text) = block["text"].as_str()
-                            && !text.is_empty()
-                        {
-                            self.text.push_str(text);
-                            out(StreamEvent::TextDelta(text.to_owned()));
-                        }
-                        Block::Text
+                if block["type"] == "tool_use" {
+                    let id = block["id"].as_str().unwrap_or_default();
+                    let name = block["name"].as_str().unwrap_or_default();
+                    self.budget.take(id)?;
+                    self.budget.take(name)?;
+                    self.blocks.insert(
+                        index,
+                        Block {
+                            id: id.to_owned(),
+                            name: name.to_owned(),
+                            json: String::new(),
+                        },
+                    );
+                } else {
+                    self.blocks.remove(&index);
+                    if let Some(text) = block["text"].as_str() {
+                        self.text_delta(text, out)?;
                     }
-                };
-                self.blocks.insert(index, started);
+                }
             }
             "content_block_delta" => {
                 let index = data["index"].as_u64().unwrap_or(0);
                 let delta = &data["delta"];
                 match (delta["type"].as_str(), self.blocks.get_mut(&index)) {
                     (Some("text_delta"), _) => {
-                        let text = delta["text"].as_str().unwrap_or_default();
-                        if !text.is_empty() {
-                            self.text.push_str(text);
-                            out(StreamEvent::TextDelta(text.to_owned()));
-                        }
+                        self.text_delta(delta["text"].as_str().unwrap_or_default(), out)?;
                     }
-                    (Some("input_json_delta"), Some(Block::Tool { json, .. })) => {
-                        json.push_str(delta["partial_json"].as_str().unwrap_or_default());
+                    (Some("input_json_delta"), Some(block)) => {
+                        let piece = delta["partial_json"].as_str().unwrap_or_default();
+                        self.budget.take(piece)?;
+                        block.json.push_str(piece);
                     }
                     _ => {}
                 }
             }
             "content_block_stop" => {
                 let index = data["index"].as_u64().unwrap_or(0);
-                if let Some(Block::Tool { id, name, json }) = self.blocks.remove(&index) {
-                    let call = ToolCall {
+                if let Some(Block { id, name, json }) = self.blocks.remove(&index) {
+                    out(StreamEvent::ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                    });
+                    self.calls.push(ToolCall {
                         id,
                         name,
-                        arguments: arguments_value(&json),
-                    };
-                    out(StreamEvent::ToolCall(call.clone()));
-                    self.calls.push(call);
+                        arguments: arguments_value(json),
+                    });
                 }
             }
             "message_delta" => {
@@ -192,9 +201,23 @@ impl Decoder {
                 }
             }
             "message_stop" => self.done = true,
-            "error" => return Err(server_error(&data["error"])),
+            "error" => return Err(server_error(&data["error"]).into()),
             // `ping` and events added later.
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// More of the answer's text, counted.
+    fn text_delta(
+        &mut self,
+        text: &str,
+        out: &mut dyn FnMut(StreamEvent),
+    ) -> Result<(), DecodeError> {
+        if !text.is_empty() {
+            self.budget.take(text)?;
+            self.text.push_str(text);
+            out(StreamEvent::TextDelta(text.to_owned()));
         }
         Ok(())
     }
@@ -211,30 +234,45 @@ impl Decoder {
     }
 }
 
-/// An unstreamed answer.
-pub fn whole(body: &Value, out: &mut dyn FnMut(StreamEvent)) -> Result<Parts, ServerError> {
+/// An unstreamed answer, taken apart rather than copied.
+pub fn whole(
+    mut body: Value,
+    limits: Limits,
+    out: &mut dyn FnMut(StreamEvent),
+) -> Result<Parts, DecodeError> {
     if body["type"] == "error" {
-        return Err(server_error(&body["error"]));
+        return Err(server_error(&body["error"]).into());
     }
+    let mut budget = Budget::new(limits);
     let mut text = String::new();
     let mut calls = Vec::new();
-    for block in body["content"].as_array().into_iter().flatten() {
-        match block["type"].as_str() {
-            Some("text") => {
-                let piece = block["text"].as_str().unwrap_or_default();
-                text.push_str(piece);
-                out(StreamEvent::TextDelta(piece.to_owned()));
+    if let Some(blocks) = body.get_mut("content").and_then(Value::as_array_mut) {
+        for block in blocks {
+            match block["type"].as_str() {
+                Some("text") => {
+                    let piece = block["text"].as_str().unwrap_or_default();
+                    budget.take(piece)?;
+                    text.push_str(piece);
+                    out(StreamEvent::TextDelta(piece.to_owned()));
+                }
+                Some("tool_use") => {
+                    let id = block["id"].as_str().unwrap_or_default().to_owned();
+                    let name = block["name"].as_str().unwrap_or_default().to_owned();
+                    budget.take(&id)?;
+                    budget.take(&name)?;
+                    out(StreamEvent::ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                    });
+                    // The body's own limit bounded the input.
+                    calls.push(ToolCall {
+                        id,
+                        name,
+                        arguments: block["input"].take(),
+                    });
+                }
+                _ => {}
             }
-            Some("tool_use") => {
-                let call = ToolCall {
-                    id: block["id"].as_str().unwrap_or_default().to_owned(),
-                    name: block["name"].as_str().unwrap_or_default().to_owned(),
-                    arguments: block["input"].clone(),
-                };
-                out(StreamEvent::ToolCall(call.clone()));
-                calls.push(call);
-            }
-            _ => {}
         }
     }
     let usage = Usage {

@@ -10,7 +10,8 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use crate::error::{Bound, Error};
-use crate::openai::ServerError;
+use crate::limits::Limits;
+use crate::openai::{DecodeError, ServerError};
 use crate::profile::{Profile, Provider};
 use crate::retry::{Retry, retry_after, retryable_status};
 use crate::sse::SseReader;
@@ -38,6 +39,7 @@ pub trait Model: Send + Sync {
 pub struct Client {
     profile: Profile,
     retry: Retry,
+    limits: Limits,
     http: reqwest::Client,
 }
 
@@ -64,6 +66,7 @@ impl Client {
         Ok(Self {
             profile,
             retry: Retry::default(),
+            limits: Limits::default(),
             http,
         })
     }
@@ -71,6 +74,12 @@ impl Client {
     /// Tries failed calls again as `retry` says.
     pub fn with_retry(mut self, retry: Retry) -> Self {
         self.retry = retry;
+        self
+    }
+
+    /// Holds answers to `limits` rather than the defaults.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -161,7 +170,13 @@ impl Client {
                     .get("retry-after")
                     .and_then(|v| v.to_str().ok()),
             );
-            let text = response.text().await.unwrap_or_default();
+            // Only the start of an error's body is read: it is shown shortened anyway.
+            let text = match read_body(response, ERROR_BODY_BYTES).await {
+                Ok(Body::Whole(bytes) | Body::Cut(bytes)) => {
+                    String::from_utf8_lossy(&bytes).into_owned()
+                }
+                Err(_) => String::new(),
+            };
             let error = Error::Status {
                 server: profile.server(),
                 status: status.to_string(),
@@ -177,24 +192,37 @@ impl Client {
                 Failed::Final(error)
             });
         }
+        let limits = self.limits;
         if !stream {
-            let text = response.text().await.map_err(|e| Failed::Again {
-                error: self.unreachable(&e),
-                retry_after: None,
-            })?;
-            let value: Value = serde_json::from_str(&text)
-                .map_err(|e| Failed::Final(self.broken(format!("the answer is not JSON ({e})"))))?;
-            let parts = match profile.provider {
-                Provider::OpenAi => openai::whole(&value, out),
-                Provider::Anthropic => anthropic::whole(&value, out),
+            // The whole body counts against the answer's limit: its text and arguments are in it.
+            let body = match read_body(response, limits.answer_bytes).await {
+                Ok(Body::Whole(bytes)) => bytes,
+                Ok(Body::Cut(_)) => {
+                    return Err(Failed::Final(self.bounded(Bound::AnswerTooLarge {
+                        limit: limits.answer_bytes,
+                    })));
+                }
+                Err(e) => {
+                    return Err(Failed::Again {
+                        error: self.unreachable(&e),
+                        retry_after: None,
+                    });
+                }
             };
-            return parts.map_err(|e| self.server_failed(e));
+            let value: Value = serde_json::from_slice(&body)
+                .map_err(|e| Failed::Final(self.broken(format!("the answer is not JSON ({e})"))))?;
+            drop(body);
+            let parts = match profile.provider {
+                Provider::OpenAi => openai::whole(value, limits, out),
+                Provider::Anthropic => anthropic::whole(value, limits, out),
+            };
+            return parts.map_err(|e| self.decode_failed(e));
         }
         let mut decoder = match profile.provider {
-            Provider::OpenAi => Decoder::OpenAi(openai::Decoder::default()),
-            Provider::Anthropic => Decoder::Anthropic(anthropic::Decoder::default()),
+            Provider::OpenAi => Decoder::OpenAi(openai::Decoder::new(limits)),
+            Provider::Anthropic => Decoder::Anthropic(anthropic::Decoder::new(limits)),
         };
-        let mut reader = SseReader::default();
+        let mut reader = SseReader::with_limit(limits.event_bytes);
         let mut bytes = response.bytes_stream();
         while let Some(chunk) = bytes.next().await {
             let chunk = chunk.map_err(|e| Failed::Again {
@@ -207,7 +235,7 @@ impl Client {
             for event in read {
                 decoder
                     .event(&event, out)
-                    .map_err(|e| self.server_failed(e))?;
+                    .map_err(|e| self.decode_failed(e))?;
             }
             if decoder.is_done() {
                 break;
@@ -241,6 +269,13 @@ impl Client {
         Error::Bound {
             server: self.profile.server(),
             bound,
+        }
+    }
+
+    fn decode_failed(&self, error: DecodeError) -> Failed {
+        match error {
+            DecodeError::Server(error) => self.server_failed(error),
+            DecodeError::Bound(bound) => Failed::Final(self.bounded(bound)),
         }
     }
 
@@ -296,7 +331,7 @@ impl Decoder {
         &mut self,
         event: &crate::sse::SseEvent,
         out: &mut dyn FnMut(StreamEvent),
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), DecodeError> {
         match self {
             Decoder::OpenAi(d) => d.event(event, out),
             Decoder::Anthropic(d) => d.event(event, out),
@@ -316,6 +351,30 @@ impl Decoder {
             Decoder::Anthropic(d) => d.finish(),
         }
     }
+}
+
+/// The most of an error's body that is read.
+const ERROR_BODY_BYTES: usize = 64 * 1024;
+
+/// A body read up to a limit.
+enum Body {
+    /// All of it.
+    Whole(Vec<u8>),
+    /// Its first bytes: the rest would have passed the limit, and was not read.
+    Cut(Vec<u8>),
+}
+
+/// Reads `response`'s body, at most `limit` bytes of it.
+async fn read_body(mut response: reqwest::Response, limit: usize) -> Result<Body, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > limit {
+            body.extend_from_slice(&chunk[..limit - body.len()]);
+            return Ok(Body::Cut(body));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Body::Whole(body))
 }
 
 /// The error a server's body carries, or the body itself.

@@ -35,7 +35,7 @@ pub enum Error {
         /// Why.
         why: String,
     },
-    /// The answer passed one of the client's limits, so it was stopped and
+    /// The answer passed one of the client's [`Limits`](crate::Limits), so it was stopped and
     /// its connection dropped.
     #[error("the model server at {server} sent an answer that was stopped: {bound}")]
     Bound {
@@ -58,6 +58,12 @@ pub enum Bound {
         /// The most bytes allowed.
         limit: usize,
     },
+    /// Its text, tool names, ids and arguments together were too large.
+    #[error("its text and tool calls passed {}", size(*limit))]
+    AnswerTooLarge {
+        /// The most bytes allowed.
+        limit: usize,
+    },
 }
 
 impl Bound {
@@ -65,6 +71,7 @@ impl Bound {
     pub fn code(&self) -> &'static str {
         match self {
             Bound::EventTooLong { .. } => "model_event_too_long",
+            Bound::AnswerTooLarge { .. } => "model_answer_too_large",
         }
     }
 }

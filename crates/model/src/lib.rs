@@ -3,12 +3,13 @@
 //! A [`Request`] is a system prompt, the conversation so far ([`Message`]: the person's text,
 //! the assistant's text and tool calls, tool results) and the tools offered ([`Tool`]: a name, a
 //! description, a JSON Schema). The answer streams as [`StreamEvent`]s (text as it comes, each
-//! tool call once its arguments are whole, usage) and ends as an [`Answer`]. Two wire protocols
+//! tool call named once its arguments are whole) and ends as an [`Answer`]. Two wire protocols
 //! serve every server people run: OpenAI-compatible Chat Completions ([`openai`]: OpenAI,
 //! OpenRouter, vLLM, LM Studio, llama.cpp's server, Ollama) and Anthropic Messages
 //! ([`anthropic`]). A [`Client`] picks the protocol from its [`Profile`], retries what a retry
-//! can mend before any output reached the caller ([`retry`]), and never lets the API key reach a
-//! log or an error.
+//! can mend before any output reached the caller ([`retry`]), holds each answer to its
+//! [`Limits`] (bytes of text and tool calls, the length of one event) counted on what arrived,
+//! and never lets the API key reach a log or an error.
 //!
 //! This crate knows nothing of nodwyn: the engine gives it a profile and a request.
 
@@ -24,7 +25,7 @@ mod types;
 
 pub use client::{Client, Model};
 pub use error::{Bound, Error};
-pub use limits::MAX_EVENT_BYTES;
+pub use limits::{Limits, MAX_ANSWER_BYTES, MAX_EVENT_BYTES};
 pub use profile::{ApiKey, Profile, Provider};
 pub use retry::Retry;
 pub use types::{Answer, Message, Request, StopReason, StreamEvent, Tool, ToolCall, Usage};

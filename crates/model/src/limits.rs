@@ -1,5 +1,59 @@
-//! How much of an answer a client accepts: the length of one server-sent event. Each limit
-//! counts what actually arrived, never what the server says about itself.
+//! How much of an answer a client accepts: the answer's text and tool calls in bytes, and the
+//! length of one server-sent event. Each counts what actually arrived, never what the server
+//! says about itself.
+
+use crate::error::Bound;
+
+/// The most bytes of text, tool names, ids and arguments one answer may carry (16 MiB).
+pub const MAX_ANSWER_BYTES: usize = 16 << 20;
 
 /// The longest line of a server-sent event stream, and the longest data of one event (4 MiB).
 pub const MAX_EVENT_BYTES: usize = 4 << 20;
+
+/// The bounds a [`Client`](crate::Client) holds an answer to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes of text, tool names, ids and arguments in one answer.
+    pub answer_bytes: usize,
+    /// The longest server-sent event line, or data of one event, in bytes.
+    pub event_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            answer_bytes: MAX_ANSWER_BYTES,
+            event_bytes: MAX_EVENT_BYTES,
+        }
+    }
+}
+
+/// What one answer has carried so far, checked against its limits as it grows.
+#[derive(Debug, Clone)]
+pub(crate) struct Budget {
+    limits: Limits,
+    bytes: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self::new(Limits::default())
+    }
+}
+
+impl Budget {
+    pub(crate) fn new(limits: Limits) -> Self {
+        Self { limits, bytes: 0 }
+    }
+
+    /// Counts `piece` (text, a name, an id or part of the arguments) as received.
+    pub(crate) fn take(&mut self, piece: &str) -> Result<(), Bound> {
+        self.bytes = self.bytes.saturating_add(piece.len());
+        if self.bytes > self.limits.answer_bytes {
+            return Err(Bound::AnswerTooLarge {
+                limit: self.limits.answer_bytes,
+            });
+        }
+        Ok(())
+    }
+}

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::error::Bound;
+use crate::limits::{Budget, Limits};
 use crate::sse::SseEvent;
 use crate::types::{
     Message, Parts, Request, StopReason, StreamEvent, ToolCall, Usage, stop_or_inferred,
@@ -71,12 +73,18 @@ fn arguments_text(arguments: &Value) -> String {
     }
 }
 
-/// Arguments read back: a JSON value, or the text itself when it is not JSON.
-pub(crate) fn arguments_value(text: &str) -> Value {
+/// Arguments read back: a JSON value, or the text itself when it is not JSON. The text is
+/// taken, not copied: a large call is held as its text or as its value, briefly both.
+pub(crate) fn arguments_value(mut text: String) -> Value {
     if text.trim().is_empty() {
         return json!({});
     }
-    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+    // Room left over from the text's growth is given back before its value is made.
+    text.shrink_to_fit();
+    match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(_) => Value::String(text),
+    }
 }
 
 /// Something the server said went wrong, inside its answer.
@@ -88,6 +96,27 @@ pub struct ServerError {
     pub retryable: bool,
 }
 
+/// Why a decoder stopped reading an answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The server reported an error, or sent what cannot be read.
+    Server(ServerError),
+    /// The answer passed one of its limits.
+    Bound(Bound),
+}
+
+impl From<ServerError> for DecodeError {
+    fn from(error: ServerError) -> Self {
+        DecodeError::Server(error)
+    }
+}
+
+impl From<Bound> for DecodeError {
+    fn from(bound: Bound) -> Self {
+        DecodeError::Bound(bound)
+    }
+}
+
 /// A tool call whose parts are still arriving.
 #[derive(Debug, Default)]
 struct Partial {
@@ -96,9 +125,10 @@ struct Partial {
     arguments: String,
 }
 
-/// Assembles a streamed answer.
+/// Assembles a streamed answer, counting what arrives against its limits.
 #[derive(Debug, Default)]
 pub struct Decoder {
+    budget: Budget,
     text: String,
     calls: BTreeMap<u64, Partial>,
     emitted: Vec<ToolCall>,
@@ -108,12 +138,20 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// A decoder holding the answer to `limits`.
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            budget: Budget::new(limits),
+            ..Self::default()
+        }
+    }
+
     /// Reads one event; what it completes goes to `out`.
     pub fn event(
         &mut self,
         event: &SseEvent,
         out: &mut dyn FnMut(StreamEvent),
-    ) -> Result<(), ServerError> {
+    ) -> Result<(), DecodeError> {
         let data = event.data.trim();
         if data == "[DONE]" {
             self.done = true;
@@ -127,7 +165,7 @@ impl Decoder {
             retryable: false,
         })?;
         if let Some(error) = chunk.get("error") {
-            return Err(server_error(error));
+            return Err(server_error(error).into());
         }
         self.read_usage(&chunk);
         let Some(choice) = chunk["choices"].get(0) else {
@@ -137,6 +175,7 @@ impl Decoder {
         if let Some(text) = delta["content"].as_str()
             && !text.is_empty()
         {
+            self.budget.take(text)?;
             self.text.push_str(text);
             out(StreamEvent::TextDelta(text.to_owned()));
         }
@@ -144,14 +183,15 @@ impl Decoder {
             for (position, call) in calls.iter().enumerate() {
                 let index = call["index"].as_u64().unwrap_or(position as u64);
                 let partial = self.calls.entry(index).or_default();
-                if let Some(id) = call["id"].as_str() {
-                    partial.id.push_str(id);
-                }
-                if let Some(name) = call["function"]["name"].as_str() {
-                    partial.name.push_str(name);
-                }
-                if let Some(arguments) = call["function"]["arguments"].as_str() {
-                    partial.arguments.push_str(arguments);
+                for (part, piece) in [
+                    (&mut partial.id, &call["id"]),
+                    (&mut partial.name, &call["function"]["name"]),
+                    (&mut partial.arguments, &call["function"]["arguments"]),
+                ] {
+                    if let Some(piece) = piece.as_str() {
+                        self.budget.take(piece)?;
+                        part.push_str(piece);
+                    }
                 }
             }
         }
@@ -184,9 +224,12 @@ impl Decoder {
                     partial.id
                 },
                 name: partial.name,
-                arguments: arguments_value(&partial.arguments),
+                arguments: arguments_value(partial.arguments),
             };
-            out(StreamEvent::ToolCall(call.clone()));
+            out(StreamEvent::ToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+            });
             self.emitted.push(call);
         }
     }
@@ -204,42 +247,63 @@ impl Decoder {
     }
 }
 
-/// An unstreamed answer (`stream: false`).
-pub fn whole(body: &Value, out: &mut dyn FnMut(StreamEvent)) -> Result<Parts, ServerError> {
+/// An unstreamed answer (`stream: false`), taken apart rather than copied.
+pub fn whole(
+    mut body: Value,
+    limits: Limits,
+    out: &mut dyn FnMut(StreamEvent),
+) -> Result<Parts, DecodeError> {
     if let Some(error) = body.get("error") {
-        return Err(server_error(error));
+        return Err(server_error(error).into());
     }
-    let choice = &body["choices"][0];
-    let message = &choice["message"];
-    let mut decoder = Decoder::default();
-    decoder.read_usage(body);
+    let mut decoder = Decoder::new(limits);
+    decoder.read_usage(&body);
+    let mut choice = body
+        .get_mut("choices")
+        .and_then(|choices| choices.get_mut(0))
+        .map(Value::take)
+        .unwrap_or_default();
+    let message = &mut choice["message"];
     if let Some(text) = message["content"].as_str()
         && !text.is_empty()
     {
+        decoder.budget.take(text)?;
         decoder.text.push_str(text);
         out(StreamEvent::TextDelta(text.to_owned()));
     }
-    for (index, call) in message["tool_calls"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-    {
-        decoder.calls.insert(
-            index as u64,
-            Partial {
-                id: call["id"].as_str().unwrap_or_default().to_owned(),
-                name: call["function"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                arguments: match &call["function"]["arguments"] {
-                    Value::String(text) => text.clone(),
-                    Value::Null => String::new(),
-                    other => other.to_string(),
+    if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for (index, call) in calls.iter_mut().enumerate() {
+            let id = call["id"].as_str().unwrap_or_default().to_owned();
+            let name = call["function"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            decoder.budget.take(&id)?;
+            decoder.budget.take(&name)?;
+            let arguments = match call["function"]["arguments"].take() {
+                Value::String(text) => {
+                    decoder.budget.take(&text)?;
+                    arguments_value(text)
+                }
+                Value::Null => json!({}),
+                // Some servers send the object itself; the body's own limit bounded it.
+                other => other,
+            };
+            let call = ToolCall {
+                id: if id.is_empty() {
+                    format!("call_{index}")
+                } else {
+                    id
                 },
-            },
-        );
+                name,
+                arguments,
+            };
+            out(StreamEvent::ToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+            });
+            decoder.emitted.push(call);
+        }
     }
     decoder.stop = choice["finish_reason"].as_str().map(stop_reason);
     Ok(decoder.finish(out))

@@ -109,8 +109,14 @@ pub enum StopReason {
 pub enum StreamEvent {
     /// More of the answer's text.
     TextDelta(String),
-    /// A tool call, whole.
-    ToolCall(ToolCall),
+    /// A tool call, whole: which call and which tool (its arguments are in the answer, held
+    /// once rather than copied here too).
+    ToolCall {
+        /// The provider's id for it.
+        id: String,
+        /// The tool.
+        name: String,
+    },
 }
 
 /// An answer's parts as a decoder assembles them: text, tool calls, usage, why it stopped.

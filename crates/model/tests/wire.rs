@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use nodwyn_model::{
-    ApiKey, Client, Error, Message, Model, Profile, Provider, Request, Retry, StopReason,
-    StreamEvent, Tool, ToolCall, Usage,
+    ApiKey, Client, Error, Limits, MAX_ANSWER_BYTES, Message, Model, Profile, Provider, Request,
+    Retry, StopReason, StreamEvent, Tool, ToolCall, Usage,
 };
 use nodwyn_standin::{Reply, StandIn, anthropic, openai};
 use serde_json::json;
@@ -116,11 +116,13 @@ async fn openai_text_and_two_tool_calls_split_across_chunks() {
         .iter()
         .filter_map(|e| match e {
             StreamEvent::TextDelta(t) => Some(t.as_str()),
-            StreamEvent::ToolCall(_) => None,
+            StreamEvent::ToolCall { .. } => None,
         })
         .collect();
     assert_eq!(text, "Let me fix it.");
-    assert!(matches!(seen.last(), Some(StreamEvent::ToolCall(c)) if c.name == "shell-exec"));
+    assert!(
+        matches!(seen.last(), Some(StreamEvent::ToolCall { id, name }) if id == "call_1" && name == "shell-exec")
+    );
 
     // The request as the wire carries it.
     let sent = &server.received()[0];
@@ -316,4 +318,102 @@ async fn nobody_listening_is_one_sentence_naming_the_server() {
         "{sentence}"
     );
     assert!(sentence.contains("after 3 tries"), "{sentence}");
+}
+
+/// A streamed answer in `provider`'s format.
+fn answer(
+    provider: Provider,
+    text: &str,
+    calls: &[(&str, serde_json::Value)],
+) -> nodwyn_standin::Reply {
+    match provider {
+        Provider::OpenAi => openai::answer(text, calls, (10, 10)),
+        Provider::Anthropic => anthropic::answer(text, calls, (10, 10)),
+    }
+}
+
+#[tokio::test]
+async fn a_tool_call_past_sixteen_mib_is_refused_by_default() {
+    let big = json!({"content": "x".repeat(MAX_ANSWER_BYTES)});
+    let server = StandIn::start(vec![openai::call_in_pieces("fs-write", &big, 64 * 1024)]);
+    let (answer, seen) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let error = answer.map(|_| ()).unwrap_err();
+    assert_eq!(error.code(), "model_answer_too_large");
+    assert!(
+        error
+            .to_string()
+            .ends_with("its text and tool calls passed 16 MiB"),
+        "{error}"
+    );
+    assert!(seen.is_empty());
+}
+
+#[tokio::test]
+async fn an_answer_larger_than_its_limit_is_stopped_as_it_arrives() {
+    let limits = Limits {
+        answer_bytes: 64 * 1024,
+        ..Limits::default()
+    };
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        // Arguments past the limit, and text past it.
+        let big = json!({"path": "a.txt", "content": "x".repeat(80 * 1024)});
+        let server = StandIn::start(vec![
+            answer(provider, "", &[("fs-write", big)]),
+            answer(provider, &"y".repeat(80 * 1024), &[]),
+        ]);
+        let limited = client(profile(provider, &server)).with_limits(limits);
+        for _ in 0..2 {
+            let (answer, seen) = complete(&limited).await;
+            let error = match answer {
+                Ok(answer) => panic!(
+                    "{provider:?}: an answer of {} bytes of text and {} tool call(s) was accepted",
+                    answer.text.len(),
+                    answer.tool_calls.len()
+                ),
+                Err(error) => error,
+            };
+            assert_eq!(
+                error.code(),
+                "model_answer_too_large",
+                "{provider:?}: {error}"
+            );
+            assert!(
+                error
+                    .to_string()
+                    .ends_with("its text and tool calls passed 65536 bytes"),
+                "{error}"
+            );
+            assert!(
+                !seen
+                    .iter()
+                    .any(|e| matches!(e, StreamEvent::ToolCall { .. })),
+                "{provider:?}"
+            );
+        }
+        // Not tried again: the same answer would come back.
+        assert_eq!(server.received().len(), 2);
+
+        // Unstreamed, the body counts.
+        if provider == Provider::OpenAi {
+            let big = json!({"content": "x".repeat(80 * 1024)});
+            let server = StandIn::start(vec![openai::whole("", &[("fs-write", big)], (1, 1))]);
+            let mut unstreamed = profile(provider, &server);
+            unstreamed.stream_tools = false;
+            let (answer, _) = complete(&client(unstreamed).with_limits(limits)).await;
+            assert_eq!(
+                answer.map(|_| ()).unwrap_err().code(),
+                "model_answer_too_large"
+            );
+        }
+
+        // Just under the limit, it is whole.
+        let fits = json!({"content": "x".repeat(60 * 1024)});
+        let server = StandIn::start(vec![answer(provider, "ok", &[("fs-write", fits.clone())])]);
+        let (answer, _) = complete(&client(profile(provider, &server)).with_limits(limits)).await;
+        assert_eq!(
+            answer.unwrap().tool_calls[0].arguments,
+            fits,
+            "{provider:?}"
+        );
+    }
 }

@@ -53,6 +53,26 @@ pub fn answer(text: &str, calls: &[(&str, Value)], usage: (u64, u64)) -> Reply {
     Reply::events(events)
 }
 
+/// A streamed answer calling one tool, its arguments in pieces of `size` bytes (ASCII
+/// arguments), as a server that batches its deltas sends them.
+pub fn call_in_pieces(name: &str, arguments: &Value, size: usize) -> Reply {
+    let text = arguments.to_string();
+    let mut events = vec![delta(
+        json!({"tool_calls": [{"index": 0, "id": "call_0", "type": "function", "function": {"name": name, "arguments": ""}}]}),
+        None,
+    )];
+    for piece in text.as_bytes().chunks(size.max(1)) {
+        let piece = String::from_utf8_lossy(piece);
+        events.push(delta(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}),
+            None,
+        ));
+    }
+    events.push(delta(json!({}), Some("tool_calls")));
+    events.push("data: [DONE]\n\n".to_owned());
+    Reply::events(events)
+}
+
 /// A streamed answer of text alone.
 pub fn text(text: &str) -> Reply {
     answer(text, &[], (100, 10))
