@@ -1,6 +1,7 @@
 //! The [`Model`] trait and [`Client`], which speaks a profile's wire protocol over HTTP: one
 //! request per try, the stream read into events as it comes, retried only while nothing of the
-//! answer has reached the caller.
+//! answer has reached the caller; every try within one deadline, a stream that goes quiet
+//! stopped, and what arrives held to the client's [`Limits`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,13 +9,14 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde_json::Value;
+use tokio::time::timeout_at;
 
 use crate::error::{Bound, Error};
 use crate::limits::Limits;
 use crate::openai::{DecodeError, ServerError};
 use crate::profile::{Profile, Provider};
 use crate::retry::{Retry, retry_after, retryable_status};
-use crate::sse::SseReader;
+use crate::sse::{SseEvent, SseReader};
 use crate::types::{Answer, Parts, Request, StreamEvent};
 use crate::{anthropic, openai};
 
@@ -94,6 +96,8 @@ impl Client {
         events: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Answer, Error> {
         let started = Instant::now();
+        // Every try and every wait between them fit in one deadline.
+        let deadline = tokio::time::Instant::now() + self.limits.deadline;
         let tries = self.retry.tries.max(1);
         let mut attempt = 1;
         loop {
@@ -102,7 +106,7 @@ impl Client {
                 first_output.get_or_insert_with(|| started.elapsed());
                 events(event);
             };
-            let outcome = self.try_once(request, &mut sink).await;
+            let outcome = self.try_once(request, deadline, &mut sink).await;
             match outcome {
                 Ok((text, tool_calls, usage, stop)) => {
                     return Ok(Answer {
@@ -119,6 +123,9 @@ impl Client {
                         return Err(with_tries(error, attempt, first_output.is_some()));
                     }
                     let wait = self.retry.wait(attempt + 1, retry_after);
+                    if tokio::time::Instant::now() + wait >= deadline {
+                        return Err(with_tries(error, attempt, false));
+                    }
                     tracing::info!(server = %self.profile.server(), attempt, ?wait, error = %error, "trying the model again");
                     tokio::time::sleep(wait).await;
                     attempt += 1;
@@ -131,8 +138,14 @@ impl Client {
     async fn try_once(
         &self,
         request: &Request,
+        deadline: tokio::time::Instant,
         out: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Parts, Failed> {
+        let late = || {
+            Failed::Final(self.bounded(Bound::Deadline {
+                limit: self.limits.deadline,
+            }))
+        };
         let profile = &self.profile;
         let stream = profile.stream_tools || request.tools.is_empty();
         let body = match profile.provider {
@@ -158,10 +171,13 @@ impl Client {
         if profile.provider == Provider::Anthropic {
             builder = builder.header("anthropic-version", anthropic::VERSION);
         }
-        let response = builder.send().await.map_err(|e| Failed::Again {
-            error: self.unreachable(&e),
-            retry_after: None,
-        })?;
+        let response = timeout_at(deadline, builder.send())
+            .await
+            .map_err(|_| late())?
+            .map_err(|e| Failed::Again {
+                error: self.unreachable(&e),
+                retry_after: None,
+            })?;
         let status = response.status();
         if !status.is_success() {
             let wait = retry_after(
@@ -171,7 +187,10 @@ impl Client {
                     .and_then(|v| v.to_str().ok()),
             );
             // Only the start of an error's body is read: it is shown shortened anyway.
-            let text = match read_body(response, ERROR_BODY_BYTES).await {
+            let text = match timeout_at(deadline, read_body(response, ERROR_BODY_BYTES))
+                .await
+                .map_err(|_| late())?
+            {
                 Ok(Body::Whole(bytes) | Body::Cut(bytes)) => {
                     String::from_utf8_lossy(&bytes).into_owned()
                 }
@@ -195,7 +214,10 @@ impl Client {
         let limits = self.limits;
         if !stream {
             // The whole body counts against the answer's limit: its text and arguments are in it.
-            let body = match read_body(response, limits.answer_bytes).await {
+            let body = match timeout_at(deadline, read_body(response, limits.answer_bytes))
+                .await
+                .map_err(|_| late())?
+            {
                 Ok(Body::Whole(bytes)) => bytes,
                 Ok(Body::Cut(_)) => {
                     return Err(Failed::Final(self.bounded(Bound::AnswerTooLarge {
@@ -224,7 +246,24 @@ impl Client {
         };
         let mut reader = SseReader::with_limit(limits.event_bytes);
         let mut bytes = response.bytes_stream();
-        while let Some(chunk) = bytes.next().await {
+        // Silence is timed from the first event on: before it, a model may read a long prompt.
+        let mut quiet_until = None;
+        loop {
+            let (wake, quiet) = match quiet_until {
+                Some(until) if until < deadline => (until, true),
+                _ => (deadline, false),
+            };
+            let Ok(next) = timeout_at(wake, bytes.next()).await else {
+                // Returning drops the stream, and with it the connection.
+                if !quiet {
+                    return Err(late());
+                }
+                return Err(Failed::Again {
+                    error: self.bounded(Bound::Idle { limit: limits.idle }),
+                    retry_after: None,
+                });
+            };
+            let Some(chunk) = next else { break };
             let chunk = chunk.map_err(|e| Failed::Again {
                 error: self.broken(format!("the connection broke ({})", plain(&e))),
                 retry_after: None,
@@ -233,6 +272,9 @@ impl Client {
                 .feed(&chunk)
                 .map_err(|bound| Failed::Final(self.bounded(bound)))?;
             for event in read {
+                if carries_answer(&event) {
+                    quiet_until = Some(tokio::time::Instant::now() + limits.idle);
+                }
                 decoder
                     .event(&event, out)
                     .map_err(|e| self.decode_failed(e))?;
@@ -329,7 +371,7 @@ enum Decoder {
 impl Decoder {
     fn event(
         &mut self,
-        event: &crate::sse::SseEvent,
+        event: &SseEvent,
         out: &mut dyn FnMut(StreamEvent),
     ) -> Result<(), DecodeError> {
         match self {
@@ -351,6 +393,11 @@ impl Decoder {
             Decoder::Anthropic(d) => d.finish(),
         }
     }
+}
+
+/// Whether `event` is more than a sign of life: a `ping` is silence, like a comment.
+fn carries_answer(event: &SseEvent) -> bool {
+    event.name != "ping"
 }
 
 /// The most of an error's body that is read.

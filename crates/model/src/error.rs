@@ -1,6 +1,8 @@
 //! What can go wrong talking to a model, each in one sentence that names the server and never
 //! the key, with a stable code for programs ([`Error::code`]).
 
+use std::time::Duration;
+
 /// A model call that failed.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -64,6 +66,18 @@ pub enum Bound {
         /// The most bytes allowed.
         limit: usize,
     },
+    /// It had not ended by the call's deadline.
+    #[error("it had not ended after {limit:?}")]
+    Deadline {
+        /// The deadline.
+        limit: Duration,
+    },
+    /// Nothing of it arrived for too long.
+    #[error("nothing of it arrived for {limit:?}")]
+    Idle {
+        /// The longest silence allowed.
+        limit: Duration,
+    },
 }
 
 impl Bound {
@@ -72,6 +86,8 @@ impl Bound {
         match self {
             Bound::EventTooLong { .. } => "model_event_too_long",
             Bound::AnswerTooLarge { .. } => "model_answer_too_large",
+            Bound::Deadline { .. } => "model_answer_timed_out",
+            Bound::Idle { .. } => "model_answer_stalled",
         }
     }
 }

@@ -25,7 +25,7 @@ mod types;
 
 pub use client::{Client, Model};
 pub use error::{Bound, Error};
-pub use limits::{Limits, MAX_ANSWER_BYTES, MAX_EVENT_BYTES};
+pub use limits::{ANSWER_DEADLINE, IDLE_TIMEOUT, Limits, MAX_ANSWER_BYTES, MAX_EVENT_BYTES};
 pub use profile::{ApiKey, Profile, Provider};
 pub use retry::Retry;
 pub use types::{Answer, Message, Request, StopReason, StreamEvent, Tool, ToolCall, Usage};

@@ -1,6 +1,9 @@
-//! How much of an answer a client accepts: the answer's text and tool calls in bytes, and the
-//! length of one server-sent event. Each counts what actually arrived, never what the server
+//! How much of an answer a client accepts and how long it waits for one: the answer's text and
+//! tool calls in bytes, the length of one server-sent event, a deadline for the whole call and a
+//! longest silence between events. Each counts what actually arrived, never what the server
 //! says about itself.
+
+use std::time::Duration;
 
 use crate::error::Bound;
 
@@ -10,6 +13,14 @@ pub const MAX_ANSWER_BYTES: usize = 16 << 20;
 /// The longest line of a server-sent event stream, and the longest data of one event (4 MiB).
 pub const MAX_EVENT_BYTES: usize = 4 << 20;
 
+/// The longest one model call may take, every try and wait included (half an hour: a model on
+/// a laptop's processor may read a long prompt for minutes and write a few tokens a second).
+pub const ANSWER_DEADLINE: Duration = Duration::from_secs(30 * 60);
+
+/// The longest silence between two events once an answer has begun streaming (comments and
+/// `ping` events are silence: they carry nothing of the answer).
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(2 * 60);
+
 /// The bounds a [`Client`](crate::Client) holds an answer to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -17,6 +28,10 @@ pub struct Limits {
     pub answer_bytes: usize,
     /// The longest server-sent event line, or data of one event, in bytes.
     pub event_bytes: usize,
+    /// The longest a whole call may take, every try included.
+    pub deadline: Duration,
+    /// The longest silence between two events of a streamed answer, once its first event came.
+    pub idle: Duration,
 }
 
 impl Default for Limits {
@@ -24,6 +39,8 @@ impl Default for Limits {
         Self {
             answer_bytes: MAX_ANSWER_BYTES,
             event_bytes: MAX_EVENT_BYTES,
+            deadline: ANSWER_DEADLINE,
+            idle: IDLE_TIMEOUT,
         }
     }
 }

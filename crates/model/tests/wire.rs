@@ -417,3 +417,104 @@ async fn an_answer_larger_than_its_limit_is_stopped_as_it_arrives() {
         );
     }
 }
+
+/// Waits (ten seconds at most) until the stand-in has ended `replies` replies.
+async fn until_finished(server: &StandIn, replies: usize) {
+    let started = std::time::Instant::now();
+    while server.finished() < replies {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the connection was kept open"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_stream_gone_quiet_is_stopped_and_its_connection_dropped() {
+    let limits = Limits {
+        idle: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        // The answer's first text, then only comments, a tenth of a second apart.
+        let begun = match provider {
+            Provider::OpenAi => 3,
+            Provider::Anthropic => 4,
+        };
+        let server = StandIn::start(vec![
+            answer(provider, "thinking very hard about this", &[])
+                .cut_after(begun)
+                .hanging(),
+        ]);
+        let quiet = client(profile(provider, &server)).with_limits(limits);
+        let (answer, seen) = tokio::time::timeout(Duration::from_secs(20), complete(&quiet))
+            .await
+            .expect("the answer never ended");
+        let error = answer.map(|_| ()).unwrap_err();
+        assert_eq!(
+            error.code(),
+            "model_answer_stalled",
+            "{provider:?}: {error}"
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("nothing of it arrived for 500ms"),
+            "{error}"
+        );
+        assert!(!seen.is_empty(), "{provider:?}: the answer had begun");
+        until_finished(&server, 1).await;
+        assert_eq!(server.received().len(), 1, "not tried again once begun");
+    }
+
+    // Quiet before anything of the answer came, it is tried again.
+    let server = StandIn::start(vec![
+        openai::text("slow").cut_after(1).hanging(),
+        openai::text("done"),
+    ]);
+    let (answer, _) =
+        complete(&client(profile(Provider::OpenAi, &server)).with_limits(limits)).await;
+    assert_eq!(answer.unwrap().text, "done");
+}
+
+#[tokio::test]
+async fn an_answer_past_its_deadline_is_stopped_however_steadily_it_comes() {
+    let limits = Limits {
+        deadline: Duration::from_secs(1),
+        idle: Duration::from_secs(10),
+        ..Limits::default()
+    };
+    // About forty events a tenth of a second apart: never quiet, never done within a second.
+    let long = "a steady answer that keeps coming and coming and coming, ".repeat(4);
+    let server = StandIn::start(vec![openai::text(&long).paced(Duration::from_millis(100))]);
+    let steady = client(profile(Provider::OpenAi, &server)).with_limits(limits);
+    let (answer, seen) = tokio::time::timeout(Duration::from_secs(20), complete(&steady))
+        .await
+        .expect("the answer never ended");
+    let error = match answer {
+        Ok(answer) => panic!(
+            "an answer of {} bytes in {} events was accepted",
+            answer.text.len(),
+            seen.len()
+        ),
+        Err(error) => error,
+    };
+    assert_eq!(error.code(), "model_answer_timed_out", "{error}");
+    assert!(
+        error.to_string().ends_with("it had not ended after 1s"),
+        "{error}"
+    );
+    until_finished(&server, 1).await;
+
+    // A server that never answers at all is stopped by the same deadline.
+    let server = StandIn::start(vec![Reply::events(Vec::new()).hanging()]);
+    let silent = client(profile(Provider::Anthropic, &server)).with_limits(limits);
+    let (answer, _) = tokio::time::timeout(Duration::from_secs(20), complete(&silent))
+        .await
+        .expect("the answer never ended");
+    assert_eq!(
+        answer.map(|_| ()).unwrap_err().code(),
+        "model_answer_timed_out"
+    );
+}

@@ -111,6 +111,7 @@ impl Received {
 struct State {
     script: VecDeque<Reply>,
     received: Vec<Received>,
+    finished: usize,
 }
 
 /// A running stand-in server; it stops with the test process.
@@ -131,6 +132,7 @@ impl StandIn {
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             received: Vec::new(),
+            finished: 0,
         }));
         let shared = Arc::clone(&state);
         std::thread::spawn(move || {
@@ -150,6 +152,12 @@ impl StandIn {
     /// Adds replies at the end of the script.
     pub fn push(&self, replies: impl IntoIterator<Item = Reply>) {
         self.state.lock().unwrap().script.extend(replies);
+    }
+
+    /// How many replies have ended: written whole, or given up because the client went away
+    /// (a reply that hangs ends only so).
+    pub fn finished(&self) -> usize {
+        self.state.lock().unwrap().finished
     }
 
     /// Every request received so far, in order.
@@ -174,6 +182,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>) {
         )
     });
     let _ = write_reply(stream, &reply);
+    state.lock().unwrap().finished += 1;
 }
 
 fn read_request(stream: &TcpStream) -> std::io::Result<Received> {
