@@ -141,6 +141,7 @@ impl Decoder {
                 let index = data["index"].as_u64().unwrap_or(0);
                 let block = &data["content_block"];
                 if block["type"] == "tool_use" {
+                    self.budget.call()?;
                     let id = block["id"].as_str().unwrap_or_default();
                     let name = block["name"].as_str().unwrap_or_default();
                     self.budget.take(id)?;
@@ -256,6 +257,7 @@ pub fn whole(
                     out(StreamEvent::TextDelta(piece.to_owned()));
                 }
                 Some("tool_use") => {
+                    budget.call()?;
                     let id = block["id"].as_str().unwrap_or_default().to_owned();
                     let name = block["name"].as_str().unwrap_or_default().to_owned();
                     budget.take(&id)?;

@@ -66,6 +66,12 @@ pub enum Bound {
         /// The most bytes allowed.
         limit: usize,
     },
+    /// It made too many tool calls.
+    #[error("it made more than {limit} tool calls in one answer")]
+    TooManyToolCalls {
+        /// The most calls allowed.
+        limit: usize,
+    },
     /// It had not ended by the call's deadline.
     #[error("it had not ended after {limit:?}")]
     Deadline {
@@ -86,6 +92,7 @@ impl Bound {
         match self {
             Bound::EventTooLong { .. } => "model_event_too_long",
             Bound::AnswerTooLarge { .. } => "model_answer_too_large",
+            Bound::TooManyToolCalls { .. } => "model_too_many_tool_calls",
             Bound::Deadline { .. } => "model_answer_timed_out",
             Bound::Idle { .. } => "model_answer_stalled",
         }

@@ -8,8 +8,9 @@
 //! OpenRouter, vLLM, LM Studio, llama.cpp's server, Ollama) and Anthropic Messages
 //! ([`anthropic`]). A [`Client`] picks the protocol from its [`Profile`], retries what a retry
 //! can mend before any output reached the caller ([`retry`]), holds each answer to its
-//! [`Limits`] (bytes of text and tool calls, the length of one event) counted on what arrived,
-//! and never lets the API key reach a log or an error.
+//! [`Limits`] (bytes of text and tool calls, how many calls, the length of one event, a deadline
+//! and a longest silence), counted on what arrived, and never lets the API key reach a log or an
+//! error.
 //!
 //! This crate knows nothing of nodwyn: the engine gives it a profile and a request.
 
@@ -25,7 +26,9 @@ mod types;
 
 pub use client::{Client, Model};
 pub use error::{Bound, Error};
-pub use limits::{ANSWER_DEADLINE, IDLE_TIMEOUT, Limits, MAX_ANSWER_BYTES, MAX_EVENT_BYTES};
+pub use limits::{
+    ANSWER_DEADLINE, IDLE_TIMEOUT, Limits, MAX_ANSWER_BYTES, MAX_EVENT_BYTES, MAX_TOOL_CALLS,
+};
 pub use profile::{ApiKey, Profile, Provider};
 pub use retry::Retry;
 pub use types::{Answer, Message, Request, StopReason, StreamEvent, Tool, ToolCall, Usage};

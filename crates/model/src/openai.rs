@@ -182,6 +182,9 @@ impl Decoder {
         if let Some(calls) = delta["tool_calls"].as_array() {
             for (position, call) in calls.iter().enumerate() {
                 let index = call["index"].as_u64().unwrap_or(position as u64);
+                if !self.calls.contains_key(&index) {
+                    self.budget.call()?;
+                }
                 let partial = self.calls.entry(index).or_default();
                 for (part, piece) in [
                     (&mut partial.id, &call["id"]),
@@ -273,6 +276,7 @@ pub fn whole(
     }
     if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
         for (index, call) in calls.iter_mut().enumerate() {
+            decoder.budget.call()?;
             let id = call["id"].as_str().unwrap_or_default().to_owned();
             let name = call["function"]["name"]
                 .as_str()

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use nodwyn_model::{
-    ApiKey, Client, Error, Limits, MAX_ANSWER_BYTES, Message, Model, Profile, Provider, Request,
-    Retry, StopReason, StreamEvent, Tool, ToolCall, Usage,
+    ApiKey, Client, Error, Limits, MAX_ANSWER_BYTES, MAX_TOOL_CALLS, Message, Model, Profile,
+    Provider, Request, Retry, StopReason, StreamEvent, Tool, ToolCall, Usage,
 };
 use nodwyn_standin::{Reply, StandIn, anthropic, openai};
 use serde_json::json;
@@ -517,4 +517,42 @@ async fn an_answer_past_its_deadline_is_stopped_however_steadily_it_comes() {
         answer.map(|_| ()).unwrap_err().code(),
         "model_answer_timed_out"
     );
+}
+
+#[tokio::test]
+async fn an_answer_with_more_tool_calls_than_its_limit_is_stopped() {
+    for provider in [Provider::OpenAi, Provider::Anthropic] {
+        let calls = |n: usize| vec![("fs-list", json!({})); n];
+        let server = StandIn::start(vec![
+            answer(provider, "", &calls(MAX_TOOL_CALLS + 1)),
+            answer(provider, "", &calls(MAX_TOOL_CALLS)),
+        ]);
+        let (answer, seen) = complete(&client(profile(provider, &server))).await;
+        let error = match answer {
+            Ok(answer) => panic!(
+                "{provider:?}: an answer of {} tool calls was accepted",
+                answer.tool_calls.len()
+            ),
+            Err(error) => error,
+        };
+        assert_eq!(error.code(), "model_too_many_tool_calls", "{error}");
+        assert!(
+            error
+                .to_string()
+                .ends_with("it made more than 128 tool calls in one answer"),
+            "{error}"
+        );
+        // Each call is counted as it begins, before the answer hands any on.
+        assert!(
+            seen.len() <= MAX_TOOL_CALLS,
+            "{provider:?}: {} calls handed on",
+            seen.len()
+        );
+        let (answer, _) = complete(&client(profile(provider, &server))).await;
+        assert_eq!(
+            answer.unwrap().tool_calls.len(),
+            MAX_TOOL_CALLS,
+            "{provider:?}"
+        );
+    }
 }
