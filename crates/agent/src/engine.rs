@@ -24,6 +24,10 @@ use nodwyn_core::call::result_text;
 
 pub use subagents::{MAX_SUBAGENT_DEPTH, Profiles};
 
+/// The most tool calls of one answer that run, whatever model produced it (nodwyn's own client
+/// refuses more before the answer ends).
+pub const MAX_TOOL_CALLS_PER_ANSWER: usize = nodwyn_model::MAX_TOOL_CALLS;
+
 /// How a turn ended, and what it produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
@@ -288,6 +292,12 @@ impl Agent {
             if answer.tool_calls.is_empty() {
                 return Ok((TurnEnd::Finished, answer.text));
             }
+            let too_many = (answer.tool_calls.len() > MAX_TOOL_CALLS_PER_ANSWER).then(|| {
+                format!(
+                    "the model's answer made {} tool calls, more than the {MAX_TOOL_CALLS_PER_ANSWER} one answer may make",
+                    answer.tool_calls.len()
+                )
+            });
             let mut calls = answer.tool_calls.iter();
             while let Some(call) = calls.next() {
                 let item = work.next_item();
@@ -296,6 +306,17 @@ impl Agent {
                     kind: "tool_call".to_owned(),
                     tool: Some(call.name.clone()),
                 });
+                // Each call runs only within the run's limits: a call before it may have spent
+                // them (a sub-agent's model calls, tokens), or its own answer did.
+                if let Some(why) = too_many.clone().or_else(|| self.limit_reached()) {
+                    let not_run = || failure(format!("not run: {why}"));
+                    self.record(work, &item, not_run().answering(call))?;
+                    for call in calls.by_ref() {
+                        let item = work.next_item();
+                        self.record(work, &item, not_run().answering(call))?;
+                    }
+                    return Ok((TurnEnd::Limit { why }, String::new()));
+                }
                 let outcome = if self.interrupted() {
                     failure(INTERRUPTED.to_owned())
                 } else {

@@ -15,7 +15,7 @@ use nodwyn_core::host::HostSettings;
 use nodwyn_core::person::{Question, StrategyQuestion};
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
-use nodwyn_model::{Client, Profile, Provider, Retry};
+use nodwyn_model::{Client, Limits, MAX_TOOL_CALLS, Profile, Provider, Retry};
 use nodwyn_protocol::{Item, Notification, TurnEnd, WorktreeMode};
 use nodwyn_standin::{StandIn, openai};
 use serde_json::json;
@@ -170,6 +170,17 @@ fn make_agent(
     options: Options,
     frontend: Arc<Recording>,
 ) -> Agent {
+    make_agent_with(setup, server, options, frontend, Limits::default())
+}
+
+/// An agent whose client holds answers to `limits`.
+fn make_agent_with(
+    setup: &Setup,
+    server: &StandIn,
+    options: Options,
+    frontend: Arc<Recording>,
+    limits: Limits,
+) -> Agent {
     let client = Client::new(Profile {
         provider: Provider::OpenAi,
         base_url: format!("{}/v1", server.url()),
@@ -182,7 +193,8 @@ fn make_agent(
     .with_retry(Retry {
         tries: 1,
         ..Retry::default()
-    });
+    })
+    .with_limits(limits);
     Agent::new(
         Arc::clone(&setup.runtime),
         Arc::new(client),
@@ -370,4 +382,63 @@ async fn a_scheme_program_spends_the_same_turn_budget_as_tool_calls() {
             AskKind::Security
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_limits_are_checked_before_each_tool_call() {
+    let setup = setup();
+    let off = || Options {
+        worktree: WorktreeMode::Off,
+        ..Options::default()
+    };
+    let not_run = |frontend: &Recording, expected: usize, why: &str| {
+        let results = frontend.results();
+        assert_eq!(results.len(), expected, "{results:?}");
+        for (ok, content) in results {
+            assert!(
+                !ok && content.starts_with("not run: ") && content.contains(why),
+                "{content}"
+            );
+        }
+    };
+
+    // One model call allowed: the calls of its answer would have results the model never reads.
+    let server = StandIn::start(vec![openai::answer(
+        "",
+        &vec![("fs-list", json!({})); 5],
+        (10, 10),
+    )]);
+    let frontend = Recording::new(None);
+    let options = Options {
+        max_model_calls: Some(1),
+        ..off()
+    };
+    let mut agent = make_agent(&setup, &server, options, Arc::clone(&frontend));
+    let outcome = agent.turn("list").await;
+    assert!(
+        matches!(&outcome.end, TurnEnd::Limit { why } if why.contains("1 model call(s)")),
+        "{:?}",
+        outcome.end
+    );
+    not_run(&frontend, 5, "1 model call(s) (--max-turns)");
+
+    // More calls in one answer than an answer may make, from a model that let them through.
+    let server = StandIn::start(vec![openai::answer(
+        "",
+        &vec![("fs-list", json!({})); MAX_TOOL_CALLS + 1],
+        (10, 10),
+    )]);
+    let frontend = Recording::new(None);
+    let lenient = Limits {
+        tool_calls: 10_000,
+        ..Limits::default()
+    };
+    let mut agent = make_agent_with(&setup, &server, off(), Arc::clone(&frontend), lenient);
+    let outcome = agent.turn("list").await;
+    assert!(
+        matches!(&outcome.end, TurnEnd::Limit { why } if why.contains("129 tool calls")),
+        "{:?}",
+        outcome.end
+    );
+    not_run(&frontend, MAX_TOOL_CALLS + 1, "more than the 128");
 }
