@@ -5,6 +5,7 @@
 mod subagents;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use nodwyn_core::person::Person;
@@ -28,6 +29,11 @@ pub use subagents::{MAX_SUBAGENT_DEPTH, Profiles};
 /// refuses more before the answer ends).
 pub const MAX_TOOL_CALLS_PER_ANSWER: usize = nodwyn_model::MAX_TOOL_CALLS;
 
+/// How many bytes of a model's output are counted as one token when its size is estimated from
+/// what arrived. Text and code run about 3 to 4 bytes a token, so the estimate falls short of
+/// what an honest server reports and only catches one that reports less than it sent.
+pub const BYTES_PER_TOKEN: u64 = 4;
+
 /// How a turn ended, and what it produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnOutcome {
@@ -47,6 +53,9 @@ pub struct Agent {
     frontend: Arc<dyn Frontend>,
     items: Vec<Item>,
     run_usage: TurnUsage,
+    /// The tokens `--max-tokens` counts in this run: what the server reported read, and the
+    /// larger of what it reported written and what arrived ([`BYTES_PER_TOKEN`]).
+    run_tokens: u64,
     in_git: bool,
     /// The sub-agents the session's strategy declared, offered as the `agent` tool.
     agents: Vec<Declared>,
@@ -85,6 +94,7 @@ impl Agent {
             frontend,
             items,
             run_usage: TurnUsage::default(),
+            run_tokens: 0,
             in_git,
             agents: Vec::new(),
             speaking: Vec::new(),
@@ -242,8 +252,12 @@ impl Agent {
             });
             let frontend = Arc::clone(&self.frontend);
             let delta_item = item.clone();
+            // The text's bytes as they arrive, for a token limit the server's report cannot pass.
+            let streamed = Arc::new(AtomicU64::new(0));
+            let counting = Arc::clone(&streamed);
             let mut sink = move |event: StreamEvent| {
                 if let StreamEvent::TextDelta(text) = event {
+                    counting.fetch_add(text.len() as u64, Ordering::Relaxed);
                     frontend.notify(&Notification::ItemDelta {
                         item: delta_item.clone(),
                         text,
@@ -251,9 +265,19 @@ impl Agent {
                 }
             };
             let interrupt = self.runtime.settings().interrupt.clone();
+            let allowance = self
+                .options
+                .max_tokens
+                .map(|most| most.saturating_sub(self.run_tokens));
             let answer = tokio::select! {
                 answer = self.model.complete(&request, &mut sink) => answer,
                 () = raised(&interrupt) => return interrupted(),
+                () = passes(&streamed, allowance) => {
+                    // Dropping the call closed its stream.
+                    self.run_tokens += tokens_in(streamed.load(Ordering::Relaxed));
+                    let why = self.limit_reached().unwrap_or_default();
+                    return Ok((TurnEnd::Limit { why }, String::new()));
+                }
             };
             let answer = answer.map_err(|e| e.to_string())?;
             let call = ModelCall {
@@ -272,6 +296,8 @@ impl Agent {
                 usage.input_tokens += call.input_tokens;
                 usage.output_tokens += call.output_tokens;
             }
+            self.run_tokens +=
+                call.input_tokens + call.output_tokens.max(tokens_in(answer.received));
             work.turn()
                 .record_model_call(call.clone())
                 .map_err(|e| e.to_string())?;
@@ -581,11 +607,19 @@ impl Agent {
             ));
         }
         if let Some(most) = self.options.max_tokens
-            && self.run_usage.input_tokens + self.run_usage.output_tokens >= most
+            && self.run_tokens >= most
         {
+            let reported = self.run_usage.input_tokens + self.run_usage.output_tokens;
+            let counted = if self.run_tokens > reported {
+                format!(
+                    " (counting what arrived, about one token in {BYTES_PER_TOKEN} bytes; the server reported {reported})"
+                )
+            } else {
+                String::new()
+            };
             return Some(format!(
-                "the run reached its limit of {most} tokens (--max-tokens): it used {}",
-                self.run_usage.input_tokens + self.run_usage.output_tokens
+                "the run reached its limit of {most} tokens (--max-tokens): it used {}{counted}",
+                self.run_tokens
             ));
         }
         None
@@ -633,6 +667,21 @@ fn failure(content: String) -> ToolOutcome {
         ok: false,
         content,
         decision: None,
+    }
+}
+
+/// The tokens `bytes` of output are counted as, rounded up.
+fn tokens_in(bytes: u64) -> u64 {
+    bytes.div_ceil(BYTES_PER_TOKEN)
+}
+
+/// Resolves once the text `streamed` so far passes `allowance` tokens; never without one.
+async fn passes(streamed: &AtomicU64, allowance: Option<u64>) {
+    let Some(allowance) = allowance else {
+        return std::future::pending().await;
+    };
+    while tokens_in(streamed.load(Ordering::Relaxed)) <= allowance {
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 

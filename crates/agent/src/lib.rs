@@ -17,7 +17,9 @@ pub mod judge;
 mod options;
 mod tools;
 
-pub use engine::{Agent, MAX_SUBAGENT_DEPTH, MAX_TOOL_CALLS_PER_ANSWER, Profiles, TurnOutcome};
+pub use engine::{
+    Agent, BYTES_PER_TOKEN, MAX_SUBAGENT_DEPTH, MAX_TOOL_CALLS_PER_ANSWER, Profiles, TurnOutcome,
+};
 pub use frontend::{Frontend, FrontendPerson, approval_request};
 pub use options::Options;
 pub use tools::SCHEME_TOOL;

@@ -442,3 +442,61 @@ async fn the_limits_are_checked_before_each_tool_call() {
     );
     not_run(&frontend, MAX_TOOL_CALLS + 1, "more than the 128");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_token_limit_counts_what_arrived_not_only_what_the_server_reported() {
+    let setup = setup();
+    let options = || Options {
+        worktree: WorktreeMode::Off,
+        max_tokens: Some(500),
+        ..Options::default()
+    };
+    // 4 KiB of arguments (about a thousand tokens) reported as one token.
+    let server = StandIn::start(vec![
+        openai::answer(
+            "",
+            &[("fs-list", json!({"path": ".", "note": "x".repeat(4096)}))],
+            (1, 1),
+        ),
+        openai::text("done"),
+    ]);
+    let frontend = Recording::new(None);
+    let mut agent = make_agent(&setup, &server, options(), Arc::clone(&frontend));
+    let outcome = agent.turn("list").await;
+    assert!(
+        matches!(&outcome.end, TurnEnd::Limit { why } if why.contains("500 tokens")),
+        "{:?}",
+        outcome.end
+    );
+    assert_eq!(server.received().len(), 1);
+    let results = frontend.results();
+    assert!(
+        results.len() == 1 && !results[0].0 && results[0].1.starts_with("not run: "),
+        "{results:?}"
+    );
+
+    // Text alone, streaming on past the limit while reporting one token: stopped as it comes.
+    let long = "word ".repeat(2000);
+    let server = StandIn::start(vec![
+        openai::answer(&long, &[], (1, 1)).paced(Duration::from_millis(2)),
+    ]);
+    let frontend = Recording::new(None);
+    let mut agent = make_agent(&setup, &server, options(), Arc::clone(&frontend));
+    let outcome = agent.turn("talk").await;
+    assert!(
+        matches!(&outcome.end, TurnEnd::Limit { why } if why.contains("500 tokens")),
+        "{:?}",
+        outcome.end
+    );
+    let shown: usize = frontend
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|n| match n {
+            Notification::ItemDelta { text, .. } => Some(text.len()),
+            _ => None,
+        })
+        .sum();
+    assert!(shown < long.len(), "all {shown} bytes were streamed");
+}

@@ -231,7 +231,8 @@ impl Decoder {
     /// The whole answer once the stream ended.
     pub fn finish(self) -> Parts {
         let stop = stop_or_inferred(self.stop, &self.calls);
-        (self.text, self.calls, self.usage, stop)
+        let received = self.budget.bytes();
+        (self.text, self.calls, self.usage, stop, received)
     }
 }
 
@@ -285,7 +286,7 @@ pub fn whole(
         .as_str()
         .map(stop_reason)
         .unwrap_or(StopReason::EndTurn);
-    Ok((text, calls, usage, stop))
+    Ok((text, calls, usage, stop, budget.bytes()))
 }
 
 fn stop_reason(reason: &str) -> StopReason {

@@ -108,7 +108,7 @@ impl Client {
             };
             let outcome = self.try_once(request, deadline, &mut sink).await;
             match outcome {
-                Ok((text, tool_calls, usage, stop)) => {
+                Ok((text, tool_calls, usage, stop, received)) => {
                     return Ok(Answer {
                         text,
                         tool_calls,
@@ -116,6 +116,7 @@ impl Client {
                         stop,
                         first_output,
                         tries: attempt,
+                        received,
                     });
                 }
                 Err(Failed::Again { error, retry_after }) => {
@@ -233,12 +234,17 @@ impl Client {
             };
             let value: Value = serde_json::from_slice(&body)
                 .map_err(|e| Failed::Final(self.broken(format!("the answer is not JSON ({e})"))))?;
+            let received = body.len() as u64;
             drop(body);
             let parts = match profile.provider {
                 Provider::OpenAi => openai::whole(value, limits, out),
                 Provider::Anthropic => anthropic::whole(value, limits, out),
             };
-            return parts.map_err(|e| self.decode_failed(e));
+            return parts
+                .map(|(text, calls, usage, stop, counted)| {
+                    (text, calls, usage, stop, counted.max(received))
+                })
+                .map_err(|e| self.decode_failed(e));
         }
         let mut decoder = match profile.provider {
             Provider::OpenAi => Decoder::OpenAi(openai::Decoder::new(limits)),

@@ -85,6 +85,11 @@ impl Budget {
         Ok(())
     }
 
+    /// The bytes received so far.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes as u64
+    }
+
     /// Counts one more tool call, as it begins.
     pub(crate) fn call(&mut self) -> Result<(), Bound> {
         self.calls += 1;

@@ -246,7 +246,8 @@ impl Decoder {
     pub fn finish(mut self, out: &mut dyn FnMut(StreamEvent)) -> Parts {
         self.complete_calls(out);
         let stop = stop_or_inferred(self.stop, &self.emitted);
-        (self.text, self.emitted, self.usage, stop)
+        let received = self.budget.bytes();
+        (self.text, self.emitted, self.usage, stop, received)
     }
 }
 

@@ -119,8 +119,9 @@ pub enum StreamEvent {
     },
 }
 
-/// An answer's parts as a decoder assembles them: text, tool calls, usage, why it stopped.
-pub(crate) type Parts = (String, Vec<ToolCall>, Usage, StopReason);
+/// An answer's parts as a decoder assembles them: text, tool calls, usage, why it stopped, and
+/// the bytes of text, tool names, ids and arguments that arrived.
+pub(crate) type Parts = (String, Vec<ToolCall>, Usage, StopReason, u64);
 
 /// Why an answer stopped: as the server said, else inferred from whether it called tools.
 pub(crate) fn stop_or_inferred(stop: Option<StopReason>, calls: &[ToolCall]) -> StopReason {
@@ -146,4 +147,7 @@ pub struct Answer {
     pub first_output: Option<Duration>,
     /// How many tries it took.
     pub tries: u32,
+    /// How many bytes of text, tool names, ids and arguments arrived (for an unstreamed answer,
+    /// its whole body): what was received, whatever the server says it used.
+    pub received: u64,
 }

@@ -112,6 +112,13 @@ async fn openai_text_and_two_tool_calls_split_across_chunks() {
     );
     assert_eq!(answer.stop, StopReason::ToolUse);
     assert!(answer.first_output.is_some());
+    // What arrived, whatever the server reported: the text, and each call's id, name and
+    // arguments as the wire carried them.
+    let arguments: usize = calls().iter().map(|(_, a)| a.to_string().len()).sum();
+    assert_eq!(
+        answer.received as usize,
+        "Let me fix it.".len() + "call_0fs-write".len() + "call_1shell-exec".len() + arguments
+    );
     let text: String = seen
         .iter()
         .filter_map(|e| match e {
