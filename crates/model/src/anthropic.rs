@@ -271,7 +271,7 @@ pub fn whole(
                     calls.push(ToolCall {
                         id,
                         name,
-                        arguments: block["input"].take(),
+                        arguments: block.get_mut("input").map(Value::take).unwrap_or_default(),
                     });
                 }
                 _ => {}

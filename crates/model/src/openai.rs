@@ -267,7 +267,11 @@ pub fn whole(
         .and_then(|choices| choices.get_mut(0))
         .map(Value::take)
         .unwrap_or_default();
-    let message = &mut choice["message"];
+    // Taken apart with `get_mut` alone: indexing a value that is not an object would panic.
+    let mut message = choice
+        .get_mut("message")
+        .map(Value::take)
+        .unwrap_or_default();
     if let Some(text) = message["content"].as_str()
         && !text.is_empty()
     {
@@ -285,7 +289,11 @@ pub fn whole(
                 .to_owned();
             decoder.budget.take(&id)?;
             decoder.budget.take(&name)?;
-            let arguments = match call["function"]["arguments"].take() {
+            let arguments = call
+                .get_mut("function")
+                .and_then(|function| function.get_mut("arguments"))
+                .map(Value::take);
+            let arguments = match arguments.unwrap_or_default() {
                 Value::String(text) => {
                     decoder.budget.take(&text)?;
                     arguments_value(text)

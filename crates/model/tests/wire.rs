@@ -563,3 +563,19 @@ async fn an_answer_with_more_tool_calls_than_its_limit_is_stopped() {
         );
     }
 }
+
+#[tokio::test]
+async fn an_unstreamed_answer_of_the_wrong_shape_is_read_without_a_panic() {
+    let odd = [
+        r#"{"choices": [5]}"#,
+        r#"{"choices": [{"message": "text"}]}"#,
+        r#"{"choices": [{"message": {"tool_calls": [5, {"function": 1}, {"function": {"name": "x"}}]}}]}"#,
+    ];
+    for body in odd {
+        let server = StandIn::start(vec![Reply::status(200, body)]);
+        let mut unstreamed = profile(Provider::OpenAi, &server);
+        unstreamed.stream_tools = false;
+        let (answer, _) = complete(&client(unstreamed)).await;
+        assert!(answer.is_ok(), "{body}: {answer:?}");
+    }
+}
