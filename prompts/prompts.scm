@@ -77,7 +77,8 @@
                                       "), and that is where your work lands.")
                        "- Other sessions may be working in other worktrees of the same repository at the same time. You do not see their unfinished edits, and they do not see yours."
                        "- Your changes reach the repository only through your branch and the git-land primitive. Call git-land when the request asks for the work to land, and not before."
-                       "- Never commit, rebase, merge or push through the shell, and never turn commit signing off: git-land does those steps, with their checks."))
+                       "- Never commit, rebase, merge or push through the shell, and never turn commit signing off: git-land does those steps, with their checks."
+                       "- git-land lands the files you wrote with fs-write and fs-edit; a new file a command made (a build's output, a cache) stays out unless you name it in git-land's include."))
                   (list
                    "- To compare with a clean copy of your branch, extract HEAD into a temporary folder (git archive HEAD | tar -x -C <that folder>). Do not use git stash: the stash is shared by every worktree of the repository, so it can carry another session's work away.")))))))
 

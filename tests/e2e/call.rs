@@ -144,9 +144,10 @@ fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_re
     assert!(asked.contains("cannot be undone"), "{asked}");
 
     let local = env.repo("local");
-    let (id, wt) = env.session(&local);
-    write(&wt.join("a.txt"), "a\n");
+    let (id, _wt) = env.session(&local);
     env.turn_dont_ask_on(&local, &id);
+    // The agent's work, written through the primitive (a file no primitive wrote stays out).
+    call(&env, &local, &id, "fs-write", json!(["a.txt", "a\n"])).success();
     let landed = call(&env, &local, &id, "git-land", json!(["m", "squash"]))
         .success()
         .json();
@@ -161,13 +162,13 @@ fn git_land_asks_because_it_is_irreversible_and_dont_ask_answers_it_without_a_re
 fn git_land_as_a_primitive_pushes_when_allow_toml_lists_the_remote() {
     let env = TestEnv::new();
     let (repo, remote) = env.repo_with_remote("repo");
-    let (id, wt) = env.session(&repo);
+    let (id, _wt) = env.session(&repo);
     env.turn_dont_ask_on(&repo, &id);
     write(
         &repo.join(".nodwyn/allow.toml"),
         &format!("push = [{:?}]\n", remote.to_str().unwrap()),
     );
-    write(&wt.join("a.txt"), "a\n");
+    call(&env, &repo, &id, "fs-write", json!(["a.txt", "a\n"])).success();
     let called = env
         .nodwyn(
             &repo,

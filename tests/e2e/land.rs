@@ -796,3 +796,70 @@ fn a_branch_whose_upstream_has_another_name_is_not_pushed_to_it() {
     assert_eq!(landed["pushed"]["ref"], "refs/heads/main", "{landed}");
     assert_ne!(remote_main(&env, &remote), before);
 }
+
+#[test]
+fn an_agents_landing_leaves_out_new_files_its_commands_made_unless_named() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let call = |primitive: &str, args: &str| {
+        env.nodwyn(&repo, &["call", "--session", &id, primitive, args])
+            .success()
+            .json()
+    };
+    call("fs-write", r#"["notes.txt", "the work\n"]"#);
+    // What running the tests leaves behind.
+    call(
+        "shell-exec",
+        r#"{"argv": ["sh", "-c", "mkdir -p __pycache__ && echo x > __pycache__/notes.cpython-311.pyc && echo y > report.txt"]}"#,
+    );
+    let landed = call("git-land", r#"{"message": "notes"}"#);
+    let left: Vec<&str> = landed["not_written"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        left,
+        ["__pycache__/notes.cpython-311.pyc", "report.txt"],
+        "{landed}"
+    );
+    assert_eq!(env.git(&remote, &["show", "main:notes.txt"]), "the work");
+    assert!(
+        env.git_run(&remote, &["show", "main:report.txt"]).code != 0,
+        "report.txt landed"
+    );
+    assert!(
+        wt.join("report.txt").exists(),
+        "a file left out was removed"
+    );
+    // Named, it lands.
+    let landed = call(
+        "git-land",
+        r#"{"message": "the report", "include": ["report.txt"]}"#,
+    );
+    assert_eq!(landed["new_files"][0], "report.txt", "{landed}");
+    assert_eq!(env.git(&remote, &["show", "main:report.txt"]), "y");
+}
+
+#[test]
+fn a_persons_landing_names_the_new_files_it_commits() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("shop");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let s = session(&env, &repo);
+    write(&s.path.join("made-by-hand.txt"), "mine\n");
+    let shown = env.nodwyn(&repo, &["land", &s.id, "-m", "mine"]).success();
+    assert!(
+        shown.stdout.contains("new files in it: made-by-hand.txt"),
+        "{}",
+        shown.stdout
+    );
+}

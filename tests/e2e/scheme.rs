@@ -79,7 +79,7 @@ fn the_default_prompt_has_a_worktree_section_only_in_a_worktree_session() {
     )));
     assert!(prompt.contains("git archive HEAD | tar -x -C"), "{prompt}");
     assert!(
-        prompt.contains("- git-land message [strategy]:"),
+        prompt.contains("- git-land message [strategy] [include]:"),
         "{prompt}"
     );
     let outside = env.nodwyn(&repo, &["prompt"]).success().stdout;

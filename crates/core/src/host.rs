@@ -228,6 +228,7 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
     context.interrupt = settings.interrupt.clone();
     context.pending_landing = session.landing.clone();
     context.reviewed_tree = session.reviewed_tree.clone();
+    context.written = Some(session.written.iter().cloned().collect());
     context.sandbox = settings.sandbox.clone();
     if let Sandbox::On {
         readable,

@@ -44,8 +44,10 @@ pub fn land(
         }
     }
     let mut ctx = context_of(&locked.session, settings);
+    // The person's own landing commits every new file (and names them).
+    ctx.written = None;
     record_as_it_happens(&mut ctx, &locked.stored.log, "person");
-    Ok(land_worktree(&ctx, message, strategy)?)
+    Ok(land_worktree(&ctx, message, strategy, &[])?)
 }
 
 /// Undoes session `id`'s landing in progress: the branch and the worktree's files go back to how

@@ -67,6 +67,11 @@ pub struct Session {
     pub kept: Vec<String>,
     /// Who turned "Don't ask" on, while it is on.
     pub dont_ask: Option<String>,
+    /// The files the session's primitives wrote (`fs-write`, `fs-edit` that succeeded), relative
+    /// to its folder: an agent's landing lands only these of the new files (and those it names).
+    pub written: std::collections::BTreeSet<String>,
+    /// The path of a write just called, until its result says whether it wrote.
+    writing: Option<String>,
     /// The hash of the approved strategy in force in the session (`strategy.approve`,
     /// `strategy.load`): while the strategy's files hash to anything else, or are gone, its calls
     /// are refused.
@@ -221,6 +226,7 @@ impl Session {
                 by,
                 ..
             } => {
+                self.writing = written_path(&primitive, &args, &self.root);
                 if self.recent_calls.len() == RECENT_CALLS {
                     self.recent_calls.pop_front();
                 }
@@ -246,6 +252,11 @@ impl Session {
                 exit,
                 ..
             } => {
+                if let Some(path) = self.writing.take()
+                    && ok
+                {
+                    self.written.insert(path);
+                }
                 if let Some(call) = self.recent_calls.back_mut()
                     && call.primitive == primitive
                     && call.ok.is_none()
@@ -352,6 +363,8 @@ impl Followed {
                             reviewed_tree: None,
                             handed_to: Vec::new(),
                             strategy_in_force: None,
+                            written: Default::default(),
+                            writing: None,
                             recent_calls: std::collections::VecDeque::new(),
                         },
                         stored: stored.clone(),
@@ -451,4 +464,23 @@ pub fn sessions_of(
         }
     }
     Ok((sessions, unreadable))
+}
+/// The file a call of `primitive` with `args` (as logged) writes, relative to `root`, when it is
+/// one of the writing primitives.
+fn written_path(
+    primitive: &str,
+    args: &serde_json::Value,
+    root: &std::path::Path,
+) -> Option<String> {
+    if !matches!(primitive, "fs-write" | "fs-edit") {
+        return None;
+    }
+    let path = args
+        .get("path")
+        .or_else(|| args.get(0))
+        .and_then(serde_json::Value::as_str)?;
+    let path = std::path::Path::new(path);
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let text = relative.to_str()?.trim_start_matches("./");
+    Some(text.to_owned())
 }

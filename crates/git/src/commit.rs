@@ -36,6 +36,25 @@ pub fn staged_paths(dir: &Path) -> Result<Vec<String>, Error> {
     Ok(nul_records(&stdout).collect())
 }
 
+/// The paths the index adds to HEAD (new files), each on its own.
+pub fn staged_additions(dir: &Path) -> Result<Vec<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args([
+            "diff",
+            "--cached",
+            "--name-only",
+            "--no-renames",
+            "--no-ext-diff",
+            "--diff-filter=A",
+            "-z",
+            "HEAD",
+            "--",
+        ])
+        .run()?;
+    Ok(nul_records(&stdout).collect())
+}
+
 /// Puts the index entries of `paths` back to what HEAD has (`git reset HEAD -- PATH...`): a new
 /// file leaves the index, a changed one goes back to its committed content. The files on disk
 /// are not touched.

@@ -265,6 +265,11 @@ pub struct Context {
     /// The tree of the worktree as a person was last shown it, if one was since the last
     /// landing: a landing lands exactly that tree (see [`crate::review::Review::tree`]).
     pub reviewed_tree: Option<String>,
+    /// For an agent's landing, the files the session's primitives wrote (relative to its
+    /// folder): a new file no primitive wrote (a command's cache, a test's output) is left out
+    /// of the landing unless it is named. `None` for a person's own landing, which commits every
+    /// new file and names them.
+    pub written: Option<Vec<String>>,
     /// How `shell-exec` confines what it runs.
     pub sandbox: crate::sandbox::Sandbox,
     facts: Mutex<Vec<Fact>>,
@@ -301,6 +306,7 @@ impl Context {
             interrupt: Interrupt::new(),
             pending_landing: None,
             reviewed_tree: None,
+            written: None,
             sandbox: crate::sandbox::Sandbox::default(),
             facts: Mutex::new(Vec::new()),
             recorder: RecorderSlot(None),

@@ -141,7 +141,7 @@ fn context(scene: &HalfMoved) -> (Context, std::sync::Arc<std::sync::Mutex<Vec<F
 fn the_next_landing_finishes_a_move_a_killed_process_left_half_done() {
     let scene = half_moved();
     let (ctx, recorded) = context(&scene);
-    let landed = land(&ctx, None, Strategy::FfOnly).unwrap();
+    let landed = land(&ctx, None, Strategy::FfOnly, &[]).unwrap();
     assert_eq!(landed.landed, scene.to);
     assert_eq!(git(&scene.worktree, &["rev-parse", "HEAD"]), scene.to);
     assert_eq!(
@@ -172,7 +172,9 @@ fn a_file_changed_since_the_move_stopped_is_refused_then_abort_keeps_it_and_puts
     let scene = half_moved();
     write(&scene.worktree.join("README.md"), "someone's edit\n");
     let (ctx, _) = context(&scene);
-    let refused = land(&ctx, None, Strategy::FfOnly).unwrap_err().to_string();
+    let refused = land(&ctx, None, Strategy::FfOnly, &[])
+        .unwrap_err()
+        .to_string();
     assert!(refused.contains("README.md"), "{refused}");
     assert!(
         refused.contains("nodwyn land --abort 1968c13a"),

@@ -128,6 +128,12 @@ fn describe(landed: &Landed) -> String {
     }];
     if let Some(commit) = &landed.committed {
         lines.push(format!("committed the changes as {}", short_commit(commit)));
+        if !landed.new_files.is_empty() {
+            lines.push(format!(
+                "new files in it: {}",
+                output::printable(&landed.new_files.join(", "))
+            ));
+        }
         if !landed.left_out.is_empty() {
             lines.push(format!(
                 "left out of the commit (credential files): {}",
@@ -138,6 +144,12 @@ fn describe(landed: &Landed) -> String {
         lines.push(format!(
             "not committed (credential files): {}",
             landed.left_out.join(", ")
+        ));
+    }
+    if !landed.not_written.is_empty() {
+        lines.push(format!(
+            "left in the worktree, not landed (made by commands, not written by a primitive): {}",
+            output::printable(&landed.not_written.join(", "))
         ));
     }
     if let Some(push) = &landed.pushed {

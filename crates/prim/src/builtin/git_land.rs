@@ -21,6 +21,9 @@ pub struct GitLandArgs {
     /// `ff-only` (the default), `squash` or `no-ff`.
     #[serde(default)]
     pub strategy: Option<String>,
+    /// New files no primitive wrote that land all the same (made by a command, and wanted).
+    #[serde(default)]
+    pub include: Vec<String>,
 }
 
 const PARAMS: &[Param] = &[
@@ -33,6 +36,11 @@ const PARAMS: &[Param] = &[
         "strategy",
         ParamKind::String,
         "ff-only (the default), squash or no-ff",
+    ),
+    Param::optional(
+        "include",
+        ParamKind::StringList,
+        "new files a command made (not fs-write) that should land too; any other such file stays in the worktree, left out and named",
     ),
 ];
 
@@ -82,7 +90,7 @@ impl Primitive for GitLand {
         ctx: &Context,
         _permit: &nodwyn_guard::Permit,
     ) -> Result<Landed, Error> {
-        land(ctx, Some(&args.message), strategy(&args)?)
+        land(ctx, Some(&args.message), strategy(&args)?, &args.include)
     }
 }
 

@@ -16,6 +16,33 @@ pub struct Committed {
     pub commit: Option<String>,
     /// Credential files that were changed and left out.
     pub left_out: Vec<String>,
+    /// New files no primitive wrote, left out of an agent's landing (see
+    /// [`crate::context::Context::written`]).
+    pub not_written: Vec<String>,
+    /// The new files committed.
+    pub new_files: Vec<String>,
+}
+
+/// Which new files a landing commits: every one (a person's landing), or those the session's
+/// primitives wrote and those the agent named (an agent's).
+#[derive(Debug, Clone, Copy)]
+pub struct NewFiles<'a> {
+    /// The files the primitives wrote; `None` for every new file.
+    pub written: Option<&'a [String]>,
+    /// The files the agent named to land all the same.
+    pub named: &'a [String],
+}
+
+impl NewFiles<'_> {
+    fn keeps(&self, path: &str) -> bool {
+        let named = |list: &[String]| {
+            list.iter().any(|p| {
+                p.trim_start_matches("./") == path
+                    || path.starts_with(&format!("{}/", p.trim_end_matches('/')))
+            })
+        };
+        self.written.is_none_or(named) || named(self.named)
+    }
 }
 
 /// Stages every change in `dir`, takes credential files out of the index again, and refuses if
@@ -46,15 +73,37 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
     Ok((staged, left_out))
 }
 
+/// Takes out of the index the new files `new_files` does not keep; returns them and the new
+/// files kept.
+fn keep_new_files(
+    dir: &Path,
+    new_files: NewFiles<'_>,
+) -> Result<(Vec<String>, Vec<String>), Error> {
+    let (kept, not_written): (Vec<String>, Vec<String>) = commit::staged_additions(dir)?
+        .into_iter()
+        .partition(|path| new_files.keeps(path));
+    commit::unstage(dir, &not_written)?;
+    Ok((not_written, kept))
+}
+
 /// The commit step (see the module documentation); `sign` says whether signing is configured.
 /// With changes to commit and no message, it refuses (the changes stay staged, the files as
 /// they are).
-pub fn commit_all(dir: &Path, message: Option<&str>, sign: bool) -> Result<Committed, Error> {
-    let (staged, left_out) = stage(dir)?;
+pub fn commit_all(
+    dir: &Path,
+    message: Option<&str>,
+    sign: bool,
+    new_files: NewFiles<'_>,
+) -> Result<Committed, Error> {
+    let (_, left_out) = stage(dir)?;
+    let (not_written, kept) = keep_new_files(dir, new_files)?;
+    let staged = commit::staged_paths(dir)?;
     if staged.is_empty() {
         return Ok(Committed {
             commit: None,
             left_out,
+            not_written,
+            new_files: Vec::new(),
         });
     }
     let Some(message) = message else {
@@ -67,6 +116,8 @@ pub fn commit_all(dir: &Path, message: Option<&str>, sign: bool) -> Result<Commi
     Ok(Committed {
         commit: Some(commit),
         left_out,
+        not_written,
+        new_files: kept,
     })
 }
 

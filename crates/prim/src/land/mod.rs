@@ -94,6 +94,13 @@ pub struct Landed {
     pub committed: Option<String>,
     /// Changed credential files left out of the commit.
     pub left_out: Vec<String>,
+    /// New files no primitive wrote (a command's cache, a test's output), left out of an
+    /// agent's landing: they stay in the worktree, and naming them (`include`) lands them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_written: Vec<String>,
+    /// The new files the landing committed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub new_files: Vec<String>,
     /// Whether a rebase a conflict had stopped was continued.
     pub continued: bool,
     /// The base commit the work was put on.
@@ -117,7 +124,12 @@ pub struct Landed {
 /// Lands the session's worktree on its base branch (see the module documentation). The message
 /// is the commit message for uncommitted changes, and for the squash or merge commit; it may be
 /// left out when there is nothing to commit and the strategy makes no commit of its own.
-pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<Landed, Error> {
+pub fn land(
+    ctx: &Context,
+    message: Option<&str>,
+    strategy: Strategy,
+    include: &[String],
+) -> Result<Landed, Error> {
     let worktree = ctx.require_worktree("git-land")?;
     if message.is_some_and(|m| m.trim().is_empty()) {
         return Err(Error::refused(
@@ -160,6 +172,7 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
         let committed = commit::Committed {
             commit: None,
             left_out,
+            ..commit::Committed::default()
         };
         (journal, committed, true)
     } else {
@@ -177,7 +190,11 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
             }
         };
         refuse_other_head(checkout, worktree).map_err(|e| journal.fail(e))?;
-        let committed = commit::commit_all(dir, message, sign).map_err(|e| {
+        let new_files = commit::NewFiles {
+            written: ctx.written.as_deref(),
+            named: include,
+        };
+        let committed = commit::commit_all(dir, message, sign, new_files).map_err(|e| {
             stopped(
                 ctx,
                 &mut journal,
@@ -212,6 +229,8 @@ pub fn land(ctx: &Context, message: Option<&str>, strategy: Strategy) -> Result<
         strategy,
         committed: committed.commit,
         left_out: committed.left_out,
+        not_written: committed.not_written,
+        new_files: committed.new_files,
         continued,
         onto: published.onto,
         landed: published.landed,
