@@ -778,6 +778,14 @@ fn a_branch_whose_upstream_has_another_name_is_not_pushed_to_it() {
         &repo,
         &["checkout", "-q", "-b", "my-feature", "origin/main"],
     );
+    // worktree new says so at once.
+    let made = env.nodwyn(&repo, &["worktree", "new"]).success();
+    assert!(
+        made.stderr
+            .contains("a landing would be refused now: my-feature tracks main of origin"),
+        "{}",
+        made.stderr
+    );
     let s = session(&env, &repo);
     write(&s.path.join("feature.txt"), "mine\n");
     let before = remote_main(&env, &remote);
@@ -794,6 +802,8 @@ fn a_branch_whose_upstream_has_another_name_is_not_pushed_to_it() {
     env.accept_config(&repo, &s.id);
     let landed = land(&env, &repo, &s.id, &[]);
     assert_eq!(landed["pushed"]["ref"], "refs/heads/main", "{landed}");
+    let made = env.nodwyn_json(&repo, &["worktree", "new"]);
+    assert_eq!(made["lands_on"], "main of origin", "{made}");
     assert_ne!(remote_main(&env, &remote), before);
 }
 

@@ -61,6 +61,13 @@ pub struct Created {
     /// not track, so the worktree does not have them: sessions in it run without them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub strategy_not_carried: Vec<String>,
+    /// Where a landing would go now: the remote branch that would move (`main of origin`) or the
+    /// local base; `lands_refused` says why a landing would be refused instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lands_on: Option<String>,
+    /// Why a landing would be refused now, before anything runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lands_refused: Option<String>,
 }
 
 /// The checkout's strategy files that git does not track (see [`Created::strategy_not_carried`]).
@@ -269,6 +276,19 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         },
     ))?;
     super::config::record(&stored.log, &stored.id.to_string(), &facts.path, None)?;
+    let destination = if facts.base.is_empty() {
+        Err(String::new())
+    } else {
+        nodwyn_prim::land::destination(&nodwyn_prim::WorktreeInfo {
+            repository: facts.repository.clone(),
+            branch: facts.branch.clone(),
+            base: facts.base.clone(),
+            base_remote: facts.base_remote.clone(),
+            base_commit: facts.base_commit.clone(),
+            path: facts.path.clone(),
+            config: None,
+        })
+    };
     Ok(Created {
         id: stored.id.short().to_owned(),
         session: stored.id.clone(),
@@ -277,6 +297,8 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         included: included.copied,
         include_failed: included.failed,
         strategy_not_carried: strategy_not_carried(repository),
+        lands_on: destination.as_ref().ok().cloned(),
+        lands_refused: destination.err(),
     })
 }
 

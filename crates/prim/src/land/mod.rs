@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 pub use local_base::LocalBase;
 pub use publish::DEFAULT_SSH_COMMAND;
 pub use recover::{Aborted, abort};
-pub use target::{RemoteBranch, Target, target};
+pub use target::{RemoteBranch, Target, destination, target};
 
 use crate::Error;
 use crate::context::{Context, Fact, LandOutcome, Push, WorktreeInfo};

@@ -69,6 +69,20 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     })
 }
 
+/// Where a landing of `worktree` would go now, in words: the remote branch that would move
+/// (`main of origin`), or the local base; or, when a landing would be refused before anything
+/// runs, why.
+pub fn destination(worktree: &WorktreeInfo) -> Result<String, String> {
+    match target(worktree) {
+        Ok(Target {
+            remote: Some(remote),
+            ..
+        }) => Ok(format!("{} of {}", remote.branch, remote.remote)),
+        Ok(target) => Ok(format!("the local {}", target.base)),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
 /// Where a push of the base goes on its upstream's remote (`branch.<base>.remote` and
 /// `.merge`), if it has one, by git's own rule, `push.default` (`simple` unless the person set
 /// another): to the upstream branch when the person pushes to upstreams (`upstream`,

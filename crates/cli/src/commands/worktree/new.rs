@@ -90,9 +90,11 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
 
 fn print_human(created: &Created) -> anyhow::Result<()> {
     let facts = &created.worktree;
-    let lands = match (facts.base.as_str(), facts.base_remote.as_deref()) {
+    let lands = match (facts.base.as_str(), &created.lands_on) {
         ("", _) => "no branch to land on; `nodwyn land --onto BRANCH` chooses one".to_owned(),
-        (base, Some(remote)) => format!("lands on {base} of {remote}"),
+        (base, Some(on)) if *on == format!("the local {base}") => format!("lands on {base}"),
+        (base, Some(on)) if on.starts_with(&format!("{base} of ")) => format!("lands on {on}"),
+        (base, Some(on)) => format!("lands on {base}, pushed to {on}"),
         (base, None) => format!("lands on {base}"),
     };
     let from = format!("at {}, {lands}", short_commit(&facts.base_commit));
@@ -110,6 +112,9 @@ fn print_human(created: &Created) -> anyhow::Result<()> {
             "note: {} uncommitted change(s) in the checkout it came from were not carried over",
             created.uncommitted
         ));
+    }
+    if let Some(why) = created.lands_refused.as_ref().filter(|why| !why.is_empty()) {
+        output::note(format!("note: a landing would be refused now: {why}"));
     }
     if !created.strategy_not_carried.is_empty() {
         output::note(format!(
