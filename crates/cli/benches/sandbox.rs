@@ -1,7 +1,9 @@
 //! Benchmark: what confinement costs a command. The same `nodwyn call shell-exec` of a short
-//! command, alternating between the sandbox on (Landlock, the supervisor, the end of the tree)
-//! and `[sandbox] mode = "off"` in the person's configuration, against the command started
-//! directly (`sh -c`), the floor with no nodwyn at all. Medians side by side.
+//! command, alternating between the sandbox on (the supervisor, the exec step with its user, mount
+//! and PID namespaces, Landlock and the filter, the end of the tree), the sandbox on without the
+//! namespaces (`[sandbox] namespaces = false`), and `[sandbox] mode = "off"` in the person's
+//! configuration, against the command started directly (`sh -c`), the floor with no nodwyn at
+//! all. Medians side by side.
 //!
 //! Run: `cargo bench -p nodwyn --bench sandbox` (optionally `-- --runs N`).
 
@@ -33,12 +35,18 @@ fn main() {
         "shell-exec",
         args.as_str(),
     ];
-    let (mut confined, mut unconfined, mut direct) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut confined, mut landlock_only, mut unconfined, mut direct) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         std::fs::write(&config, "").unwrap();
         let (t, out) = bench.timed(nodwyn, &repo, &call);
         assert!(out.contains("\"sandbox\": \"on\""), "{out}");
         confined.push(t);
+
+        std::fs::write(&config, "[sandbox]\nnamespaces = false\n").unwrap();
+        let (t, out) = bench.timed(nodwyn, &repo, &call);
+        assert!(out.contains("\"sandbox\": \"on\""), "{out}");
+        landlock_only.push(t);
 
         std::fs::write(&config, "[sandbox]\nmode = \"off\"\n").unwrap();
         let (t, out) = bench.timed(nodwyn, &repo, &call);
@@ -48,9 +56,19 @@ fn main() {
         let (t, _) = bench.timed("sh", &repo, &["-c", script]);
         direct.push(t);
     }
-    let (confined, unconfined, direct) = (median(confined), median(unconfined), median(direct));
+    let (confined, landlock_only, unconfined, direct) = (
+        median(confined),
+        median(landlock_only),
+        median(unconfined),
+        median(direct),
+    );
     println!("one short command, median of {runs} alternating runs:");
     println!("  nodwyn call shell-exec, confined     {:>9}", ms(confined));
+    println!(
+        "  ... confined without namespaces      {:>9}  (the namespaces cost {})",
+        ms(landlock_only),
+        ms(confined.saturating_sub(landlock_only))
+    );
     println!(
         "  nodwyn call shell-exec, sandbox off  {:>9}  (confinement costs {})",
         ms(unconfined),
