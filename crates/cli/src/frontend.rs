@@ -120,8 +120,7 @@ impl RunView {
                 let how = if *ok {
                     how_a_command_ended(content).unwrap_or_else(|| "ok".to_owned())
                 } else {
-                    let first = content.lines().next().unwrap_or_default();
-                    format!("refused or failed: {}", shorten(first, 160))
+                    refused_or_failed(content)
                 };
                 line(&mut state, format!("  [{tool}] {arguments}: {how}"));
                 for shown in script {
@@ -213,6 +212,28 @@ fn shown_arguments(arguments: &serde_json::Value) -> (String, Vec<String>) {
         other => gather(other),
     }
     (short_arguments(arguments), lines)
+}
+
+/// A tool's result that is an error, as the run view says it: refused (the guard, the person,
+/// a rule of the step) or failed, its code, and its reason. The result starts `code: sentence`.
+fn refused_or_failed(content: &str) -> String {
+    let first = content.lines().next().unwrap_or_default();
+    let (code, why) = first.split_once(": ").unwrap_or(("", first));
+    let refused = code.contains("refused")
+        || matches!(
+            code,
+            "needs_person"
+                | "declined"
+                | "not_handed_over"
+                | "changed_since_review"
+                | "config_changed"
+                | "worktree_redirected"
+        );
+    let how = if refused { "refused" } else { "failed" };
+    match code {
+        "" => format!("{how}: {}", shorten(why, 160)),
+        code => format!("{how} ({code}): {}", shorten(why, 160)),
+    }
 }
 
 /// How a command a tool ran ended, when not plainly (its result says it timed out, or gives an
