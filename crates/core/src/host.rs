@@ -267,13 +267,21 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
 /// fingerprint.
 pub fn worktree_info(session: &Session, facts: &WorktreeFacts) -> WorktreeInfo {
     WorktreeInfo {
+        config: session.config.clone(),
+        ..worktree_info_of(facts)
+    }
+}
+
+/// A worktree's facts as primitives see them, with no recorded configuration fingerprint.
+pub fn worktree_info_of(facts: &WorktreeFacts) -> WorktreeInfo {
+    WorktreeInfo {
         repository: facts.repository.clone(),
         branch: facts.branch.clone(),
         base: facts.base.clone(),
         base_remote: facts.base_remote.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.clone(),
-        config: session.config.clone(),
+        config: None,
     }
 }
 

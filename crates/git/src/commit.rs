@@ -20,24 +20,16 @@ pub fn stage_all(dir: &Path) -> Result<(), Error> {
 /// The paths whose staged content differs from HEAD, each on its own (renames are read as a
 /// deletion and an addition, so a rename's two paths are two entries).
 pub fn staged_paths(dir: &Path) -> Result<Vec<String>, Error> {
-    let stdout = GitCommand::new(dir)
-        .read_only()
-        .args([
-            "diff",
-            "--cached",
-            "--name-only",
-            "--no-renames",
-            "--no-ext-diff",
-            "-z",
-            "HEAD",
-            "--",
-        ])
-        .run()?;
-    Ok(nul_records(&stdout).collect())
+    staged(dir, None)
 }
 
 /// The paths the index adds to HEAD (new files), each on its own.
 pub fn staged_additions(dir: &Path) -> Result<Vec<String>, Error> {
+    staged(dir, Some("--diff-filter=A"))
+}
+
+/// The paths whose staged content differs from HEAD, as `filter` (git's `--diff-filter`) keeps.
+fn staged(dir: &Path, filter: Option<&str>) -> Result<Vec<String>, Error> {
     let stdout = GitCommand::new(dir)
         .read_only()
         .args([
@@ -46,11 +38,9 @@ pub fn staged_additions(dir: &Path) -> Result<Vec<String>, Error> {
             "--name-only",
             "--no-renames",
             "--no-ext-diff",
-            "--diff-filter=A",
-            "-z",
-            "HEAD",
-            "--",
         ])
+        .args(filter)
+        .args(["-z", "HEAD", "--"])
         .run()?;
     Ok(nul_records(&stdout).collect())
 }

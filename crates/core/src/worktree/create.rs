@@ -279,15 +279,7 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
     let destination = if facts.base.is_empty() {
         Err(String::new())
     } else {
-        nodwyn_prim::land::destination(&nodwyn_prim::WorktreeInfo {
-            repository: facts.repository.clone(),
-            branch: facts.branch.clone(),
-            base: facts.base.clone(),
-            base_remote: facts.base_remote.clone(),
-            base_commit: facts.base_commit.clone(),
-            path: facts.path.clone(),
-            config: None,
-        })
+        nodwyn_prim::land::destination(&crate::host::worktree_info_of(&facts))
     };
     Ok(Created {
         id: stored.id.short().to_owned(),
