@@ -873,3 +873,45 @@ fn a_persons_landing_names_the_new_files_it_commits() {
         shown.stdout
     );
 }
+
+#[test]
+fn the_question_before_an_agents_landing_shows_its_message_files_and_what_is_left_out() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!(
+            "writes = [\"**\"]\ncommands = [[\"sh\"]]\npush = [{:?}]\n",
+            remote.to_str().unwrap()
+        ),
+    );
+    let (id, _wt) = env.session(&repo);
+    let call = |primitive: &str, args: &str| {
+        env.nodwyn(&repo, &["call", "--session", &id, primitive, args])
+            .success()
+    };
+    call("fs-write", r#"["notes.txt", "the work\n"]"#);
+    call(
+        "shell-exec",
+        r#"{"argv": ["sh", "-c", "echo y > report.txt"]}"#,
+    );
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &[
+            "call",
+            "--session",
+            &id,
+            "git-land",
+            r#"{"message": "add the notes"}"#,
+        ],
+        "n",
+    );
+    for expected in [
+        "onto main (moves main of origin): \"add the notes\"",
+        "1 file(s): notes.txt (+1 -0)",
+        "left out: report.txt (made by a command, not named)",
+    ] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+}

@@ -72,8 +72,11 @@ impl Primitive for GitLand {
             format!(" (moves {} of {})", remote.branch, remote.remote)
         });
         let mut effect = Effect::named(format!(
-            "git-land {} onto {}{moves}",
-            worktree.branch, target.base
+            "git-land {} onto {}{moves}: \"{}\"; {}",
+            worktree.branch,
+            target.base,
+            args.message,
+            what_lands(ctx, worktree, &args.include)
         ));
         effect.irreversible = true;
         if let Some(remote) = target.remote {
@@ -93,6 +96,61 @@ impl Primitive for GitLand {
         land(ctx, Some(&args.message), strategy(&args)?, &args.include)
     }
 }
+
+/// What a landing would publish now, for the question: each changed file with its line counts
+/// (at most [`SHOWN_FILES`]), and what is left out (credential files, new files no primitive
+/// wrote and the agent did not name).
+fn what_lands(
+    ctx: &Context,
+    worktree: &crate::context::WorktreeInfo,
+    include: &[String],
+) -> String {
+    let review = worktree.work_starts().and_then(|since| {
+        crate::review::review(&worktree.path, &since, 1024, ctx.limits.diff_time)
+    });
+    let Ok(review) = review else {
+        return "its files could not be read for this question".to_owned();
+    };
+    let new_files = crate::land::NewFiles {
+        written: ctx.written.as_deref(),
+        named: include,
+    };
+    let (landing, made): (Vec<_>, Vec<_>) = review
+        .files
+        .iter()
+        .partition(|file| file.status != "added" || new_files.keeps(&file.path));
+    let counted = |file: &&crate::review::FileChange| match (file.added, file.removed) {
+        (Some(added), Some(removed)) => format!("{} (+{added} -{removed})", file.path),
+        _ => format!("{} (binary)", file.path),
+    };
+    let mut said = match landing.len() {
+        0 => "no file changes".to_owned(),
+        n => {
+            let mut shown: Vec<String> = landing.iter().take(SHOWN_FILES).map(counted).collect();
+            if n > SHOWN_FILES {
+                shown.push(format!("and {} more", n - SHOWN_FILES));
+            }
+            format!("{n} file(s): {}", shown.join(", "))
+        }
+    };
+    let left_out: Vec<String> = review
+        .omitted
+        .iter()
+        .map(|o| format!("{} ({})", o.path, o.why))
+        .chain(
+            made.iter()
+                .map(|f| format!("{} (made by a command, not named)", f.path)),
+        )
+        .take(SHOWN_FILES)
+        .collect();
+    if !left_out.is_empty() {
+        said.push_str(&format!("; left out: {}", left_out.join(", ")));
+    }
+    said
+}
+
+/// How many files the question names, at most.
+const SHOWN_FILES: usize = 10;
 
 fn strategy(args: &GitLandArgs) -> Result<Strategy, Error> {
     args.strategy

@@ -34,7 +34,8 @@ pub struct NewFiles<'a> {
 }
 
 impl NewFiles<'_> {
-    fn keeps(&self, path: &str) -> bool {
+    /// Whether the landing commits the new file `path`.
+    pub fn keeps(&self, path: &str) -> bool {
         let named = |list: &[String]| {
             list.iter().any(|p| {
                 p.trim_start_matches("./") == path

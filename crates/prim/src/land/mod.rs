@@ -33,6 +33,7 @@ use std::str::FromStr;
 use nodwyn_git::{graph, rebase, refs, repo};
 use serde::{Deserialize, Serialize};
 
+pub use commit::NewFiles;
 pub use local_base::LocalBase;
 pub use publish::DEFAULT_SSH_COMMAND;
 pub use recover::{Aborted, abort};
