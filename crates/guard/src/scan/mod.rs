@@ -279,31 +279,53 @@ impl Scanner {
     ) {
         let window = &text[window_start..window_end];
         let regex = compiled.regex();
-        // The matcher without captures finds each match fastest; captures (a slower engine) run
-        // only for matches a cheap test does not already reject.
+        let assignment = compiled.rule.check == Check::Assignment;
+        // The matcher without captures finds each match fastest. An assignment's key and value
+        // are read off its match (see [`assignment_value`]); captures (a slower engine) run only
+        // for the other rules' matches, which are rare.
         for found in regex.find_iter(window) {
-            if compiled.rule.check == Check::Assignment
-                && is_not_a_secret_key(&String::from_utf8_lossy(assignment_key(found.as_bytes())))
-            {
-                continue;
-            }
-            let Some(captures) = regex.captures_at(window, found.start()) else {
-                continue;
-            };
-            let Some(secret) = captures.name("s") else {
-                continue;
+            let (key, secret) = if assignment {
+                let key = assignment_key(found.as_bytes());
+                if is_not_a_secret_key(&String::from_utf8_lossy(key)) {
+                    continue;
+                }
+                let value = assignment_value(found.as_bytes());
+                let secret = found.end() - value.len()..found.end();
+                debug_assert_eq!(
+                    regex.captures_at(window, found.start()).map(|c| (
+                        c.name("k").map(|k| k.range()),
+                        c.name("s").map(|s| s.range())
+                    )),
+                    Some((
+                        Some(found.start()..found.start() + key.len()),
+                        Some(secret.clone())
+                    )),
+                    "the assignment read off its match differs from its captures",
+                );
+                (Some(key), secret)
+            } else {
+                let Some(captures) = regex.captures_at(window, found.start()) else {
+                    continue;
+                };
+                let Some(secret) = captures.name("s") else {
+                    continue;
+                };
+                (
+                    captures.name("k").map(|k| &window[k.range()]),
+                    secret.range(),
+                )
             };
             // Text a format string builds (`"pypi-AgEI...{}"`): the hole right after it says
             // the credential is not written here.
-            let after = &window[secret.end()..];
+            let after = &window[secret.end..];
             if [&b"{}"[..], b"{0", b"{1", b"%s", b"%v"]
                 .iter()
                 .any(|hole| after.starts_with(hole))
             {
                 continue;
             }
-            let mut bytes = secret.as_bytes();
-            if compiled.rule.check == Check::Assignment {
+            let mut bytes = &window[secret.clone()];
+            if assignment {
                 // `TOKEN = MonitorTokens(1)`: a value that is called is code.
                 if after.first() == Some(&b'(') {
                     continue;
@@ -313,13 +335,11 @@ impl Scanner {
                 bytes = allow::query_value(bytes);
             }
             let value = String::from_utf8_lossy(bytes);
-            let key = captures
-                .name("k")
-                .map(|k| String::from_utf8_lossy(k.as_bytes()));
+            let key = key.map(String::from_utf8_lossy);
             if accepts(compiled.rule.check, &value, key.as_deref()) {
                 spans.push((
-                    window_start + secret.start(),
-                    window_start + secret.start() + bytes.len(),
+                    window_start + secret.start,
+                    window_start + secret.start + bytes.len(),
                     index,
                 ));
             }
@@ -420,9 +440,48 @@ fn names_a_discord_id(token: &str) -> bool {
 fn assignment_key(matched: &[u8]) -> &[u8] {
     let end = matched
         .iter()
-        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')))
+        .position(|b| !is_key_byte(*b))
         .unwrap_or(matched.len());
     &matched[..end]
+}
+
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-')
+}
+
+/// The value of an assignment match (its group `s`), read off the match rather than with
+/// captures. Every step of the pattern between the key and the value has one way to match: the
+/// key is the run [`assignment_key`] takes; a closing quote or bracket after it is taken when
+/// there (nothing else can take it); then all the white space (the operator is not white space);
+/// the operator, `:=` or `=>` when written so (its one-byte alternative would leave `=` or `>` to
+/// start the value, which the value's first byte excludes); white space again and an opening
+/// quote, both excluded from the value's first byte. The value runs from there to the match's
+/// end. Debug builds check this against the captures at every match.
+fn assignment_value(matched: &[u8]) -> &[u8] {
+    let mut at = assignment_key(matched).len();
+    let skip_spaces = |mut at: usize| {
+        // `\s` without Unicode: `[\t\n\x0B\x0C\r ]` (`is_ascii_whitespace` leaves out `\x0B`).
+        while matched
+            .get(at)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == 0x0B)
+        {
+            at += 1;
+        }
+        at
+    };
+    if matches!(matched.get(at), Some(b'"' | b'\'' | b']')) {
+        at += 1;
+    }
+    at = skip_spaces(at);
+    at += match matched.get(at..at + 2) {
+        Some(b":=" | b"=>") => 2,
+        _ => 1,
+    };
+    at = skip_spaces(at);
+    if matches!(matched.get(at), Some(b'"' | b'\'' | b'`')) {
+        at += 1;
+    }
+    &matched[at.min(matched.len())..]
 }
 
 /// Whether decoded bytes are a PEM private key.
