@@ -14,7 +14,9 @@ mod wide;
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
+use aho_corasick::automaton::Automaton as _;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Anchored, MatchKind};
 use rayon::prelude::*;
 use regex::bytes::{Regex, RegexBuilder};
 use serde::Serialize;
@@ -84,8 +86,10 @@ impl Compiled {
 /// The L1 scanner: every rule, compiled once.
 pub struct Scanner {
     rules: Vec<Compiled>,
-    prefilter: AhoCorasick,
-    /// For each prefilter pattern, the rules whose keyword it is.
+    /// Every rule's keywords, as one automaton walked a byte at a time (see
+    /// [`Scanner::keyword_spans`]).
+    automaton: DFA,
+    /// For each of the automaton's keywords, the rules whose keyword it is.
     rules_of_keyword: Vec<Vec<usize>>,
 }
 
@@ -113,15 +117,17 @@ impl Scanner {
                 }
             }
         }
-        let prefilter = AhoCorasickBuilder::new()
-            .kind(Some(AhoCorasickKind::DFA))
+        // No prefilter: nearly every line of code holds a keyword's first byte, and the walk
+        // below reads each byte once anyway.
+        let automaton = DFA::builder()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .prefilter(false)
             .build(&keywords)
             .expect("the keywords build an automaton");
         Self {
             rules,
-            prefilter,
+            automaton,
             rules_of_keyword,
         }
     }
@@ -234,38 +240,83 @@ impl Scanner {
         spans
     }
 
-    /// The matches whose keyword starts in `text[from..to]`, read as it is.
+    /// The matches whose keyword lies in `text[from..to]`, read as it is.
+    ///
+    /// The keyword automaton is walked here a byte at a time, every keyword that ends at a byte
+    /// (overlapping ones too) taken in the automaton's order, as the library's overlapping
+    /// iterator takes them; that iterator keeps its position and state in memory from call to
+    /// call, and cost twice the instructions a byte.
     fn keyword_spans(&self, text: &[u8], from: usize, to: usize) -> Vec<(usize, usize, usize)> {
         let mut spans = Vec::new();
         // Where each rule's last window ended: a keyword inside it has been looked at already.
         let mut covered_until = vec![0usize; self.rules.len()];
-        for keyword in self.prefilter.find_overlapping_iter(&text[from..to]) {
-            let (start, end) = (from + keyword.start(), from + keyword.end());
-            let reach_back = start.saturating_sub(LINE_REACH);
-            let line_start = memchr::memrchr(b'\n', &text[reach_back..start])
-                .map_or(reach_back, |i| reach_back + i + 1);
-            let reach_forward = (end + LINE_REACH).min(text.len());
-            let line_end =
-                memchr::memchr(b'\n', &text[end..reach_forward]).map_or(reach_forward, |i| end + i);
-            for &index in &self.rules_of_keyword[keyword.pattern().as_usize()] {
-                if start < covered_until[index] {
-                    continue;
-                }
-                let compiled = &self.rules[index];
-                if let Some(byte) = compiled.rule.needs_after
-                    && memchr::memchr(byte, &text[end..line_end]).is_none()
-                {
-                    continue;
-                }
-                let window_end = match compiled.rule.reach {
-                    Reach::Line => line_end,
-                    Reach::Block => (line_start + BLOCK_REACH).min(text.len()),
-                };
-                covered_until[index] = line_end;
-                self.match_window(compiled, index, text, line_start, window_end, &mut spans);
+        let automaton = &self.automaton;
+        let Ok(mut state) = automaton.start_state(Anchored::No) else {
+            return spans;
+        };
+        let mut at = from;
+        while let Some(special) = walk(automaton, &text[at..to], &mut state) {
+            let end = at + special + 1;
+            at = end;
+            if automaton.is_dead(state) {
+                break;
+            }
+            if !automaton.is_match(state) {
+                continue;
+            }
+            for found in 0..automaton.match_len(state) {
+                let keyword = automaton.match_pattern(state, found);
+                let start = end - automaton.pattern_len(keyword);
+                self.keyword_met(
+                    text,
+                    (start, end),
+                    keyword.as_usize(),
+                    &mut covered_until,
+                    &mut spans,
+                );
             }
         }
         spans
+    }
+
+    /// Runs the patterns of the rules whose keyword is at `text[start..end]` on its line (or
+    /// block), unless that rule's last window already covered it.
+    fn keyword_met(
+        &self,
+        text: &[u8],
+        (start, end): (usize, usize),
+        keyword: usize,
+        covered_until: &mut [usize],
+        spans: &mut Vec<(usize, usize, usize)>,
+    ) {
+        // Found only when a rule needs it: a keyword seen again on its line costs nothing more.
+        let mut line = None;
+        for &index in &self.rules_of_keyword[keyword] {
+            if start < covered_until[index] {
+                continue;
+            }
+            let (line_start, line_end) = *line.get_or_insert_with(|| {
+                let reach_back = start.saturating_sub(LINE_REACH);
+                let line_start = memchr::memrchr(b'\n', &text[reach_back..start])
+                    .map_or(reach_back, |i| reach_back + i + 1);
+                let reach_forward = (end + LINE_REACH).min(text.len());
+                let line_end = memchr::memchr(b'\n', &text[end..reach_forward])
+                    .map_or(reach_forward, |i| end + i);
+                (line_start, line_end)
+            });
+            let compiled = &self.rules[index];
+            if let Some(byte) = compiled.rule.needs_after
+                && memchr::memchr(byte, &text[end..line_end]).is_none()
+            {
+                continue;
+            }
+            let window_end = match compiled.rule.reach {
+                Reach::Line => line_end,
+                Reach::Block => (line_start + BLOCK_REACH).min(text.len()),
+            };
+            covered_until[index] = line_end;
+            self.match_window(compiled, index, text, line_start, window_end, spans);
+        }
     }
 
     fn match_window(
@@ -387,6 +438,25 @@ impl Default for Scanner {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Walks the keyword automaton over `text` from `state` to the first special state (a match, in
+/// practice): where it is, with `state` left there. A function of its own, so that its loop keeps
+/// its few values in registers (inlined into the scan, they were kept in memory, at half as many
+/// instructions again a byte).
+#[inline(never)]
+fn walk(
+    automaton: &DFA,
+    text: &[u8],
+    state: &mut aho_corasick::automaton::StateID,
+) -> Option<usize> {
+    let mut current = *state;
+    let special = text.iter().position(|&byte| {
+        current = automaton.next_state(Anchored::No, current, byte);
+        automaton.is_special(current)
+    });
+    *state = current;
+    special
 }
 
 /// Cuts `text` into pieces of about `size` bytes that end at a line's end.
