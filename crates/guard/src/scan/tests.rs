@@ -596,3 +596,81 @@ fn a_credential_in_utf16_text_is_found_where_its_bytes_are() {
     let binary: Vec<u8> = (0..4096u32).map(|n| (n * 7 % 256) as u8).collect();
     assert!(scanner.scan(&binary).is_empty());
 }
+
+/// The keyword walk, in stretches side by side, finds every keyword the automaton's own
+/// overlapping search finds, in the same order, on texts dense with keywords of any case (so many
+/// straddle where the stretches meet) and of every length around where the walk starts cutting.
+#[test]
+fn the_keyword_walk_finds_what_the_automatons_own_search_finds() {
+    use aho_corasick::automaton::OverlappingState;
+    let scanner = Scanner::new();
+    let automaton = &scanner.automaton;
+    let keywords: Vec<&str> = RULES
+        .iter()
+        .flat_map(|rule| rule.keywords.iter().copied())
+        .collect();
+    let searched = |text: &[u8]| {
+        let input = aho_corasick::Input::new(text);
+        let mut state = OverlappingState::start();
+        let mut found = Vec::new();
+        loop {
+            automaton.try_find_overlapping(&input, &mut state).unwrap();
+            let Some(one) = state.get_match() else {
+                break;
+            };
+            found.push((one.end(), one.pattern().as_usize()));
+        }
+        found
+    };
+    let walked = |text: &[u8]| -> Vec<(usize, usize)> {
+        keyword_ends(automaton, text)
+            .into_iter()
+            .flat_map(|(end, state)| {
+                (0..automaton.match_len(state))
+                    .map(move |i| (end, automaton.match_pattern(state, i).as_usize()))
+            })
+            .collect()
+    };
+    // The longest keyword across every cut, at every offset.
+    let longest = keywords.iter().max_by_key(|k| k.len()).unwrap();
+    for offset in 1..longest.len() {
+        let mut text = vec![b'~'; 4000];
+        for cut in 1..STREAMS {
+            let at = text.len() * cut / STREAMS - offset;
+            text[at..at + longest.len()].copy_from_slice(longest.as_bytes());
+        }
+        assert_eq!(walked(&text), searched(&text), "offset {offset}");
+        assert_eq!(searched(&text).len(), STREAMS - 1);
+    }
+    let g = Gen::new(5);
+    for round in 0..300 {
+        let mut text = Vec::new();
+        let length = match round % 3 {
+            0 => (g.next() % 600) as usize,
+            1 => 400 + (g.next() % 200) as usize,
+            _ => (g.next() % 20_000) as usize,
+        };
+        while text.len() < length {
+            match g.next() % 4 {
+                0 => {
+                    let keyword = keywords[(g.next() % keywords.len() as u64) as usize];
+                    text.extend(keyword.bytes().map(|b| {
+                        if g.next().is_multiple_of(2) {
+                            b.to_ascii_uppercase()
+                        } else {
+                            b
+                        }
+                    }));
+                }
+                1 => text.push(b"\n \t=:\"'"[(g.next() % 7) as usize]),
+                _ => text.extend(g.alnum((g.next() % 6) as usize).bytes()),
+            }
+        }
+        assert_eq!(
+            walked(&text),
+            searched(&text),
+            "round {round}, {} bytes",
+            text.len()
+        );
+    }
+}
