@@ -53,7 +53,10 @@ pub(super) fn runs(text: &[u8]) -> impl Iterator<Item = (usize, usize, Option<Ve
 /// stack: the runs that decode to bytes (hashes, most of them) are passed over before anything is
 /// allocated.
 fn decode(run: &[u8]) -> Option<Vec<u8>> {
-    let hex = run.len().is_multiple_of(2) && run.iter().all(u8::is_ascii_hexdigit);
+    // A run is hex when all of it is; its first 16 characters tell most runs apart already.
+    let hex = run[..16].iter().all(u8::is_ascii_hexdigit)
+        && run.len().is_multiple_of(2)
+        && run[16..].iter().all(u8::is_ascii_hexdigit);
     if !starts_as_text(run, hex) {
         return None;
     }
@@ -67,51 +70,65 @@ fn decode(run: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Whether the first 16 characters of a run (of at least [`SHORTEST`], so all of them from the
-/// alphabet: padding comes last) decode to text: 8 bytes of hex, 12 of base64.
+/// alphabet: padding comes last) decode to text, as [`is_text`] judges it: 8 bytes of hex or 12
+/// of base64, of which [`is_text`]'s 95% is every one, so the first byte that is not text
+/// decides. Table lookups throughout: the runs are random characters, on which branches guess
+/// wrong.
 fn starts_as_text(run: &[u8], hex: bool) -> bool {
-    let mut bytes = [0u8; 12];
-    let mut len = 0;
     if hex {
-        for pair in run[..16].chunks_exact(2) {
-            bytes[len] = (hex_value(pair[0]) << 4) | hex_value(pair[1]);
-            len += 1;
-        }
+        run[..16].chunks_exact(2).all(|pair| {
+            let high = HEX_VALUE[usize::from(pair[0])];
+            TEXT[usize::from((high << 4) | HEX_VALUE[usize::from(pair[1])])]
+        })
     } else {
-        let (mut bits, mut count) = (0u32, 0);
-        for &character in &run[..16] {
-            bits = (bits << 6) | u32::from(base64_value(character));
-            count += 6;
-            if count >= 8 {
-                count -= 8;
-                bytes[len] = (bits >> count) as u8;
-                len += 1;
-            }
-        }
-    }
-    is_text(&bytes[..len])
-}
-
-/// The value of a hex digit (the caller has checked it is one).
-fn hex_value(digit: u8) -> u8 {
-    match digit {
-        b'0'..=b'9' => digit - b'0',
-        b'a'..=b'f' => digit - b'a' + 10,
-        b'A'..=b'F' => digit - b'A' + 10,
-        _ => 0,
+        run[..16].chunks_exact(4).all(|four| {
+            let bits = four.iter().fold(0u32, |bits, &c| {
+                (bits << 6) | u32::from(BASE64_VALUE[usize::from(c)])
+            });
+            [bits >> 16, bits >> 8, bits]
+                .iter()
+                .all(|&byte| TEXT[(byte & 0xff) as usize])
+        })
     }
 }
 
-/// The value of a character of the base64 alphabet (the caller has checked it is one).
-fn base64_value(character: u8) -> u8 {
-    match character {
-        b'A'..=b'Z' => character - b'A',
-        b'a'..=b'z' => character - b'a' + 26,
-        b'0'..=b'9' => character - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => 0,
+/// A table of every byte's value as a character of base64 (`A` is 0, `/` is 63) or as a hex
+/// digit, and 0 for any other byte.
+const fn values(hex: bool) -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = match (hex, b) {
+            (true, b'0'..=b'9') => b - b'0',
+            (true, b'a'..=b'f') => b - b'a' + 10,
+            (true, b'A'..=b'F') => b - b'A' + 10,
+            (false, b'A'..=b'Z') => b - b'A',
+            (false, b'a'..=b'z') => b - b'a' + 26,
+            (false, b'0'..=b'9') => b - b'0' + 52,
+            (false, b'+') => 62,
+            (false, b'/') => 63,
+            _ => 0,
+        };
+        byte += 1;
     }
+    table
 }
+
+const BASE64_VALUE: [u8; 256] = values(false);
+const HEX_VALUE: [u8; 256] = values(true);
+
+/// Which bytes [`is_text`] counts as text: printable ASCII and white space.
+const TEXT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_graphic() || b.is_ascii_whitespace();
+        byte += 1;
+    }
+    table
+};
 
 /// The base64 alphabet, as a table: one lookup a byte.
 const BASE64: [bool; 256] = {
@@ -131,10 +148,7 @@ fn is_base64(byte: u8) -> bool {
 
 /// Whether nearly every byte is printable ASCII or white space.
 fn is_text(bytes: &[u8]) -> bool {
-    let printable = bytes
-        .iter()
-        .filter(|b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-        .count();
+    let printable = bytes.iter().filter(|b| TEXT[usize::from(**b)]).count();
     !bytes.is_empty() && printable * 20 >= bytes.len() * 19
 }
 
