@@ -54,12 +54,18 @@ pub(super) fn runs(text: &[u8]) -> impl Iterator<Item = (usize, usize, Option<Ve
 /// allocated.
 fn decode(run: &[u8]) -> Option<Vec<u8>> {
     // A run is hex when all of it is; its first 16 characters tell most runs apart already.
-    let hex = run[..16].iter().all(u8::is_ascii_hexdigit)
-        && run.len().is_multiple_of(2)
-        && run[16..].iter().all(u8::is_ascii_hexdigit);
+    let hex = all_hex(&run[..16]) && run.len().is_multiple_of(2) && all_hex(&run[16..]);
     if !starts_as_text(run, hex) {
         return None;
     }
+    decode_whole(run, hex)
+}
+
+/// A run whose start is text, decoded whole: the rare case, kept out of [`decode`]'s loops so
+/// that they keep their values in registers.
+#[cold]
+#[inline(never)]
+fn decode_whole(run: &[u8], hex: bool) -> Option<Vec<u8>> {
     let run = std::str::from_utf8(run).ok()?;
     let decoded = if hex {
         decode_hex(run)
@@ -117,6 +123,23 @@ const fn values(hex: bool) -> [u8; 256] {
 
 const BASE64_VALUE: [u8; 256] = values(false);
 const HEX_VALUE: [u8; 256] = values(true);
+
+/// Which bytes are hex digits.
+const HEX: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = (byte as u8).is_ascii_hexdigit();
+        byte += 1;
+    }
+    table
+};
+
+/// Whether every byte is a hex digit, read without a branch a byte: in a run of random
+/// characters, digits and letters alternate at random, and a branch on each guesses wrong.
+fn all_hex(bytes: &[u8]) -> bool {
+    bytes.iter().fold(true, |all, &b| all & HEX[usize::from(b)])
+}
 
 /// Which bytes [`is_text`] counts as text: printable ASCII and white space.
 const TEXT: [bool; 256] = {
