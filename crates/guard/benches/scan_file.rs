@@ -1,7 +1,7 @@
 //! Benchmark: the L1 scanner alone on one file, as `nodwyn scan` runs it (the process's shared
-//! [`Scanner::global`], the file read whole), printing MB/s and the number of findings. For
-//! work on the scanner itself: it builds with this crate only, and its instruction counts
-//! (`valgrind --tool=callgrind`) compare two versions on a loaded machine.
+//! [`Scanner::global`], the file read whole), printing MB/s, the number of findings and how long
+//! reading the file took. For work on the scanner itself: it builds with this crate only, and its
+//! instruction counts (`valgrind --tool=callgrind`) compare two versions on a loaded machine.
 //!
 //! Run: `cargo bench -p nodwyn-guard --bench scan_file -- PATH [--mib N] [--runs N]
 //! [--findings OUT]`. `--mib N` scans the first N MiB only (cut at a line's end), `--runs N`
@@ -43,7 +43,9 @@ fn main() {
         eprintln!("usage: scan_file PATH [--mib N] [--runs N] [--findings OUT]");
         std::process::exit(2);
     };
+    let started = Instant::now();
     let mut text = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let read = started.elapsed();
     if let Some(mib) = option(&args, "--mib") {
         let limit: usize = mib.parse::<usize>().expect("--mib is a number") << 20;
         if text.len() > limit {
@@ -65,11 +67,12 @@ fn main() {
     let time = times[times.len() / 2];
     let megabytes = text.len() as f64 / 1_000_000.0;
     println!(
-        "{megabytes:.1} MB  {:.1} ms  {:.1} MB/s  {} findings  (median of {})",
+        "{megabytes:.1} MB  {:.1} ms  {:.1} MB/s  {} findings  (median of {}; read in {:.1} ms)",
         time.as_secs_f64() * 1000.0,
         megabytes / time.as_secs_f64(),
         findings.len(),
-        times.len()
+        times.len(),
+        read.as_secs_f64() * 1000.0
     );
     if let Some(out) = option(&args, "--findings") {
         let mut lines = String::new();
