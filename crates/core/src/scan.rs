@@ -143,9 +143,10 @@ fn locate(scanner: &Scanner, name: &str, bytes: &[u8]) -> Vec<Located> {
 }
 
 /// The file's bytes, or `None` for a binary file (a NUL in its first 8 KiB), which is judged
-/// from those 8 KiB alone rather than read whole.
+/// from those 8 KiB alone rather than read whole. A large file is read in pieces on every core
+/// (see [`read_in_pieces`]).
 fn read_text(path: &Path) -> Result<Option<Vec<u8>>, Error> {
-    use std::io::Read;
+    use std::io::{Read, Seek, SeekFrom};
     let mut file = std::fs::File::open(path).map_err(Error::io(path))?;
     let mut bytes = Vec::new();
     (&mut file)
@@ -155,6 +156,79 @@ fn read_text(path: &Path) -> Result<Option<Vec<u8>>, Error> {
     if looks_binary(&bytes) {
         return Ok(None);
     }
+    let size = file.metadata().map_or(0, |meta| meta.len());
+    if let Ok(size) = usize::try_from(size)
+        && size >= 2 * READ_PIECE
+        && bytes.len() == BINARY_PROBE
+    {
+        bytes = read_in_pieces(&file, bytes, size).map_err(Error::io(path))?;
+        file.seek(SeekFrom::Start(bytes.len() as u64))
+            .map_err(Error::io(path))?;
+    }
+    // The whole file when it is small; past the pieces, whatever the file grew by since.
     file.read_to_end(&mut bytes).map_err(Error::io(path))?;
     Ok(Some(bytes))
+}
+
+/// How much of a large file one core reads at a time.
+const READ_PIECE: usize = 8 << 20;
+
+/// A file of `size` bytes whose first bytes are `start`, read in [`READ_PIECE`]s on every core
+/// at once. Reading a large file is mostly the kernel handing over fresh pages of memory, one
+/// core's work when one read asks for them all: 67 MB took 35 ms, a third as long as scanning it
+/// on two cores. A piece cut short (the file shrank meanwhile) ends the text there.
+fn read_in_pieces(file: &std::fs::File, start: Vec<u8>, size: usize) -> std::io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    // Zeroed memory comes from the kernel untouched, so each page is first touched by the core
+    // that reads into it.
+    let mut bytes = vec![0u8; size];
+    bytes[..start.len()].copy_from_slice(&start);
+    let filled: Vec<(usize, usize)> = bytes[start.len()..]
+        .par_chunks_mut(READ_PIECE)
+        .enumerate()
+        .map(|(index, piece)| -> std::io::Result<(usize, usize)> {
+            let at = start.len() + index * READ_PIECE;
+            let mut done = 0;
+            while done < piece.len() {
+                match file.read_at(&mut piece[done..], (at + done) as u64) {
+                    Ok(0) => break,
+                    Ok(read) => done += read,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok((at, done))
+        })
+        .collect::<Result<_, _>>()?;
+    let end = filled
+        .iter()
+        .zip(bytes[start.len()..].chunks(READ_PIECE))
+        .find(|((_, done), piece)| *done < piece.len())
+        .map_or(size, |((at, done), _)| at + done);
+    bytes.truncate(end);
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large file read in pieces is the file, to its last byte, whatever its length against
+    /// the pieces; a small one is read as it always was.
+    #[test]
+    fn a_large_file_read_in_pieces_is_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        for size in [
+            100,
+            2 * READ_PIECE - 1,
+            2 * READ_PIECE + BINARY_PROBE,
+            3 * READ_PIECE + 12_345,
+        ] {
+            let text: Vec<u8> = (0..size).map(|i| b'a' + (i % 23) as u8).collect();
+            let path = dir.path().join(format!("f{size}"));
+            std::fs::write(&path, &text).unwrap();
+            let read = read_text(&path).unwrap().expect("text");
+            assert!(read == text, "{size} bytes read as {}", read.len());
+        }
+    }
 }
