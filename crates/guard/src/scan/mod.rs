@@ -83,6 +83,17 @@ impl Compiled {
     }
 }
 
+thread_local! {
+    /// This thread's own copy of each rule's pattern (by the rule's place in [`RULES`]), made
+    /// from the scanner's on first use. A pattern keeps the memory its searches need in a pool
+    /// whose first user takes it without a lock; every other thread locked it for each search,
+    /// which cost 3.6% of a scan on two cores. Every scanner compiles the same patterns from the
+    /// same table the same way, so a copy serves any of them.
+    static PATTERNS: std::cell::RefCell<Vec<Option<Regex>>> = const {
+        std::cell::RefCell::new(Vec::new())
+    };
+}
+
 /// The L1 scanner: every rule, compiled once.
 pub struct Scanner {
     rules: Vec<Compiled>,
@@ -316,8 +327,33 @@ impl Scanner {
         window_end: usize,
         spans: &mut Vec<(usize, usize, usize)>,
     ) {
+        PATTERNS.with_borrow_mut(|patterns| {
+            if patterns.len() < self.rules.len() {
+                patterns.resize(self.rules.len(), None);
+            }
+            let regex = patterns[index].get_or_insert_with(|| compiled.regex().clone());
+            self.match_with(
+                regex,
+                compiled,
+                index,
+                text,
+                (window_start, window_end),
+                spans,
+            );
+        });
+    }
+
+    /// [`Scanner::match_window`] with this thread's copy of the rule's pattern.
+    fn match_with(
+        &self,
+        regex: &Regex,
+        compiled: &Compiled,
+        index: usize,
+        text: &[u8],
+        (window_start, window_end): (usize, usize),
+        spans: &mut Vec<(usize, usize, usize)>,
+    ) {
         let window = &text[window_start..window_end];
-        let regex = compiled.regex();
         let assignment = compiled.rule.check == Check::Assignment;
         // The matcher without captures finds each match fastest. An assignment's key and value
         // are read off its match (see [`assignment_value`]); captures (a slower engine) run only
