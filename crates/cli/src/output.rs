@@ -4,11 +4,13 @@ use std::io::{IsTerminal, Write};
 
 use serde::Serialize;
 
-/// Prints `value` as one pretty JSON document on stdout.
+/// Prints `value` as one pretty JSON document on stdout, written in large blocks (stdout alone
+/// writes each line as it ends: a scan's report of 256 findings took 1,800 writes).
 pub fn json<T: Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut stdout, value)?;
     writeln!(stdout)?;
+    stdout.flush()?;
     Ok(())
 }
 
