@@ -353,8 +353,18 @@ impl Scanner {
         (window_start, window_end): (usize, usize),
         spans: &mut Vec<(usize, usize, usize)>,
     ) {
-        let window = &text[window_start..window_end];
         let assignment = compiled.rule.check == Check::Assignment;
+        // An assignment's match starts with its key, and its pattern looks at nothing before the
+        // match: the search starts at the window's first key byte (past the indentation).
+        let window_start = if assignment {
+            text[window_start..window_end]
+                .iter()
+                .position(|&b| is_key_byte(b))
+                .map_or(window_end, |skip| window_start + skip)
+        } else {
+            window_start
+        };
+        let window = &text[window_start..window_end];
         // The matcher without captures finds each match fastest. An assignment's key and value
         // are read off its match (see [`assignment_value`]); captures (a slower engine) run only
         // for the other rules' matches, which are rare.
