@@ -173,16 +173,20 @@ pub(crate) fn call_in_turn(
         .unwrap_or_default();
     guard.set_credential_files(nodwyn_guard::CredentialInodes::of(&credentials));
     ctx.sandbox.hide(&credentials);
-    // And those in the session's own folder (a checkout's `.env`, what `.worktreeinclude`
-    // copied into a worktree), which commands may otherwise read there.
-    ctx.sandbox
-        .mask(&nodwyn_guard::credential_files_beneath(&session.root));
-    // The git configurations a command's git reads, shown without the credentials some hold
-    // (actions/checkout's extraheader, a token in an insteadOf URL).
-    ctx.sandbox
-        .replace(crate::host::git_configs_without_credentials(
-            session, settings,
-        ));
+    // Only a call that runs a command has one to confine: the walk of the session's folder and
+    // the reading of git's configuration are not done for the others.
+    if effect.command.is_some() {
+        // The credential files in the session's own folder (a checkout's `.env`, what
+        // `.worktreeinclude` copied into a worktree), which commands may otherwise read there.
+        ctx.sandbox
+            .mask(&nodwyn_guard::credential_files_beneath(&session.root));
+        // The git configurations a command's git reads, shown without the credentials some
+        // hold (actions/checkout's extraheader, a token in an insteadOf URL).
+        ctx.sandbox
+            .replace(crate::host::git_configs_without_credentials(
+                session, settings,
+            ));
+    }
     guard.set_dont_ask(
         session
             .dont_ask
