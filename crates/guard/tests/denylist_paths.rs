@@ -162,6 +162,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_6_snaffler.txt"),
         72.5,
     ),
+    (
+        "others_7_tools_docs.txt",
+        include_str!("denylist_paths/others_7_tools_docs.txt"),
+        88.6,
+    ),
 ];
 
 #[test]
