@@ -1,7 +1,9 @@
 //! The credential files the denylist knows, by name: the person's keys and tokens, the stores of
 //! agent tools, cloud and infrastructure command lines, CI agents, package managers, password
-//! managers, browsers, database clients and shells, and the operating system's own; and the
-//! names that are templates, public halves or a tool's harmless files beside its credentials.
+//! managers, browsers, database clients, remote-access tools and shells, network devices'
+//! configurations, Windows servers' stores of service accounts' passwords, and the operating
+//! system's own; and the names that are templates, public halves or a tool's harmless files
+//! beside its credentials.
 //!
 //! A store is named where its tool puts it, and no wider: the folder that holds the file
 //! (`**/.circleci/cli.yml`, not every `cli.yml`; a Firefox profile's `logins.json`, not every
@@ -35,6 +37,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/*.agekey", "an age identity"),
     ("**/*.keytab", "a Kerberos keytab"),
     ("**/krb5cc_*", "a Kerberos ticket cache"),
+    // Ticket caches and tickets saved by name (impacket's `alice.ccache`, Rubeus' and mimikatz'
+    // `*.kirbi`); a stem is required, as `~/.ccache` is the compiler cache's folder.
+    ("**/?*.ccache", "a Kerberos ticket cache"),
+    ("**/*.kirbi", "a Kerberos ticket"),
     // PEM files named as private keys by certbot (`privkey.pem`), cfssl and mkcert
     // (`NAME-key.pem`) and most guides (`key.pem`, `private.pem`); any other `*.pem` is judged by
     // what it holds.
@@ -75,6 +81,21 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a secrets file",
     ),
     ("**/*password*.{txt,csv}", "a password list"),
+    // Password lists kept as spreadsheets and documents are named in the plural
+    // (`passwords.xlsx`), as a policy about them (`password_policy.docx`) is not; and the short
+    // names people give a list (`pass.txt`, `pw.txt`, `creds.csv`, Firefox's export `logins.csv`),
+    // not a word that ends in one (`bypass.txt`).
+    (
+        "**/*passwords*.{xls,xlsx,xlsm,ods,doc,docx,odt,rtf}",
+        "a password list",
+    ),
+    (
+        "**/{pass,passwd,pw,pwd,pwds,creds,logins}.{txt,csv}",
+        "a password list",
+    ),
+    // A file whose extension is the word (`login.cred`, CyberArk's `psmgw.cred`, systemd's
+    // encrypted credentials), not one that begins with it (`CREDITS`).
+    ("**/*.cred", "a credentials file"),
     ("**/{api_key,api-key,apikey}", "an API key file"),
     ("**/{api_key,api-key,apikey}.txt", "an API key file"),
     ("**/.api[-_]key", "an API key file"),
@@ -456,6 +477,18 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "Remote Desktop Connection Manager's saved connections",
     ),
     ("**/.vnc/passwd", "a VNC password"),
+    (
+        "**/MobaXterm.ini",
+        "MobaXterm's saved sessions and passwords",
+    ),
+    (
+        "**/*.{rtsz,rtsx}",
+        "a Royal TS document (it holds saved credentials)",
+    ),
+    (
+        "**/*.tvopt",
+        "TeamViewer's exported options (they hold its password)",
+    ),
     // Chat and mail clients' accounts.
     (
         "**/.purple/accounts.xml",
@@ -489,6 +522,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "Robo 3T's saved connections",
     ),
     ("**/pgadmin4.db", "pgAdmin's saved passwords"),
+    // SQL Server Management Studio's saved connections: SqlStudio.bin up to version 17,
+    // UserSettings.xml since 18.
+    (
+        "**/SQL Server Management Studio/**/{SqlStudio.bin,UserSettings.xml}",
+        "SQL Server Management Studio's saved passwords",
+    ),
     (
         "**/.dbeaver/credentials-config.json",
         "DBeaver's saved passwords",
@@ -516,6 +555,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.gnome2/keyrings/**", "a GNOME keyring"),
     ("**/*.bek", "a BitLocker recovery key"),
     ("**/*.keypair", "a key pair"),
+    ("**/*.sdtid", "an RSA SecurID software token (its seed)"),
     ("**/otr.private_key", "an OTR private key"),
     ("**/TTYPlus/mtputty.xml", "MTPuTTY's saved sessions"),
     ("**/McAfee/**/SiteList.xml", "McAfee's update credentials"),
@@ -568,6 +608,21 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/Wlansvc/Profiles/**", "Windows' saved Wi-Fi passwords"),
     ("**/ddclient.conf", "ddclient's dynamic DNS password"),
     ("**/.smbcredentials", "SMB credentials"),
+    // Network devices' configurations (Cisco, Arista, and the backups tools such as RANCID and
+    // Oxidized keep, or a networking tool's test fixtures), which hold enable secrets, SNMP
+    // communities and pre-shared keys; Cisco's own copy to TFTP is `HOSTNAME-confg`.
+    (
+        "**/{running-config,startup-config}",
+        "a network device's configuration (it holds its secrets)",
+    ),
+    (
+        "**/{running-config,startup-config}.{cfg,conf,txt}",
+        "a network device's configuration (it holds its secrets)",
+    ),
+    (
+        "**/*-confg",
+        "a network device's configuration (it holds its secrets)",
+    ),
     ("**/smbpasswd", "Samba's password file"),
     // Age and SOPS keys.
     ("**/sops/age/**", "SOPS age keys"),
@@ -629,6 +684,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/etc/{shadow,shadow-,gshadow,gshadow-}",
         "the system's password hashes",
     ),
+    // BSD's password database and its source (`/etc/pwd.db` holds no hashes), AIX's hashes.
+    (
+        "**/etc/{master.passwd,spwd.db}",
+        "the system's password hashes",
+    ),
+    ("**/etc/security/passwd", "the system's password hashes"),
     (
         "**/etc/security/opasswd",
         "the system's old password hashes",
@@ -652,6 +713,25 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/microk8s/*/credentials/**", "MicroK8s credentials"),
     ("**/ntds.dit", "Active Directory's database"),
+    // A dump of LSASS's memory holds the signed-in accounts' hashes and tickets (Task Manager's
+    // `lsass.DMP`, procdump's `lsass.exe_240101_120000.dmp`).
+    (
+        "**/lsass*.{dmp,mdmp}",
+        "a memory dump of LSASS (it holds logged-on credentials)",
+    ),
+    // Windows servers' stores of service accounts' passwords: CyberArk's vault and component
+    // credential files, a Microsoft Deployment Toolkit share's settings (domain-join and
+    // network-access passwords), the variables of a Configuration Manager PXE boot (its network
+    // access account).
+    ("**/{Vault,Conf}/*.pass", "a CyberArk credential file"),
+    (
+        "**/Control/{CustomSettings,Bootstrap}.ini",
+        "a deployment share's settings (they hold domain-join passwords)",
+    ),
+    (
+        "**/*.boot.var",
+        "a PXE boot's media variables (they hold its network access account)",
+    ),
     (
         "**/{Panther,Sysprep}/**/unattend*.xml",
         "a Windows answer file (it holds passwords)",
