@@ -154,7 +154,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/vault[-_]pass*.txt", "an Ansible vault password file"),
     ("**/acme.json", "an ACME store (it holds private keys)"),
     // Frameworks' own secret files (Phoenix, JetBrains' HTTP client, R, old Rails, Symfony 2-3,
-    // Visual Studio's publish profiles).
+    // FuelPHP, Visual Studio's publish profiles).
     ("**/*.secret.exs", "a Phoenix secrets file"),
     (
         "**/*.private.env.json",
@@ -170,6 +170,9 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/app/config/parameters.{yml,yaml,php,ini}",
         "Symfony's parameters (they hold passwords)",
     ),
+    // FuelPHP writes its encryption keys on first run into its application's folder, under the
+    // framework's own `fuel/` (Laravel's and CakePHP's `config/` files are not told by name).
+    ("**/fuel/app/config/crypt.php", "FuelPHP's encryption keys"),
     ("**/*.publishsettings", "Azure publish settings"),
     (
         "**/*.pubxml.user",
