@@ -816,6 +816,9 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     "**/templates/**/*secret*.{yaml,yml,tpl}",
     // update-notifier's records of the latest versions, beside configstore's logins.
     "**/configstore/update-notifier-*.json",
+    // The flags kubeadm writes for the kubelet (`kubeadm-flags.env`), in the kubelet's own folder:
+    // command-line options, named like an environment file.
+    "**/kubelet/*-flags.env",
 ];
 
 /// The words that make a name a template: `.env.example`, `credentials.json.template`,
