@@ -172,7 +172,8 @@ fn copied_from(path: &Path) -> Vec<PathBuf> {
 }
 
 /// Shell startup files, where people export their tokens (`export GITHUB_TOKEN=...`): judged by
-/// what they hold, since most hold only aliases and paths.
+/// what they hold, since most hold only aliases and paths. `.extra` is the file dotfiles in the
+/// manner of mathiasbynens/dotfiles source for what is kept out of the repository.
 const SHELL_STARTUP: &[&str] = &[
     ".bashrc",
     ".bash_profile",
@@ -186,6 +187,7 @@ const SHELL_STARTUP: &[&str] = &[
     ".mkshrc",
     "config.fish",
     ".envrc",
+    ".extra",
 ];
 
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
@@ -611,11 +613,19 @@ mod tests {
             format!("export STRIPE_KEY=sk_live_{}\n", "a1B2c3D4e5F6g7H8i9J0kLmN"),
         )
         .unwrap();
+        std::fs::write(
+            base.join(".extra"),
+            format!("GIT_AUTHOR_NAME=me\nexport GITHUB_TOKEN={token}\n"),
+        )
+        .unwrap();
+        std::fs::write(base.join("project/.extra"), "GIT_AUTHOR_NAME=me\n").unwrap();
         let list = Denylist::standard();
         let zshrc = list.judge(Path::new(".zshrc"), base);
         assert!(zshrc.is_denied());
         assert!(zshrc.rule.unwrap().contains("shell startup"));
         assert!(list.judge(Path::new("project/.envrc"), base).is_denied());
+        assert!(list.judge(Path::new(".extra"), base).is_denied());
+        assert!(!list.judge(Path::new("project/.extra"), base).is_denied());
         assert!(!list.judge(Path::new(".bashrc"), base).is_denied());
         assert!(!list.judge(Path::new("missing/.profile"), base).is_denied());
     }
