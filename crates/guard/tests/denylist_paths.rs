@@ -168,6 +168,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_7_tools_docs.txt"),
         88.6,
     ),
+    (
+        "others_8_apps_servers.txt",
+        include_str!("denylist_paths/others_8_apps_servers.txt"),
+        79.2,
+    ),
 ];
 
 #[test]
