@@ -915,3 +915,95 @@ fn the_question_before_an_agents_landing_shows_its_message_files_and_what_is_lef
         assert!(shown.contains(expected), "{expected} in\n{shown}");
     }
 }
+
+#[test]
+fn an_agents_landing_refuses_deletions_it_did_not_name() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    write(&repo.join("keep.txt"), "kept\n");
+    write(&repo.join("old.txt"), "old\n");
+    env.commit_all(&repo, "two files");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        &format!("push = [{:?}]\n", remote.to_str().unwrap()),
+    );
+    let (id, wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let call = |primitive: &str, args: &str| {
+        env.nodwyn(
+            &repo,
+            &["--json", "call", "--session", &id, primitive, args],
+        )
+    };
+    call("fs-write", r#"["notes.txt", "the work\n"]"#).success();
+    // A command's clean-up took two tracked files with it; the agent meant to delete one.
+    call(
+        "shell-exec",
+        r#"{"argv": ["sh", "-c", "rm old.txt keep.txt"]}"#,
+    )
+    .success();
+    let before = env.git(&remote, &["rev-parse", "main"]);
+    let refused = call("git-land", r#"{"message": "notes"}"#);
+    assert_eq!(refused.code, 1, "{}", refused.stdout);
+    let error = &refused.json()["error"];
+    assert_eq!(error["kind"], "unnamed_deletions", "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(
+        message.contains("2 tracked file(s)") && message.contains("keep.txt, old.txt"),
+        "{message}"
+    );
+    assert_eq!(
+        env.git(&remote, &["rev-parse", "main"]),
+        before,
+        "nothing pushed"
+    );
+    // Named, the one deletion lands; the other file is brought back first.
+    env.git(&wt, &["checkout", "--", "keep.txt"]);
+    let landed = call(
+        "git-land",
+        r#"{"message": "notes, and old.txt goes", "include": ["old.txt"]}"#,
+    )
+    .success()
+    .json();
+    assert!(landed["result"]["landed"].is_string(), "{landed}");
+    let tree = env.git(&remote, &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(
+        tree.contains("keep.txt") && !tree.contains("old.txt"),
+        "{tree}"
+    );
+}
+
+#[test]
+fn a_persons_landing_asks_before_deleting_files_missing_without_git_rm() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    write(&repo.join("gone.txt"), "gone\n");
+    write(&repo.join("removed.txt"), "removed\n");
+    env.commit_all(&repo, "two files");
+    env.git(&repo, &["push", "-q", "origin", "main"]);
+    let s = session(&env, &repo);
+    std::fs::remove_file(s.path.join("gone.txt")).unwrap();
+    env.git(&s.path, &["rm", "-q", "removed.txt"]);
+    let before = env.git(&remote, &["rev-parse", "main"]);
+    // No terminal: refused, naming it and how to land it.
+    let refused = env.nodwyn(&repo, &["land", &s.id, "-m", "tidy"]).refused();
+    assert!(
+        refused.contains("1 tracked file(s) are missing")
+            && refused.contains("gone.txt")
+            && refused.contains("--delete-missing"),
+        "{refused}"
+    );
+    assert_eq!(env.git(&remote, &["rev-parse", "main"]), before);
+    // On a terminal it asks; "n" lands nothing.
+    let shown = env.nodwyn_on_terminal(&repo, &["land", &s.id, "-m", "tidy"], "n");
+    assert!(shown.contains("land their deletion? [y/N]"), "{shown}");
+    assert_eq!(env.git(&remote, &["rev-parse", "main"]), before);
+    let landed = env.nodwyn_json(&repo, &["land", &s.id, "-m", "tidy", "--delete-missing"]);
+    assert!(landed["landed"].is_string(), "{landed}");
+    let tree = env.git(&remote, &["ls-tree", "-r", "--name-only", "main"]);
+    assert!(
+        !tree.contains("gone.txt") && !tree.contains("removed.txt"),
+        "{tree}"
+    );
+}

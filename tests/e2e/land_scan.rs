@@ -180,6 +180,8 @@ fn a_change_of_a_submodule_is_refused_with_a_sentence() {
         ],
     );
     env.git(&path, &["commit", "-q", "-m", "vendor a library"]);
+    // The empty folder git keeps for a submodule not checked out.
+    std::fs::create_dir_all(path.join("vendor/lib")).unwrap();
     let refused = refused_before_the_push(&env, &repo, &remote, &id);
     assert!(refused.contains("submodule vendor/lib"), "{refused}");
 }

@@ -214,9 +214,27 @@ impl TestEnv {
     /// (`KILL`), and returns how nodwyn ended.
     #[track_caller]
     pub fn nodwyn_stopped_at(&self, dir: &Path, args: &[&str], marker: &Path, signal: &str) -> Run {
+        Self::stopped_at(self.nodwyn_command(dir, args), marker, signal)
+    }
+
+    /// Starts `nodwyn ARGS` in `dir` (a debug build) set to stop at its fault point `point` (see
+    /// `nodwyn_prim::fault`), and kills its whole group there, as a machine that stops would.
+    #[track_caller]
+    pub fn nodwyn_killed_at(&self, dir: &Path, args: &[&str], point: &str) -> Run {
+        let marker = self.root().join(format!("fault-{point}"));
+        let mut command = self.nodwyn_command(dir, args);
+        command
+            .env("NODWYN_FAULT_POINT", point)
+            .env("NODWYN_FAULT_MARKER", &marker);
+        let run = Self::stopped_at(command, &marker, "KILL");
+        std::fs::remove_file(&marker).unwrap();
+        run
+    }
+
+    #[track_caller]
+    fn stopped_at(mut command: Command, marker: &Path, signal: &str) -> Run {
         use std::os::unix::process::CommandExt;
-        let child = self
-            .nodwyn_command(dir, args)
+        let child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)

@@ -126,6 +126,10 @@ pub(crate) fn call_in_turn(
             session.id.short()
         )));
     }
+    crate::worktree::refuse_unfinished(session)?;
+    if let Some(path) = session.unended_write() {
+        remove_write_leftovers(&session.root, path);
+    }
     let mut ctx = context_of(session, settings);
     record_as_it_happens(&mut ctx, log, "agent");
     if primitive.worktree_only() {
@@ -385,6 +389,21 @@ fn is_push(effect: &Effect) -> bool {
 
 pub(crate) fn append(log: &EventLog, event: Event) -> Result<(), Error> {
     log.append(&Record::new(Timestamp::now(), event))
+}
+
+/// Removes the temporary files a write of `path` (relative to `root`) that was killed left beside
+/// it (see `nodwyn_prim::beneath`); nothing is made on the way.
+fn remove_write_leftovers(root: &std::path::Path, path: &str) {
+    let file = root.join(path);
+    if !file.parent().is_some_and(std::path::Path::is_dir) {
+        return;
+    }
+    if let Ok(beneath) = nodwyn_prim::beneath::Beneath::for_session(root, &file) {
+        let removed = beneath.remove_leftovers();
+        if removed > 0 {
+            tracing::info!(path, removed, "removed what a killed write left");
+        }
+    }
 }
 
 /// The record of a call that was refused or failed, and why.

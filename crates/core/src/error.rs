@@ -116,6 +116,16 @@ pub enum Error {
         /// The worktree.
         path: PathBuf,
     },
+    /// The worktree's making was cut short before it was recorded as made.
+    #[error(
+        "session {id}'s worktree {path} was never finished (its making was cut short), so it may hold only part of its branch's files; `nodwyn worktree resume {id}` finishes it"
+    )]
+    Unfinished {
+        /// The session (its short id).
+        id: String,
+        /// The worktree.
+        path: PathBuf,
+    },
     /// The recorded path is not in one of nodwyn's worktree folders.
     #[error(
         "{0} is not in one of nodwyn's worktree folders; nodwyn removes only worktrees it made"
@@ -275,6 +285,7 @@ impl Error {
             Error::NoWorktree(_) => "no_worktree",
             Error::HandedOver { .. } => "handed_over",
             Error::AlreadyRemoved { .. } => "already_removed",
+            Error::Unfinished { .. } => "worktree_unfinished",
             Error::NotNodwyns(_) => "not_nodwyns",
             Error::FolderInTheWay(_) => "worktree_exists",
             Error::WouldDiscard { .. } => "worktree_dirty",

@@ -14,7 +14,7 @@ use crate::event::Event;
 use crate::host::{HostSettings, context_of};
 use crate::store::Store;
 use crate::worktree::create::onto_branch;
-use crate::worktree::{active_worktree, locked_session};
+use crate::worktree::{finished_worktree, locked_session};
 
 /// Lands session `id` with `message` (needed when there is something to commit, or for a squash
 /// or merge commit) and `strategy`; `onto` chooses the branch it lands on first (recorded as
@@ -25,10 +25,11 @@ pub fn land(
     message: Option<&str>,
     strategy: Strategy,
     onto: Option<&str>,
+    delete_missing: bool,
     settings: &HostSettings,
 ) -> Result<Landed, Error> {
     let mut locked = locked_session(store, id)?;
-    let facts = active_worktree(&locked.session)?;
+    let facts = finished_worktree(&locked.session)?;
     if let Some(onto) = onto {
         let chosen = onto_branch(&facts.repository, onto)?;
         append(
@@ -44,8 +45,10 @@ pub fn land(
         }
     }
     let mut ctx = context_of(&locked.session, settings);
-    // The person's own landing commits every new file (and names them).
+    // The person's own landing commits every new file (and names them), and the deletion of
+    // files missing from the folder once they confirmed it.
     ctx.written = None;
+    ctx.deletions_confirmed = delete_missing;
     record_as_it_happens(&mut ctx, &locked.stored.log, "person");
     Ok(land_worktree(&ctx, message, strategy, &[])?)
 }
@@ -54,7 +57,7 @@ pub fn land(
 /// they were before it began. With no landing in progress it changes nothing.
 pub fn abort(store: &Store, id: &str, settings: &HostSettings) -> Result<Aborted, Error> {
     let locked = locked_session(store, id)?;
-    active_worktree(&locked.session)?;
+    finished_worktree(&locked.session)?;
     let mut ctx = context_of(&locked.session, settings);
     record_as_it_happens(&mut ctx, &locked.stored.log, "person");
     Ok(abort_worktree(&ctx)?)

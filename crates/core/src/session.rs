@@ -61,6 +61,11 @@ pub struct Session {
     pub worktree: Option<WorktreeFacts>,
     /// What became of the worktree.
     pub worktree_state: WorktreeState,
+    /// Whether the worktree named at the session's start was never finished: its
+    /// `worktree.create` was never recorded (the making was killed during git's checkout, say),
+    /// so its files may be only part of its branch's. Nothing may use it until `resume` makes it
+    /// again.
+    pub worktree_unfinished: bool,
     /// Whether the session is open (not closed since it last started or resumed).
     pub open: bool,
     /// Why the worktree stayed when the session was last closed.
@@ -117,11 +122,13 @@ impl Session {
                 self.root = worktree.path.clone();
                 self.worktree = Some(worktree);
                 self.worktree_state = WorktreeState::Active;
+                self.worktree_unfinished = false;
             }
             Event::WorktreeRestore { worktree, .. } => {
                 self.root = worktree.path.clone();
                 self.worktree = Some(worktree);
                 self.worktree_state = WorktreeState::Active;
+                self.worktree_unfinished = false;
             }
             Event::WorktreeRemove { .. } => self.worktree_state = WorktreeState::Removed,
             Event::WorktreeOnto { base, base_remote } => {
@@ -302,6 +309,13 @@ impl Session {
         }
     }
 
+    /// The file (relative to the session's folder) of the latest call when it was a write whose
+    /// result was never recorded: one killed before it ended, which may have left its temporary
+    /// file beside the file.
+    pub fn unended_write(&self) -> Option<&str> {
+        self.writing.as_deref()
+    }
+
     /// The worktree nodwyn still manages, if any.
     pub fn active_worktree(&self) -> Option<&WorktreeFacts> {
         self.worktree
@@ -349,6 +363,7 @@ impl Followed {
                             started: record.at,
                             root,
                             repository,
+                            worktree_unfinished: worktree.is_some(),
                             worktree,
                             worktree_state: WorktreeState::Active,
                             open: true,

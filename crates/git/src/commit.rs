@@ -28,6 +28,20 @@ pub fn staged_additions(dir: &Path) -> Result<Vec<String>, Error> {
     staged(dir, Some("--diff-filter=A"))
 }
 
+/// The paths the index deletes from HEAD (`git rm`), each on its own.
+pub fn staged_deletions(dir: &Path) -> Result<Vec<String>, Error> {
+    staged(dir, Some("--diff-filter=D"))
+}
+
+/// The files the index tracks that the folder no longer has (deleted there, not with `git rm`).
+pub fn missing_files(dir: &Path) -> Result<Vec<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["ls-files", "-z", "--deleted"])
+        .run()?;
+    Ok(nul_records(&stdout).collect())
+}
+
 /// The paths whose staged content differs from HEAD, as `filter` (git's `--diff-filter`) keeps.
 fn staged(dir: &Path, filter: Option<&str>) -> Result<Vec<String>, Error> {
     let stdout = GitCommand::new(dir)

@@ -22,6 +22,7 @@ pub mod push;
 pub mod quote;
 pub mod rebase;
 pub mod refs;
+pub mod repair;
 pub mod replay;
 pub mod repo;
 pub mod status;

@@ -13,6 +13,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use rustix::fs::{AtFlags, Mode, OFlags};
@@ -117,28 +118,125 @@ impl Beneath {
         rustix::fs::statat(&self.folder, &self.name, AtFlags::SYMLINK_NOFOLLOW).is_ok()
     }
 
-    /// Writes `content` as the file: a temporary file beside it, renamed over the name (a reader
-    /// never sees half a file; a link at the name is replaced). An existing regular file's
-    /// permissions are kept.
+    /// Writes `content` as the file: a reader never sees half a file, a link at the name is
+    /// replaced, and an existing regular file's permissions are kept.
+    ///
+    /// The content goes first into a file with no name (`O_TMPFILE`), which a kill leaves
+    /// nowhere. Only when it is whole is it given a name: the file's own when nothing has it yet
+    /// (so no other name ever exists), and otherwise a temporary one beside it
+    /// ([`is_leftover`] knows its shape), renamed over the file at once. Where the file system
+    /// has no `O_TMPFILE`, the temporary name is made first and written.
     pub fn write(&self, content: &[u8]) -> Result<(), Error> {
         let previous_mode = rustix::fs::statat(&self.folder, &self.name, AtFlags::SYMLINK_NOFOLLOW)
             .ok()
             .filter(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode).is_file())
             .map(|stat| Mode::from_raw_mode(stat.st_mode) & Mode::from_raw_mode(0o7777));
-        let (temporary, file) = self.temporary()?;
-        let written = (|| {
-            let mut file = File::from(file);
+        let fill = |file: &File| -> Result<(), Error> {
             if let Some(mode) = previous_mode {
-                rustix::fs::fchmod(&file, mode).map_err(io_error(&self.path()))?;
+                rustix::fs::fchmod(file, mode).map_err(io_error(&self.path()))?;
             }
-            file.write_all(content).map_err(Error::io(&self.path()))?;
+            let mut file = file;
+            file.write_all(content).map_err(Error::io(&self.path()))
+        };
+        if let Some(unnamed) = self.unnamed()? {
+            let file = File::from(unnamed);
+            fill(&file)?;
+            return self.name_whole(&file);
+        }
+        let (temporary, file) = self.temporary()?;
+        let written = fill(&File::from(file)).and_then(|()| {
+            crate::fault::point("write-before-rename");
             rustix::fs::renameat(&self.folder, &temporary, &self.folder, &self.name)
                 .map_err(io_error(&self.path()))
-        })();
+        });
         if written.is_err() {
             let _ = rustix::fs::unlinkat(&self.folder, &temporary, AtFlags::empty());
         }
         written
+    }
+
+    /// A file with no name in the folder, or `None` where the file system cannot make one.
+    fn unnamed(&self) -> Result<Option<OwnedFd>, Error> {
+        match rustix::fs::openat(
+            &self.folder,
+            ".",
+            OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o666),
+        ) {
+            Ok(fd) => Ok(Some(fd)),
+            Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::INVAL | Errno::NOENT) => Ok(None),
+            Err(e) => Err(io_error(&self.folder_path)(e)),
+        }
+    }
+
+    /// Gives the whole, unnamed `file` the file's name (see [`Beneath::write`]).
+    fn name_whole(&self, file: &File) -> Result<(), Error> {
+        use std::os::fd::AsRawFd;
+        // Linking a descriptor by its /proc name needs no privilege (AT_EMPTY_PATH would).
+        let by_descriptor = PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()));
+        let link = |name: &OsStr| {
+            rustix::fs::linkat(
+                rustix::fs::CWD,
+                &by_descriptor,
+                &self.folder,
+                name,
+                AtFlags::SYMLINK_FOLLOW,
+            )
+        };
+        match link(&self.name) {
+            Ok(()) => return Ok(()),
+            Err(Errno::EXIST) => {}
+            Err(e) => return Err(io_error(&self.path())(e)),
+        }
+        let mut attempt = 0u32;
+        let temporary = loop {
+            let name = self.temporary_name(attempt);
+            match link(&name) {
+                Ok(()) => break name,
+                Err(Errno::EXIST) if attempt < 100 => attempt += 1,
+                Err(e) => return Err(io_error(&self.folder_path.join(&name))(e)),
+            }
+        };
+        crate::fault::point("write-before-rename");
+        let renamed = rustix::fs::renameat(&self.folder, &temporary, &self.folder, &self.name)
+            .map_err(io_error(&self.path()));
+        if renamed.is_err() {
+            let _ = rustix::fs::unlinkat(&self.folder, &temporary, AtFlags::empty());
+        }
+        renamed
+    }
+
+    /// The temporary name beside the file for the attempt `attempt`: `.NAME.nodwyn-PID-N`.
+    fn temporary_name(&self, attempt: u32) -> OsString {
+        let mut name = OsString::from(".");
+        name.push(&self.name);
+        name.push(format!(".nodwyn-{}-{attempt}", std::process::id()));
+        name
+    }
+
+    /// Removes what a write of this file that was killed left beside it: files of the shape of
+    /// [`Beneath::temporary_name`] for this name (whole or in part, the file itself never
+    /// became them). Returns how many went.
+    pub fn remove_leftovers(&self) -> usize {
+        let Ok(dir) = rustix::fs::Dir::read_from(&self.folder) else {
+            return 0;
+        };
+        let mut prefix = OsString::from(".");
+        prefix.push(&self.name);
+        prefix.push(".nodwyn-");
+        let mut removed = 0;
+        for entry in dir.flatten() {
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            let regular = entry.file_type() == rustix::fs::FileType::RegularFile;
+            if regular
+                && name.as_bytes().starts_with(prefix.as_bytes())
+                && is_leftover(&name.to_string_lossy())
+                && rustix::fs::unlinkat(&self.folder, name, AtFlags::empty()).is_ok()
+            {
+                removed += 1;
+            }
+        }
+        removed
     }
 
     /// Makes the file, which must not exist yet (a link at its name counts), with `content`
@@ -176,9 +274,7 @@ impl Beneath {
     fn temporary(&self) -> Result<(OsString, OwnedFd), Error> {
         let mut attempt = 0u32;
         loop {
-            let mut name = OsString::from(".");
-            name.push(&self.name);
-            name.push(format!(".nodwyn-{}-{attempt}", std::process::id()));
+            let name = self.temporary_name(attempt);
             match rustix::fs::openat(
                 &self.folder,
                 &name,
@@ -191,6 +287,22 @@ impl Beneath {
             }
         }
     }
+}
+
+/// Whether a file's name (its last component) has the shape of a write's temporary name
+/// (`.NAME.nodwyn-PID-N`): what a write killed before its rename leaves, never the person's.
+pub fn is_leftover(file_name: &str) -> bool {
+    let Some(rest) = file_name.strip_prefix('.') else {
+        return false;
+    };
+    let Some((name, tail)) = rest.rsplit_once(".nodwyn-") else {
+        return false;
+    };
+    let digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+    !name.is_empty()
+        && tail
+            .split_once('-')
+            .is_some_and(|(pid, n)| digits(pid) && digits(n))
 }
 
 /// Opens `anchor`, then each folder of `relative` in turn without following links, making those

@@ -270,6 +270,9 @@ pub struct Context {
     /// of the landing unless it is named. `None` for a person's own landing, which commits every
     /// new file and names them.
     pub written: Option<Vec<String>>,
+    /// For a person's landing: they were shown the tracked files missing from the worktree
+    /// (deleted, not with `git rm`) and confirmed that their deletion lands.
+    pub deletions_confirmed: bool,
     /// How `shell-exec` confines what it runs.
     pub sandbox: crate::sandbox::Sandbox,
     facts: Mutex<Vec<Fact>>,
@@ -307,6 +310,7 @@ impl Context {
             pending_landing: None,
             reviewed_tree: None,
             written: None,
+            deletions_confirmed: false,
             sandbox: crate::sandbox::Sandbox::default(),
             facts: Mutex::new(Vec::new()),
             recorder: RecorderSlot(None),

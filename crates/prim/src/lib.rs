@@ -11,6 +11,7 @@ pub mod builtin;
 pub mod checkout;
 mod context;
 mod error;
+pub mod fault;
 pub mod land;
 pub mod paths;
 mod primitive;

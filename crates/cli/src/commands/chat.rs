@@ -165,7 +165,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
                     output::note("give the commit message: /land MESSAGE");
                     continue;
                 }
-                match nodwyn_core::land(&store, &id, Some(message), Default::default(), None, &host) {
+                match nodwyn_core::land(&store, &id, Some(message), Default::default(), None, false, &host) {
                     Ok(landed) => output::note(format!("landed on {} as {}", landed.base, output::short_commit(&landed.landed))),
                     Err(error) => output::note(format!("nodwyn: {}", output::printable(&error.to_string()))),
                 }

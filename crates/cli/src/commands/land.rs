@@ -41,6 +41,10 @@ pub struct LandArgs {
     /// accept it on this terminal, land with it. An agent's commands have no terminal.
     #[arg(long)]
     accept_config_change: bool,
+    /// Land the deletion of tracked files that are missing from the worktree without having been
+    /// removed with `git rm` (a landing refuses it otherwise, naming them; on a terminal it asks).
+    #[arg(long, conflicts_with = "abort")]
+    delete_missing: bool,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -61,18 +65,42 @@ pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if args.accept_config_change {
         crate::commands::session::accept_config::accept(&store, &args.id, &settings.person)?;
     }
-    let landed = nodwyn_core::land(
-        &store,
-        &args.id,
-        args.message.as_deref(),
-        args.strategy,
-        args.onto.as_deref(),
-        &settings,
-    )?;
+    let land = |delete_missing| {
+        nodwyn_core::land(
+            &store,
+            &args.id,
+            args.message.as_deref(),
+            args.strategy,
+            args.onto.as_deref(),
+            delete_missing,
+            &settings,
+        )
+    };
+    let landed = match land(args.delete_missing) {
+        Err(refused) if refused.code() == "unconfirmed_deletions" && asks(invocation) => {
+            let missing = refused.files();
+            let prompt = format!(
+                "{} tracked file(s) are missing from the worktree, not removed with `git rm`: {}\nland their deletion? [y/N] ",
+                missing.len(),
+                output::printable(&missing.join(", "))
+            );
+            match crate::asking::yes_or_no(&nodwyn_text::escape_lines(&prompt)) {
+                Some(true) => land(true)?,
+                _ => return Err(refused.into()),
+            }
+        }
+        landed => landed?,
+    };
     if invocation.json {
         return output::json(&landed);
     }
     output::text(describe(&landed))
+}
+
+/// Whether a question can be put to the person: text output, and a terminal on both ends.
+fn asks(invocation: &Invocation) -> bool {
+    use std::io::IsTerminal;
+    !invocation.json && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
 fn describe_abort(aborted: &Aborted) -> String {
@@ -148,7 +176,7 @@ fn describe(landed: &Landed) -> String {
     }
     if !landed.not_written.is_empty() {
         lines.push(format!(
-            "left in the worktree, not landed (made by commands, not written by a primitive): {}",
+            "left in the worktree, not landed (made by commands, not written by a primitive, or a killed write's temporary file): {}",
             output::printable(&landed.not_written.join(", "))
         ));
     }

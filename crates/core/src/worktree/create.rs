@@ -140,6 +140,9 @@ pub fn create(store: &Store, request: &NewWorktree) -> Result<Created, Error> {
             )
         },
     )?;
+    // Held while the worktree is made: a `resume` that finds no `worktree.create` and can take
+    // the lock knows the making ended without finishing (see `resume::finish`).
+    let _lock = stored.log.lock()?;
     make(&plan, &stored, true)
 }
 

@@ -8,12 +8,12 @@ use crate::Error;
 use crate::session::Session;
 use crate::store::Store;
 
-use super::active_worktree;
+use super::finished_worktree;
 
 /// The changes of session `id`'s worktree since its base commit.
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
     let session = Session::load(&store.find(id)?)?;
-    let facts = active_worktree(&session)?;
+    let facts = finished_worktree(&session)?;
     let info = crate::host::worktree_info(&session, facts);
     nodwyn_prim::checkout::verified(&info)?;
     Ok(review(

@@ -7,7 +7,7 @@ use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::store::Store;
-use crate::worktree::{LockedSession, active_worktree, locked_session};
+use crate::worktree::{LockedSession, finished_worktree, locked_session};
 
 /// What `keep` handed over.
 #[derive(Debug, Clone, Serialize)]
@@ -27,7 +27,7 @@ pub fn keep(store: &Store, id: &str) -> Result<Kept, Error> {
         session,
         _lock,
     } = locked_session(store, id)?;
-    let facts = active_worktree(&session)?;
+    let facts = finished_worktree(&session)?;
     stored.log.append(&Record::new(
         Timestamp::now(),
         Event::WorktreeKeep {

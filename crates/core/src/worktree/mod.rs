@@ -53,6 +53,29 @@ pub(crate) fn locked_session(store: &Store, id: &str) -> Result<LockedSession, E
     })
 }
 
+/// The worktree of `session` as [`active_worktree`] finds it, once it was finished: one whose
+/// making was cut short is refused until `resume` finishes it (its files may be only part of its
+/// branch's, and landing them would delete the rest).
+pub(crate) fn finished_worktree(session: &Session) -> Result<&WorktreeFacts, Error> {
+    let facts = active_worktree(session)?;
+    if session.worktree_unfinished {
+        return Err(Error::Unfinished {
+            id: session.id.short().to_owned(),
+            path: facts.path.clone(),
+        });
+    }
+    Ok(facts)
+}
+
+/// Refuses a session whose worktree was never finished (see [`finished_worktree`]); a session
+/// without a worktree, or whose worktree is gone, passes.
+pub(crate) fn refuse_unfinished(session: &Session) -> Result<(), Error> {
+    match session.active_worktree() {
+        Some(_) => finished_worktree(session).map(drop),
+        None => Ok(()),
+    }
+}
+
 /// The worktree nodwyn manages for `session`, or the sentence saying why there is none.
 pub(crate) fn active_worktree(session: &Session) -> Result<&WorktreeFacts, Error> {
     let id = session.id.to_string();

@@ -5,6 +5,11 @@
 //! whose commit becomes the recorded base commit. Only the session's own registration is cleared
 //! first, never with `git worktree prune`, which would drop a person's worktree whose disk is not
 //! mounted.
+//!
+//! A worktree whose making was cut short (no `worktree.create` in the log: git's checkout was
+//! killed) is finished: the files its branch has and the folder lacks are written, and a file
+//! that differs (written in part, or changed by a person since) is kept as a version first and
+//! then written as the branch has it. Files git does not track are left alone.
 
 use serde::Serialize;
 
@@ -16,10 +21,11 @@ use crate::clock::Timestamp;
 use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::session::WorktreeState;
 use crate::store::Store;
-use crate::worktree::include::copy_included;
+use crate::worktree::include::{Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, is_nodwyn_path, refuse_links, worktrees_root};
 use crate::worktree::verdict::registration;
 use crate::worktree::{LockedSession, locked_session};
+use nodwyn_prim::versions::VersionStore;
 
 /// What `resume` did.
 #[derive(Debug, Clone, Serialize)]
@@ -40,6 +46,21 @@ pub struct Resumed {
     pub included: Vec<String>,
     /// Paths it could not copy.
     pub include_failed: Vec<IncludeFailure>,
+    /// What finishing a worktree whose making was cut short did, when it was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished: Option<Finished>,
+}
+
+/// What `resume` did to finish a worktree whose making was cut short.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Finished {
+    /// Whether the worktree was made again from nothing (its folder was gone or empty).
+    pub remade: bool,
+    /// The branch's files the folder lacked, written now.
+    pub written: Vec<String>,
+    /// The tracked files that differed from the branch's, written again as the branch has them;
+    /// what each held is kept as a version first (`nodwyn versions list ID`).
+    pub rewritten: Vec<String>,
 }
 
 /// Opens a session again.
@@ -57,8 +78,30 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
         worktree: session.worktree.clone(),
         included: Vec::new(),
         include_failed: Vec::new(),
+        finished: None,
     };
-    if let Some(facts) = &session.worktree {
+    if let Some(facts) = &session.worktree
+        && session.worktree_unfinished
+        && session.worktree_state == WorktreeState::Active
+    {
+        let (facts, finished, included, reused) = finish(store, &session.id.to_string(), facts)?;
+        stored.log.append(&Record::new(
+            Timestamp::now(),
+            Event::WorktreeCreate {
+                worktree: facts.clone(),
+                uncommitted: 0,
+                included: included.copied.clone(),
+                include_failed: included.failed.clone(),
+            },
+        ))?;
+        resumed.root = facts.path.clone();
+        resumed.worktree = Some(facts);
+        resumed.included = included.copied;
+        resumed.include_failed = included.failed;
+        resumed.restored = finished.remade;
+        resumed.branch_reused = reused;
+        resumed.finished = Some(finished);
+    } else if let Some(facts) = &session.worktree {
         if session.worktree_state == WorktreeState::Kept {
             return Err(Error::HandedOver {
                 id: session.id.to_string(),
@@ -94,10 +137,60 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
     Ok(resumed)
 }
 
-fn restore(
+/// Finishes the worktree of `facts`, whose making was cut short (see the module documentation).
+/// The session's lock is held, and `create` holds it while it makes a worktree, so no git of
+/// that making still runs.
+fn finish(
     store: &Store,
+    session: &str,
     facts: &WorktreeFacts,
-) -> Result<(WorktreeFacts, bool, crate::worktree::include::Included), Error> {
+) -> Result<(WorktreeFacts, Finished, Included, Option<bool>), Error> {
+    let repository = &facts.repository;
+    if !is_nodwyn_path(store, repository, &facts.path) {
+        return Err(Error::NotNodwyns(facts.path.clone()));
+    }
+    let registered = registration(repository, &facts.path)?.is_some();
+    if !registered && std::fs::symlink_metadata(&facts.path).is_ok() {
+        // Killed before git wrote anything in it: an empty folder is nodwyn's own, made for it.
+        let empty = std::fs::read_dir(&facts.path)
+            .map(|mut entries| entries.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(Error::FolderInTheWay(facts.path.clone()));
+        }
+        std::fs::remove_dir(&facts.path).map_err(Error::io(&facts.path))?;
+    }
+    if std::fs::symlink_metadata(&facts.path).is_err() {
+        let (restored, reused, included) = restore(store, facts)?;
+        let finished = Finished {
+            remade: true,
+            ..Finished::default()
+        };
+        return Ok((restored, finished, included, Some(reused)));
+    }
+    let unwritten = nodwyn_git::repair::inspect(&facts.path)?;
+    let versions = VersionStore::new(repository, session);
+    for path in &unwritten.differing {
+        let file = facts.path.join(path);
+        let regular = std::fs::symlink_metadata(&file).is_ok_and(|meta| meta.is_file());
+        if regular {
+            let content = std::fs::read(&file).map_err(Error::io(&file))?;
+            versions.keep(&file, &content, "worktree resume (finishing its checkout)")?;
+        }
+    }
+    let mut paths = unwritten.missing.clone();
+    paths.extend(unwritten.differing.iter().cloned());
+    nodwyn_git::repair::write_from_index(&facts.path, &paths)?;
+    let included = copy_included(repository, &facts.path)?;
+    let finished = Finished {
+        remade: false,
+        written: unwritten.missing,
+        rewritten: unwritten.differing,
+    };
+    Ok((facts.clone(), finished, included, None))
+}
+
+fn restore(store: &Store, facts: &WorktreeFacts) -> Result<(WorktreeFacts, bool, Included), Error> {
     let repository = &facts.repository;
     if !is_nodwyn_path(store, repository, &facts.path) {
         return Err(Error::NotNodwyns(facts.path.clone()));

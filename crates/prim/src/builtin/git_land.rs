@@ -21,7 +21,8 @@ pub struct GitLandArgs {
     /// `ff-only` (the default), `squash` or `no-ff`.
     #[serde(default)]
     pub strategy: Option<String>,
-    /// New files no primitive wrote that land all the same (made by a command, and wanted).
+    /// New files no primitive wrote that land all the same (made by a command, and wanted), and
+    /// tracked files whose deletion lands (an agent's landing refuses any other deletion).
     #[serde(default)]
     pub include: Vec<String>,
 }
@@ -40,7 +41,7 @@ const PARAMS: &[Param] = &[
     Param::optional(
         "include",
         ParamKind::StringList,
-        "new files a command made (not fs-write) that should land too; any other such file stays in the worktree, left out and named",
+        "what a command did (not fs-write or fs-edit) that should land too: new files it made, and tracked files it deleted; any other new file stays in the worktree, left out and named, and any other deletion refuses the landing",
     ),
 ];
 
@@ -66,6 +67,8 @@ impl Primitive for GitLand {
     fn effect(&self, args: &GitLandArgs, ctx: &Context) -> Result<Effect, Error> {
         let worktree = ctx.require_worktree("git-land")?;
         strategy(args)?;
+        // A landing its run would refuse is not put to the person.
+        crate::land::refuse_unasked_deletions(ctx, &worktree.path, &args.include)?;
         let target = target(worktree)?;
         // The question names the remote branch that will move, not only the local base.
         let moves = target.remote.as_ref().map_or(String::new(), |remote| {

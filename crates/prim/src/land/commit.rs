@@ -74,15 +74,21 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
     Ok((staged, left_out))
 }
 
-/// Takes out of the index the new files `new_files` does not keep; returns them and the new
-/// files kept.
+/// Takes out of the index the new files `new_files` does not keep, and every temporary file a
+/// killed write left; returns them and the new files kept.
 fn keep_new_files(
     dir: &Path,
     new_files: NewFiles<'_>,
 ) -> Result<(Vec<String>, Vec<String>), Error> {
+    // A write's temporary file, left by a write that was killed, is never landed by anyone.
+    let leftover = |path: &str| {
+        Path::new(path)
+            .file_name()
+            .is_some_and(|name| crate::beneath::is_leftover(&name.to_string_lossy()))
+    };
     let (kept, not_written): (Vec<String>, Vec<String>) = commit::staged_additions(dir)?
         .into_iter()
-        .partition(|path| new_files.keeps(path));
+        .partition(|path| new_files.keeps(path) && !leftover(path));
     commit::unstage(dir, &not_written)?;
     Ok((not_written, kept))
 }

@@ -187,6 +187,7 @@ pub fn land(
             None => {
                 refuse_other_head(checkout, worktree)?;
                 refuse_changed_since_review(ctx, dir)?;
+                refuse_unasked_deletions(ctx, dir, include)?;
                 Journal::begin(ctx, &head_of(dir)?, &strategy.to_string())?
             }
         };
@@ -241,6 +242,57 @@ pub fn land(
         backup: journal.state.backup.map(|(reference, _)| reference),
         branch_left: published.branch_left,
     })
+}
+
+/// A landing commits the deletion of a tracked file only when someone asked for it. A file can
+/// vanish from a worktree without anyone deleting it (a checkout cut short, a command's clean-up
+/// gone wrong), and landing that would delete it on the base for everyone. An agent's landing
+/// refuses every deletion it did not name in `include`; a person's refuses the deletion of files
+/// missing from the folder that were not removed with `git rm`, until they confirm it (they were
+/// shown the names: [`crate::context::Context::deletions_confirmed`]).
+pub(crate) fn refuse_unasked_deletions(
+    ctx: &Context,
+    dir: &std::path::Path,
+    include: &[String],
+) -> Result<(), Error> {
+    let missing = nodwyn_git::commit::missing_files(dir)?;
+    if ctx.written.is_some() {
+        let chosen = commit::NewFiles {
+            written: Some(&[]),
+            named: include,
+        };
+        let mut deleted = nodwyn_git::commit::staged_deletions(dir)?;
+        deleted.extend(missing);
+        deleted.sort();
+        deleted.dedup();
+        let unnamed: Vec<String> = deleted.into_iter().filter(|p| !chosen.keeps(p)).collect();
+        if unnamed.is_empty() {
+            return Ok(());
+        }
+        return Err(Error::declined(
+            "unnamed_deletions",
+            format!(
+                "the landing would delete {} tracked file(s) that were not named: {}; name each in include to land its deletion, or bring them back (`git checkout -- FILE`); nothing was landed",
+                unnamed.len(),
+                named(&unnamed)
+            ),
+        )
+        .about_files(&unnamed));
+    }
+    if missing.is_empty() || ctx.deletions_confirmed {
+        return Ok(());
+    }
+    Err(Error::declined(
+        "unconfirmed_deletions",
+        format!(
+            "{} tracked file(s) are missing from {} without having been removed with `git rm`, and landing would delete them: {}; nothing was landed. Land their deletion with `--delete-missing`, or bring them back with `git -C {} checkout -- .`",
+            missing.len(),
+            dir.display(),
+            named(&missing),
+            dir.display()
+        ),
+    )
+    .about_files(&missing))
 }
 
 /// A landing after a person was shown the session's changes lands exactly what they saw: a file

@@ -45,6 +45,20 @@ pub fn run(args: ResumeArgs, invocation: &Invocation) -> anyhow::Result<()> {
             ));
         }
     }
+    if let Some(finished) = resumed.finished.as_ref().filter(|f| !f.remade) {
+        text.push_str(&format!(
+            "\n  finished its checkout, which was cut short: wrote {} of its branch's files it lacked",
+            finished.written.len()
+        ));
+        if !finished.rewritten.is_empty() {
+            text.push_str(&format!(
+                "\n  wrote {} tracked file(s) that differed from the branch's again as the branch has them; what they held is kept (`nodwyn versions list {}`): {}",
+                finished.rewritten.len(),
+                &resumed.session[resumed.session.len().saturating_sub(8)..],
+                output::printable(&finished.rewritten.join(", "))
+            ));
+        }
+    }
     output::text(text)?;
     for failure in &resumed.include_failed {
         output::note(format!(
