@@ -113,6 +113,20 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/client_secret*.json", "an OAuth client secret"),
     ("**/service-account*.json", "a service-account key"),
+    // Keys named for the account they sign in as (`gcp-service-account.json`,
+    // `ci_service_account_key.json`, `deploy-sa-key.json`, Firebase's `serviceAccountKey.json`);
+    // `sa` alone is not enough (`ar-sa.json` is a locale), and any other existing `*.json` is
+    // judged by what it holds.
+    (
+        "**/*[-_.]service[-_]{account,account[-_]key}.json",
+        "a service-account key",
+    ),
+    (
+        "**/{service_account,service_account[-_]key}.json",
+        "a service-account key",
+    ),
+    ("**/serviceAccountKey.json", "a service-account key"),
+    ("**/{sa,*[-_]sa}[-_]key.json", "a service-account key"),
     ("**/.config/gcloud/**", "gcloud credentials"),
     ("**/.vault-token", "a Vault token"),
     ("**/.gnupg/**", "a GnuPG folder"),
