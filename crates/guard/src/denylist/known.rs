@@ -154,6 +154,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/local.settings.json",
         "Azure Functions settings (they hold connection strings)",
     ),
+    // Cloudflare Wrangler's local secrets for `wrangler dev`, per environment
+    // (`.dev.vars.staging`); `.dev.vars.example` is a template.
+    ("**/.dev.vars", "Wrangler's local secrets"),
+    ("**/.dev.vars.*", "Wrangler's local secrets"),
     (
         "**/wp-config.php",
         "WordPress configuration (it holds the database password)",
@@ -179,6 +183,16 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     (
         "**/config/initializers/secret_token.rb",
         "Rails' secret token",
+    ),
+    // The secret key kept in a file of its own, as Django's deployment checklist shows
+    // (`/etc/secret_key.txt`); a source file (`secret_key.py`) or a module's folder is another.
+    (
+        "**/{secret_key,secret-key,secretkey}.txt",
+        "an application's secret key",
+    ),
+    (
+        "**/*[-_]{secret_key,secret-key}.txt",
+        "an application's secret key",
     ),
     (
         "**/app/config/parameters.{yml,yaml,php,ini}",
