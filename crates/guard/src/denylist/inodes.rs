@@ -117,6 +117,9 @@ const SHALLOW: &[&str] = &[
     ".render",
     ".purple",
     ".jfrog",
+    ".config/pnpm",
+    ".hex",
+    ".config/hex",
 ];
 
 /// Folders of browser and mail profiles (one subfolder a profile, with thousands of cache files

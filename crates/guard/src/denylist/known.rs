@@ -433,6 +433,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/NuGet/NuGet.Config",
         "NuGet sources (they hold API keys)",
     ),
+    // pnpm's global configuration, an npmrc by another name (Linux `~/.config/pnpm/rc`, macOS
+    // `~/Library/Preferences/pnpm/rc`, Windows `%LOCALAPPDATA%\pnpm\config\rc`).
+    (
+        "**/pnpm/{rc,config/rc}",
+        "pnpm's global configuration (it carries tokens)",
+    ),
+    // Hex's API key (`~/.hex`, or the XDG folder when `MIX_XDG` is set).
+    ("**/{.hex,hex}/hex.config", "Hex's API key"),
     ("**/pub-credentials.json", "Dart pub credentials"),
     ("**/pub-tokens.json", "Dart pub tokens"),
     // Password managers and keyrings.
