@@ -120,6 +120,7 @@ const SHALLOW: &[&str] = &[
     ".config/pnpm",
     ".hex",
     ".config/hex",
+    ".config/1Password",
 ];
 
 /// Folders of browser and mail profiles (one subfolder a profile, with thousands of cache files

@@ -449,6 +449,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a Bitwarden vault",
     ),
     ("**/{.op,.config/op}/config", "1Password CLI accounts"),
+    // 1Password's app keeps its vaults' copy in SQLite: 8's `1password.sqlite` (Linux
+    // `~/.config/1Password`, macOS its Group Container's `1Password/Data`, Windows
+    // `%LOCALAPPDATA%\1Password\data`), 7's `1Password10.sqlite` and `OnePassword.sqlite`.
+    (
+        "**/1Password*/**/{1password,onepassword}*.sqlite*",
+        "1Password's vaults",
+    ),
+    ("**/*.{1pux,1pif}", "a 1Password export (unencrypted)"),
     ("**/gopass/stores/**", "a gopass store"),
     ("**/{.lpass,.local/share/lpass}/**", "LastPass CLI's vault"),
     ("**/*.kdbx", "a KeePass database"),
