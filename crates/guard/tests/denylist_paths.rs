@@ -199,6 +199,7 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
     let base = dir.path();
     std::fs::create_dir_all(base.join("src/locales/en")).unwrap();
     std::fs::create_dir_all(base.join("certs")).unwrap();
+    std::fs::create_dir_all(base.join("vpn")).unwrap();
     let files = [
         (
             "auth.json",
@@ -220,6 +221,29 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
             "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAw\n-----END CERTIFICATE-----\n",
             false,
         ),
+        // A wg-quick configuration by any name, a systemd-networkd WireGuard device, an OpenVPN
+        // client with its key inline; one that reads its key from a file, and a plain `.conf`.
+        (
+            "vpn/office.conf",
+            "[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\nAddress = 10.0.0.2/32\n",
+            true,
+        ),
+        (
+            "vpn/25-wg0.netdev",
+            "[NetDev]\nName=wg0\nKind=wireguard\n\n[WireGuard]\nPrivateKey=yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\n",
+            true,
+        ),
+        (
+            "vpn/client.conf",
+            "client\nremote vpn.example.com 1194\n<key>\n-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----\n</key>\n",
+            true,
+        ),
+        (
+            "vpn/home.conf",
+            "[Interface]\nPostUp = wg set %i private-key /etc/wireguard/privatekey\nAddress = 10.0.0.3/32\n",
+            false,
+        ),
+        ("vpn/resolv.conf", "nameserver 10.0.0.1\n", false),
     ];
     let list = Denylist::standard();
     for (path, content, denied) in files {

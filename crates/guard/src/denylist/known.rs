@@ -635,7 +635,36 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/wg[0-9]*.conf",
         "a WireGuard configuration (it holds the private key)",
     ),
+    // The key files the WireGuard guide makes (`wg genkey | tee privatekey`, `wg0.privatekey`),
+    // and a wg-quick configuration downloaded from a VPN provider under its server's name
+    // (Mullvad's `se-got-wg-001.conf`); any other existing `*.conf` is judged by what it holds.
+    (
+        "**/{privatekey,presharedkey}",
+        "a WireGuard private or pre-shared key",
+    ),
+    (
+        "**/*[-_.]{privatekey,presharedkey}",
+        "a WireGuard private or pre-shared key",
+    ),
+    (
+        "**/*[-_]wg[-_][0-9]*.conf",
+        "a WireGuard configuration (it holds the private key)",
+    ),
     ("**/*.ovpn", "an OpenVPN profile (it holds keys)"),
+    // The file OpenVPN's `auth-user-pass` reads a VPN account's name and password from, in the
+    // folders OpenVPN keeps its configurations in.
+    (
+        "**/openvpn/**/{auth,auth-user-pass,auth_user_pass,userpass,user-pass,login,credentials,passwd,pass}.txt",
+        "OpenVPN's saved account password",
+    ),
+    (
+        "**/openvpn/**/{auth,auth-user-pass,auth_user_pass,userpass,user-pass,credentials}",
+        "OpenVPN's saved account password",
+    ),
+    (
+        "**/openvpn/**/{auth,login,userpass,credentials}.conf",
+        "OpenVPN's saved account password",
+    ),
     (
         "**/*.tblk",
         "a Tunnelblick VPN configuration (it holds keys)",

@@ -6,9 +6,11 @@
 //! judged by what it points to: a link named `notes.txt` that leads to `~/.ssh/id_rsa` is denied.
 //! Templates (`.env.example`, `.sample`, `.template`, `.dist`, `.tpl`, `example.env`), public keys
 //! (`*.pub`, `*public*.pem`) and the caches some tools keep beside their credentials are not
-//! credentials. Two kinds of file are judged by what they hold when they exist: a `*.pem` is
-//! denied only if it holds a private key, and a `*.json` is denied if it is a cloud
-//! service-account key.
+//! credentials. Some files are judged by what they hold when they exist (see
+//! `rule_by_content`): a `*.pem` is denied only if it holds a private key, a `*.json` if it is a
+//! cloud service-account key, a `*.conf` if it holds a WireGuard interface's or an inline
+//! private key, and names a name cannot tell (a project's `auth.json`, a shell startup file) by
+//! the credentials in them.
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -191,15 +193,19 @@ const SHELL_STARTUP: &[&str] = &[
 ];
 
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
-/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, a shell
-/// startup file exporting a credential, or a file reached by one of several hard links that
-/// holds a private key or cloud credentials (the same file as `~/.ssh/id_rsa`, under another
-/// name).
+/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, a `*.conf`
+/// or `*.netdev` holding a WireGuard interface's private key, a `*.conf` holding a private key
+/// inline (an OpenVPN client's `<key>`, its `<tls-auth>` static key), a shell startup file
+/// exporting a credential, or a file reached by one of several hard links that holds a private
+/// key or cloud credentials (the same file as `~/.ssh/id_rsa`, under another name).
 fn rule_by_content(path: &Path) -> Option<String> {
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let by_type = matches!(extension.as_deref(), Some("pem" | "json" | "yaml" | "yml"));
+    let by_type = matches!(
+        extension.as_deref(),
+        Some("pem" | "json" | "yaml" | "yml" | "conf" | "netdev")
+    );
     let shell_startup = path
         .file_name()
         .is_some_and(|name| SHELL_STARTUP.iter().any(|s| name == *s));
@@ -240,6 +246,12 @@ fn rule_by_content(path: &Path) -> Option<String> {
         Some("yaml" | "yml") if is_kubernetes_secret(&head) => {
             Some("**/*.yaml holding a Kubernetes Secret")
         }
+        Some("conf" | "netdev") if holds_wireguard_key(&head) => {
+            Some("**/*.conf holding a WireGuard private key")
+        }
+        Some("conf") if holds(&[b"PRIVATE KEY-----", b"-----BEGIN OpenVPN Static key"]) => {
+            Some("**/*.conf holding a private key")
+        }
         _ => None,
     };
     if let Some(rule) = rule {
@@ -264,6 +276,23 @@ fn rule_by_content(path: &Path) -> Option<String> {
 fn has_other_names(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+}
+
+/// Whether a configuration's start `head` is a WireGuard interface's with its private key:
+/// wg-quick's `[Interface]` or systemd-networkd's `[WireGuard]` section, and a `PrivateKey =`
+/// line with a value (one that names a `PrivateKeyFile` or sets the key in `PostUp` holds none).
+fn holds_wireguard_key(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    let mut section = false;
+    let mut key = false;
+    for line in text.lines().map(str::trim) {
+        if line.eq_ignore_ascii_case("[interface]") || line.eq_ignore_ascii_case("[wireguard]") {
+            section = true;
+        } else if let Some((name, value)) = line.split_once('=') {
+            key |= name.trim().eq_ignore_ascii_case("privatekey") && !value.trim().is_empty();
+        }
+    }
+    section && key
 }
 
 /// Whether a YAML file's start `head` is a Kubernetes Secret manifest's (`kind: Secret`; a Sealed
