@@ -839,6 +839,38 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a secret (an LDAP bind password, a secret key)",
     ),
     ("**/.Xauthority", "an X11 authority cookie"),
+    // Key agents' sockets: whoever may connect to one signs and decrypts with the keys it holds
+    // (ssh-agent's `$TMPDIR/ssh-XXXXXXXXXX/agent.PID`, gpg-agent's `S.gpg-agent*`, macOS launchd's
+    // `com.apple.launchd.*/Listeners`, GNOME Keyring's and gcr's, systemd's user ssh-agent,
+    // 1Password's, Bitwarden's and Secretive's).
+    (
+        "**/ssh-*/agent.[0-9]*",
+        "ssh-agent's socket (it signs with the keys)",
+    ),
+    (
+        "**/S.gpg-agent*",
+        "gpg-agent's socket (it signs with the keys)",
+    ),
+    (
+        "**/com.apple.launchd.*/Listeners",
+        "macOS' ssh-agent socket (it signs with the keys)",
+    ),
+    (
+        "/run/user/*/{keyring/ssh,gcr/ssh,openssh_agent,ssh-agent.socket}",
+        "an ssh-agent socket (it signs with the keys)",
+    ),
+    (
+        "**/{.1password,*.com.1password/t}/agent.sock",
+        "1Password's SSH agent socket (it signs with the keys)",
+    ),
+    (
+        "**/.bitwarden-ssh-agent.sock",
+        "Bitwarden's SSH agent socket (it signs with the keys)",
+    ),
+    (
+        "**/com.maxgoedjen.Secretive.SecretAgent/Data/socket.ssh",
+        "Secretive's SSH agent socket (it signs with the keys)",
+    ),
     ("**/mosquitto/passwd", "Mosquitto's passwords"),
     ("**/neo4j/**/dbms/auth", "Neo4j's users and passwords"),
     // Files whose change lets someone in, like authorized_keys.
