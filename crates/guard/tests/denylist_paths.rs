@@ -200,6 +200,8 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
     std::fs::create_dir_all(base.join("src/locales/en")).unwrap();
     std::fs::create_dir_all(base.join("certs")).unwrap();
     std::fs::create_dir_all(base.join("vpn")).unwrap();
+    std::fs::create_dir_all(base.join("web")).unwrap();
+    std::fs::create_dir_all(base.join("docs")).unwrap();
     let files = [
         (
             "auth.json",
@@ -219,6 +221,23 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
         (
             "certs/localhost.pem",
             "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAw\n-----END CERTIFICATE-----\n",
+            false,
+        ),
+        // A repository's Yarn configuration with a token written out, at the top or under a
+        // scope; one that reads its tokens from the environment.
+        (
+            ".yarnrc.yml",
+            "nodeLinker: node-modules\nnpmAuthToken: npm_aB3dE5fG7hJ9kL1mN2pQ4rS6tU8vW0xY2z4A\n",
+            true,
+        ),
+        (
+            "web/.yarnrc.yml",
+            "npmScopes:\n  acme:\n    npmRegistryServer: \"https://npm.acme.example\"\n    npmAuthIdent: \"ci:hunter2\"\n",
+            true,
+        ),
+        (
+            "docs/.yarnrc.yml",
+            "npmScopes:\n  acme:\n    npmAuthToken: \"${NPM_TOKEN}\"\n    npmAuthIdent: \"${NPM_USER}:${NPM_PASSWORD}\"\n",
             false,
         ),
         // A wg-quick configuration by any name, a systemd-networkd WireGuard device, an OpenVPN

@@ -54,7 +54,21 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.git-credentials", "git's stored credentials"),
     ("**/.npmrc", "an npm configuration (it carries tokens)"),
     ("**/.pypirc", "a PyPI configuration (it carries tokens)"),
-    ("**/.yarnrc.yml", "a Yarn configuration (it carries tokens)"),
+    // Yarn Berry's configuration in a home folder, where its registries' tokens are written
+    // (`yarn npm login`); a repository's own `.yarnrc.yml` most often reads them from the
+    // environment (`npmAuthToken: "${NPM_TOKEN}"`), so an existing one is judged by what it holds.
+    (
+        "/home/*/.yarnrc.yml",
+        "a Yarn configuration in a home folder (it carries tokens)",
+    ),
+    (
+        "/root/.yarnrc.yml",
+        "a Yarn configuration in a home folder (it carries tokens)",
+    ),
+    (
+        "**/Users/*/.yarnrc.yml",
+        "a Yarn configuration in a home folder (it carries tokens)",
+    ),
     ("**/.gem/credentials", "RubyGems credentials"),
     ("**/.aws/credentials", "AWS credentials"),
     ("**/.docker/config.json", "Docker registry credentials"),

@@ -246,6 +246,14 @@ fn rule_by_content(path: &Path) -> Option<String> {
         Some("yaml" | "yml") if is_kubernetes_secret(&head) => {
             Some("**/*.yaml holding a Kubernetes Secret")
         }
+        Some("yml")
+            if path
+                .file_name()
+                .is_some_and(|n| n.eq_ignore_ascii_case(".yarnrc.yml"))
+                && yarnrc_holds_literal_auth(&head) =>
+        {
+            Some("**/.yarnrc.yml holding a registry's token")
+        }
         Some("conf" | "netdev") if holds_wireguard_key(&head) => {
             Some("**/*.conf holding a WireGuard private key")
         }
@@ -276,6 +284,48 @@ fn rule_by_content(path: &Path) -> Option<String> {
 fn has_other_names(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.nlink() > 1)
+}
+
+/// Whether a Yarn Berry configuration's start `head` holds a registry's token or credentials
+/// written out (`npmAuthToken: npm_...`, `npmAuthIdent: "me:pass"`, at the top or under a scope
+/// or registry), rather than read from the environment (`npmAuthToken: "${NPM_TOKEN}"`), as a
+/// repository's own file reads them. A reference with a default (`${NPM_TOKEN:-npm_...}`) writes
+/// its default out.
+fn yarnrc_holds_literal_auth(head: &[u8]) -> bool {
+    String::from_utf8_lossy(head).lines().any(|line| {
+        let Some((key, value)) = line.trim().split_once(':') else {
+            return false;
+        };
+        let key = key.trim().trim_matches(['"', '\'']);
+        if !key.eq_ignore_ascii_case("npmAuthToken") && !key.eq_ignore_ascii_case("npmAuthIdent") {
+            return false;
+        }
+        let value = value.split(" #").next().unwrap_or_default();
+        let value = value.trim().trim_matches(['"', '\'']);
+        written_out(value)
+    })
+}
+
+/// Whether `value` holds anything but references to environment variables without a default
+/// (`${NPM_USER}:${NPM_PASSWORD}` holds nothing else; `${NPM_TOKEN-abc}` holds `abc`).
+fn written_out(value: &str) -> bool {
+    let mut rest = value;
+    let mut left = String::new();
+    while let Some(start) = rest.find("${") {
+        left.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            left.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        let inner = &rest[start + 2..start + end];
+        if let Some(default) = inner.find('-').map(|i| &inner[i + 1..]) {
+            left.push_str(default);
+        }
+        rest = &rest[start + end + 1..];
+    }
+    left.push_str(rest);
+    left.chars().any(|c| c.is_ascii_alphanumeric())
 }
 
 /// Whether a configuration's start `head` is a WireGuard interface's with its private key:
@@ -619,6 +669,26 @@ mod tests {
         assert!(list.judge(Path::new("secret.yaml"), base).is_denied());
         assert!(!list.judge(Path::new("sealed.yaml"), base).is_denied());
         assert!(!list.judge(Path::new("plain-again.txt"), base).is_denied());
+    }
+
+    #[test]
+    fn a_value_read_from_the_environment_writes_nothing_out() {
+        for value in [
+            "${NPM_TOKEN}",
+            "${NPM_USER}:${NPM_PASSWORD}",
+            "${NPM_TOKEN:-}",
+            "",
+        ] {
+            assert!(!written_out(value), "{value}");
+        }
+        for value in [
+            "npm_aB3dE5",
+            "${NPM_TOKEN:-npm_aB3dE5}",
+            "ci:${NPM_PASSWORD}",
+            "${X",
+        ] {
+            assert!(written_out(value), "{value}");
+        }
     }
 
     #[test]
