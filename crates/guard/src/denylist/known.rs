@@ -23,7 +23,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/id_ed25519", "an SSH private key"),
     ("**/id_ecdsa_sk", "an SSH private key"),
     ("**/id_ed25519_sk", "an SSH private key"),
-    ("**/.ssh/**", "a file of an SSH folder"),
+    // The folder is refused whole, not only its keys: reading `authorized_keys` or `config` is
+    // harmless, but the list refuses writing as well as reading, and writing `authorized_keys`
+    // lets another key in while `config`'s `ProxyCommand`, `LocalCommand` and `Match exec` run
+    // commands at the next `ssh`. Known hosts and public keys are not credentials (below).
+    (
+        "**/.ssh/**",
+        "an SSH folder's file: its keys, or files that written let a key in or run commands",
+    ),
     ("**/ssh_host_*key", "an SSH server's host key"),
     ("**/*.key", "a private key file"),
     ("**/*.p12", "a PKCS#12 key store"),
@@ -141,10 +148,27 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/serviceAccountKey.json", "a service-account key"),
     ("**/{sa,*[-_]sa}[-_]key.json", "a service-account key"),
-    ("**/.config/gcloud/**", "gcloud credentials"),
+    // gcloud's folder is refused whole: its configurations (`configurations/config_*`, chosen
+    // by `active_config`) hold no secret, but written they redirect its tokens
+    // (`api_endpoint_overrides`, `proxy`, `auth/credential_file_override`).
+    (
+        "**/.config/gcloud/**",
+        "gcloud's folder: its credentials, or configurations that say where its tokens go",
+    ),
     ("**/.vault-token", "a Vault token"),
-    ("**/.gnupg/**", "a GnuPG folder"),
-    ("**/.password-store/**", "a password store"),
+    // GnuPG's folder is refused whole: its public keyring and `gpg.conf` hold no secret, but
+    // written they change whose signatures are trusted (an added key, `trusted-key`) and what
+    // runs (`photo-viewer`, gpg-agent.conf's `pinentry-program`, which is given the passphrase).
+    (
+        "**/.gnupg/**",
+        "a GnuPG folder's file: its keys, or files that written change what is trusted and run",
+    ),
+    // pass's store is refused whole: written, its `.gpg-id` adds a key every password is
+    // encrypted to from then on, and its `.extensions` run as commands of pass.
+    (
+        "**/.password-store/**",
+        "a password store: its passwords, or the .gpg-id that says whom they are encrypted to",
+    ),
     ("**/.htpasswd", "an htpasswd file"),
     ("**/*.tfstate", "Terraform state (it holds secrets)"),
     ("**/*.tfstate.backup", "Terraform state (it holds secrets)"),
@@ -283,7 +307,13 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Cloud and infrastructure command lines.
     ("**/.aws/sso/cache/**", "AWS SSO tokens"),
     ("**/.aws/cli/cache/**", "AWS CLI session credentials"),
-    ("**/.azure/**", "Azure CLI tokens"),
+    // The Azure CLI's folder is refused whole: its `config` holds no secret, but written it
+    // chooses the cloud whose endpoints receive its tokens and where extensions are installed
+    // from.
+    (
+        "**/.azure/**",
+        "the Azure CLI's folder: its tokens, or the configuration that says where they go",
+    ),
     ("**/Windows Azure Powershell/**", "Azure PowerShell tokens"),
     (
         "**/{AzureRmContext.json,TokenCache.dat}",
@@ -907,7 +937,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/AppData/*/Microsoft/{Credentials,Protect,Vault}/**",
         "Windows' stored credentials and their keys",
     ),
-    ("**/AppData/Roaming/gnupg/**", "a GnuPG folder"),
+    (
+        "**/AppData/Roaming/gnupg/**",
+        "a GnuPG folder's file: its keys, or files that written change what is trusted and run",
+    ),
 ];
 
 /// File names matched with their case, where a folder of the same name in another case is
