@@ -290,3 +290,42 @@ fn a_write_of_a_new_file_names_nothing_but_the_file() {
         .collect();
     assert!(names.is_empty(), "{names:?}");
 }
+
+#[test]
+fn a_worktree_whose_git_file_is_gone_is_never_judged_against_the_persons_checkout() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("agent-work.txt"), "half done\n");
+    // The person's own files in their checkout, which git does not track.
+    write(&repo.join("notes-person.txt"), "mine\n");
+    write(&repo.join(".env"), "TOKEN=x\n");
+    // What a removal killed midway can leave: the worktree without its .git.
+    std::fs::remove_file(wt.join(".git")).unwrap();
+    let persons = |text: &str| text.contains("notes-person.txt") || text.contains(".env");
+    let refused = env.nodwyn(&repo, &["worktree", "remove", &id]).refused();
+    assert!(refused.contains("no longer a worktree"), "{refused}");
+    assert!(refused.contains("--force"), "{refused}");
+    assert!(!persons(&refused), "{refused}");
+    for args in [
+        vec!["worktree", "close", id.as_str()],
+        vec!["worktree", "prune"],
+        vec!["worktree", "list"],
+    ] {
+        let run = env.nodwyn(&repo, &args);
+        let said = format!("{}{}", run.stdout, run.stderr);
+        assert!(!persons(&said), "{args:?}: {said}");
+    }
+    assert!(
+        wt.join("agent-work.txt").exists(),
+        "nothing was removed without --force"
+    );
+    let removed = env.nodwyn_json(&repo, &["worktree", "remove", &id, "--force"]);
+    let discarded = removed["discarded"].to_string();
+    assert!(discarded.contains("agent-work.txt"), "{removed}");
+    assert!(!persons(&discarded), "{removed}");
+    assert!(!wt.exists());
+    assert!(repo.join("notes-person.txt").exists() && repo.join(".env").exists());
+    let listed = env.git(&repo, &["worktree", "list", "--porcelain"]);
+    assert!(!listed.contains(wt.to_str().unwrap()), "{listed}");
+}

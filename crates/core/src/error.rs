@@ -116,6 +116,21 @@ pub enum Error {
         /// The worktree.
         path: PathBuf,
     },
+    /// The worktree's folder is no longer a worktree git can be run in (its `.git` is gone or
+    /// names something else).
+    #[error(
+        "{path} is no longer a worktree ({why}), so nodwyn runs no git there and reads nothing of it; `nodwyn worktree remove {id} --force` unregisters it and deletes the folder with its {files} file(s)"
+    )]
+    NoLongerAWorktree {
+        /// The folder.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+        /// The session (its short id).
+        id: String,
+        /// How many files are in it.
+        files: usize,
+    },
     /// The worktree's making was cut short before it was recorded as made.
     #[error(
         "session {id}'s worktree {path} was never finished (its making was cut short), so it may hold only part of its branch's files; `nodwyn worktree resume {id}` finishes it"
@@ -286,6 +301,7 @@ impl Error {
             Error::HandedOver { .. } => "handed_over",
             Error::AlreadyRemoved { .. } => "already_removed",
             Error::Unfinished { .. } => "worktree_unfinished",
+            Error::NoLongerAWorktree { .. } => "not_a_worktree",
             Error::NotNodwyns(_) => "not_nodwyns",
             Error::FolderInTheWay(_) => "worktree_exists",
             Error::WouldDiscard { .. } => "worktree_dirty",

@@ -126,6 +126,14 @@ fn write_ignore_file(root: &Path) -> Result<(), Error> {
 /// worktree of `repository` (its `.git` names another repository, or none nodwyn can trust): no
 /// state of the worktree is read, and no git runs there, from what its content chose.
 pub fn checkout_of(path: &Path, repository: &Path) -> Result<nodwyn_git::Checkout, Error> {
+    // Without its own `.git`, git would find the checkout around it (the person's, where
+    // nodwyn's worktrees live) and answer for that one.
+    if std::fs::symlink_metadata(path.join(".git")).is_err() {
+        return Err(Error::Git(nodwyn_git::Error::Redirected {
+            dir: path.to_path_buf(),
+            why: "its .git is gone, as a removal cut short leaves it".to_owned(),
+        }));
+    }
     let checkout = nodwyn_git::discover(path)?;
     let real = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     if real(&checkout.toplevel) != real(path) || real(&checkout.repository) != real(repository) {

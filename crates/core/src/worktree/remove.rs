@@ -14,7 +14,7 @@ use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, Record, RemovedBy};
 use crate::store::Store;
-use crate::worktree::location::is_nodwyn_path;
+use crate::worktree::location::{checkout_of, is_nodwyn_path};
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
 use crate::worktree::verdict::{Bases, registration};
 use crate::worktree::{LockedSession, active_worktree, locked_session};
@@ -68,7 +68,24 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
         if registered.locked {
             return Err(Error::Locked(facts.path.clone()));
         }
-        let checkout = nodwyn_git::discover(&facts.path)?;
+        let checkout = match checkout_of(&facts.path, &facts.repository) {
+            Ok(checkout) => checkout,
+            Err(Error::Git(nodwyn_git::Error::Redirected { why, .. })) => {
+                // No git runs there: what `--force` discards is every file of the folder.
+                let files = files_below(&facts.path)?;
+                if !force {
+                    return Err(Error::NoLongerAWorktree {
+                        path: facts.path.clone(),
+                        why,
+                        id: session.id.short().to_owned(),
+                        files: files.len(),
+                    });
+                }
+                std::fs::remove_dir_all(&facts.path).map_err(Error::io(&facts.path))?;
+                return finish_removal(&stored, &session, facts, true, files);
+            }
+            Err(e) => return Err(e),
+        };
         if !force && let Some(operation) = operation_in_progress(&checkout.git_dir) {
             return Err(Error::OperationInProgress {
                 path: facts.path.clone(),
@@ -90,6 +107,18 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
             discarded = files;
         }
     }
+    finish_removal(&stored, &session, facts, force, discarded)
+}
+
+/// Takes the worktree away (its folder and registration, and its branch when landed), records
+/// it, and closes the session.
+fn finish_removal(
+    stored: &crate::store::StoredSession,
+    session: &crate::session::Session,
+    facts: &crate::event::WorktreeFacts,
+    force: bool,
+    discarded: Vec<String>,
+) -> Result<Removed, Error> {
     let branch = remove_worktree(
         &stored.log,
         facts,
@@ -110,6 +139,27 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
         branch,
         discarded,
     })
+}
+
+/// Every file and link below `dir`, relative to it, found without following links.
+fn files_below(dir: &std::path::Path) -> Result<Vec<String>, Error> {
+    let mut found = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(Error::io(&folder))? {
+            let entry = entry.map_err(Error::io(&folder))?;
+            let path = entry.path();
+            if entry.file_type().map_err(Error::io(&path))?.is_dir() {
+                folders.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                found.push(nodwyn_git::quote::quote(
+                    relative.as_os_str().as_encoded_bytes(),
+                ));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// Refuses when the worktree's HEAD is detached on commits that neither the base nor the
