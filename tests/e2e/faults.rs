@@ -329,3 +329,130 @@ fn a_worktree_whose_git_file_is_gone_is_never_judged_against_the_persons_checkou
     let listed = env.git(&repo, &["worktree", "list", "--porcelain"]);
     assert!(!listed.contains(wt.to_str().unwrap()), "{listed}");
 }
+
+/// Runs the shell `script` in `dir`, in a user and mount namespace of its own whose data
+/// directory is a small file system of its own holding a copy of what it held, so the script can
+/// fill it (`fill`) and empty it again (`unfill`); `$NODWYN` is nodwyn. Returns what it printed,
+/// both streams together.
+fn with_a_small_data_disk(env: &TestEnv, dir: &Path, script: &str) -> String {
+    let prelude = r#"
+        set -u
+        saved=$(mktemp -d)
+        mkdir -p "$DATA"
+        cp -a "$DATA/." "$saved/"
+        mount -t tmpfs -o size=1m tmpfs "$DATA" || { echo "no small disk"; exit 97; }
+        cp -a "$saved/." "$DATA/"
+        fill() { dd if=/dev/zero of="$DATA/filler" bs=4k 2>/dev/null || true; }
+        unfill() { rm -f "$DATA/filler"; }
+    "#;
+    let output = std::process::Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(format!("{prelude}\n{script}"))
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .env("NODWYN", nodwyn_tests::nodwyn_binary())
+        .env("DATA", env.data())
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_ne!(output.status.code(), Some(97), "{said}");
+    said
+}
+
+#[test]
+fn a_full_disk_at_a_sessions_first_record_leaves_no_damaged_log_and_says_the_disk_is_full() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let said = with_a_small_data_disk(
+        &env,
+        &repo,
+        r#"
+        "$NODWYN" session list >/dev/null
+        fill
+        "$NODWYN" worktree new; echo "made=$?"
+        unfill
+        "$NODWYN" session list; echo "listed=$?"
+        find "$DATA/sessions" -name '*.jsonl' | sed 's/^/log: /'
+        "#,
+    );
+    assert!(said.contains("made=1"), "{said}");
+    assert!(said.contains("the disk is full"), "{said}");
+    assert!(said.contains("listed=0"), "{said}");
+    assert!(
+        !said.contains("damaged") && !said.contains("log: "),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_landing_whose_record_cannot_be_written_after_its_push_says_it_published_the_work() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("notes.txt"), "the work\n");
+    let marker = env.root().join("pushed");
+    let said = with_a_small_data_disk(
+        &env,
+        &repo,
+        &format!(
+            r#"
+            ( NODWYN_FAULT_POINT=land-pushed NODWYN_FAULT_MARKER={marker} "$NODWYN" land {id} -m "the work"; echo "landed=$?" ) &
+            while [ ! -e {marker} ]; do sleep 0.05; done
+            # The log's last page is padded full with a blank line (which readers pass), so the
+            # next record needs space the full disk does not have.
+            size=$(stat -c %s {log})
+            pad=$(( (4096 - size % 4096) % 4096 ))
+            if [ "$pad" -gt 0 ]; then head -c $((pad - 1)) /dev/zero | tr '\0' ' ' >> {log}; echo >> {log}; fi
+            fill
+            rm {marker}
+            wait
+            "#,
+            marker = marker.display(),
+            log = env.log_path(&id).display()
+        ),
+    );
+    assert_eq!(env.git(&remote, &["show", "main:notes.txt"]), "the work");
+    assert!(
+        said.contains("landed: pushed") && said.contains("to refs/heads/main of origin"),
+        "{said}"
+    );
+    assert!(said.contains("the work is published"), "{said}");
+    assert!(!said.contains("refused"), "{said}");
+    assert!(said.contains("landed=1"), "{said}");
+}
+
+#[test]
+fn a_torn_last_record_is_healed_once_and_warned_of_no_more() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let (id, _wt) = env.session(&repo);
+    env.turn_dont_ask_on(&repo, &id);
+    let log = env.log_path(&id);
+    // What a full disk leaves: the start of a record, no line break.
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(r#"{"at":"2026-12-01T00:00:00.000Z","type":"primitive.res"#);
+    std::fs::write(&log, text).unwrap();
+    let read = || {
+        env.nodwyn(
+            &repo,
+            &["call", "--session", &id, "fs-read", r#"["README.md"]"#],
+        )
+        .success()
+        .stderr
+    };
+    for _ in 0..3 {
+        let stderr = read();
+        assert!(!stderr.contains("unreadable"), "{stderr}");
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    let torn = text
+        .lines()
+        .filter(|l| l.contains(r#""type":"log.torn""#))
+        .count();
+    assert_eq!(torn, 1, "{text}");
+}

@@ -9,7 +9,7 @@ pub enum Error {
     #[error(transparent)]
     Git(#[from] nodwyn_git::Error),
     /// A file system call failed.
-    #[error("could not use {path}: {source}")]
+    #[error("could not use {path}: {}", io_reason(source))]
     Io {
         /// The path involved.
         path: PathBuf,
@@ -319,5 +319,15 @@ impl Error {
             Error::Guard(_) => "guard",
             Error::Scheme(_) => "scheme",
         }
+    }
+}
+
+/// How an I/O failure is said: a full disk in so many words.
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::StorageFull => {
+            format!("the disk is full ({error}); free some space and try again")
+        }
+        _ => error.to_string(),
     }
 }

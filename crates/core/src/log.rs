@@ -43,13 +43,20 @@ impl EventLog {
     }
 
     /// Creates the log with its first record; fails if the file exists already.
+    /// A log whose first record could not be written (a full disk) is removed again: a log
+    /// without its `session.start` would be read as a damaged session ever after.
     pub fn create(path: PathBuf, first: &Record) -> Result<Self, Error> {
+        let first = line(first)?;
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&path)
             .map_err(Error::io(&path))?;
-        file.write_all(&line(first)?).map_err(Error::io(&path))?;
+        if let Err(e) = file.write_all(&first) {
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+            return Err(Error::io(&path)(e));
+        }
         Ok(Self { path })
     }
 
@@ -61,8 +68,16 @@ impl EventLog {
             .open(&self.path)
             .map_err(Error::io(&self.path))?;
         let mut bytes = line(record)?;
-        if !ends_with_newline(&mut file).map_err(Error::io(&self.path))? {
-            bytes.insert(0, b'\n');
+        let torn = torn_tail(&mut file).map_err(Error::io(&self.path))?;
+        if torn > 0 {
+            // The torn line is ended and said to be torn, once: readers pass it quietly.
+            let mut healed = vec![b'\n'];
+            healed.extend(line(&Record::new(
+                record.at.clone(),
+                crate::event::Event::LogTorn { bytes: torn },
+            ))?);
+            healed.extend(bytes);
+            bytes = healed;
         }
         file.write_all(&bytes).map_err(Error::io(&self.path))
     }
@@ -72,13 +87,17 @@ impl EventLog {
     /// objects (a torn last line) are skipped.
     pub fn each_value(&self, mut each: impl FnMut(Value) -> ControlFlow<()>) -> Result<(), Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
+        let mut skips = Skips::of(&self.path);
         each_line(
             std::io::BufReader::new(file),
             LONGEST_LINE,
             Last::Read,
             |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
-                Some(value @ Value::Object(_)) => each(value),
-                _ => self.skipped(),
+                Some(value @ Value::Object(_)) => {
+                    skips.read(&value);
+                    each(value)
+                }
+                _ => skips.skip(),
             },
         )
         .map(drop)
@@ -97,18 +116,20 @@ impl EventLog {
         let mut file = File::open(&self.path).map_err(Error::io(&self.path))?;
         file.seek(SeekFrom::Start(offset))
             .map_err(Error::io(&self.path))?;
+        let mut skips = Skips::of(&self.path);
         let whole = each_line(
             std::io::BufReader::new(file),
             LONGEST_LINE,
             Last::LeftForLater,
             |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
                 Some(value @ Value::Object(_)) => {
+                    skips.read(&value);
                     if let Ok(record) = serde_json::from_value::<Record>(value) {
                         each(record);
                     }
                     ControlFlow::Continue(())
                 }
-                _ => self.skipped(),
+                _ => skips.skip(),
             },
         )
         .map_err(Error::io(&self.path))?;
@@ -121,11 +142,6 @@ impl EventLog {
         let mut count = 0;
         self.each_record_from(0, |_| count += 1)?;
         Ok(count)
-    }
-
-    fn skipped(&self) -> ControlFlow<()> {
-        tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
-        ControlFlow::Continue(())
     }
 
     /// The first record alone (`session.start`), read without reading the rest of the log.
@@ -164,6 +180,44 @@ impl EventLog {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
         file.lock_shared().map_err(Error::io(&self.path))?;
         Ok(LogLock { _file: file })
+    }
+}
+
+/// The lines a read of a log skips, told apart: a torn line a `log.torn` record follows was
+/// said to be torn when it was healed, and passes quietly; a torn last line is healed by the next
+/// append; any other unreadable line is damage, and warned of.
+struct Skips<'a> {
+    path: &'a Path,
+    /// An unreadable line was just skipped, and what follows it is not known yet.
+    pending: bool,
+}
+
+impl<'a> Skips<'a> {
+    fn of(path: &'a Path) -> Self {
+        Self {
+            path,
+            pending: false,
+        }
+    }
+
+    fn skip(&mut self) -> ControlFlow<()> {
+        if self.pending {
+            self.warn();
+        }
+        self.pending = true;
+        ControlFlow::Continue(())
+    }
+
+    fn read(&mut self, value: &Value) {
+        if std::mem::take(&mut self.pending)
+            && value.get("type").and_then(Value::as_str) != Some("log.torn")
+        {
+            self.warn();
+        }
+    }
+
+    fn warn(&self) {
+        tracing::warn!(log = %self.path.display(), "skipping an unreadable log line");
     }
 }
 
@@ -285,15 +339,23 @@ fn memchr_newline(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|b| *b == b'\n')
 }
 
-fn ends_with_newline(file: &mut File) -> std::io::Result<bool> {
+/// How many bytes follow the file's last line break (0 when it ends with one, or is empty): a
+/// torn last line.
+fn torn_tail(file: &mut File) -> std::io::Result<u64> {
     let len = file.metadata()?.len();
-    if len == 0 {
-        return Ok(true);
+    let mut end = len;
+    let mut chunk = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(chunk.len() as u64);
+        let part = &mut chunk[..(end - start) as usize];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(part)?;
+        if let Some(at) = part.iter().rposition(|b| *b == b'\n') {
+            return Ok(len - (start + at as u64 + 1));
+        }
+        end = start;
     }
-    file.seek(SeekFrom::Start(len - 1))?;
-    let mut last = [0u8; 1];
-    file.read_exact(&mut last)?;
-    Ok(last[0] == b'\n')
+    Ok(len)
 }
 
 #[cfg(test)]
@@ -324,6 +386,10 @@ mod tests {
         )
     }
 
+    fn torn(bytes: u64) -> Record {
+        Record::new(Timestamp::from_unix_millis(0), Event::LogTorn { bytes })
+    }
+
     #[test]
     fn a_torn_last_line_is_skipped_and_the_next_record_starts_fresh() {
         let dir = tempfile::tempdir().unwrap();
@@ -333,8 +399,14 @@ mod tests {
         let mut file = OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(br#"{"type":"session.clo"#).unwrap();
         assert_eq!(read(&log), vec![close(&["a"])]);
+        // The append ends the torn line and says it was torn, once.
         log.append(&close(&["b"])).unwrap();
-        assert_eq!(read(&log), vec![close(&["a"]), close(&["b"])]);
+        assert_eq!(read(&log), vec![close(&["a"]), torn(20), close(&["b"])]);
+        log.append(&close(&["c"])).unwrap();
+        assert_eq!(
+            read(&log),
+            vec![close(&["a"]), torn(20), close(&["b"]), close(&["c"])]
+        );
     }
 
     #[test]
@@ -351,9 +423,9 @@ mod tests {
         assert_eq!(read_from(&log, offset), (vec![], offset));
         log.append(&close(&["b"])).unwrap();
         let (next, end) = read_from(&log, offset);
-        assert_eq!(next, vec![close(&["b"])]);
+        assert_eq!(next, vec![torn(20), close(&["b"])]);
         assert_eq!(end, std::fs::metadata(&path).unwrap().len());
-        assert_eq!(read(&log), vec![close(&["a"]), close(&["b"])]);
+        assert_eq!(read(&log), vec![close(&["a"]), torn(20), close(&["b"])]);
     }
 
     #[test]

@@ -273,6 +273,7 @@ impl Session {
                 }
             }
             Event::SessionStart { .. }
+            | Event::LogTorn { .. }
             | Event::GitPush { .. }
             | Event::GitLand { .. }
             | Event::VersionKeep { .. }

@@ -480,6 +480,13 @@ pub enum Event {
         /// What it used.
         usage: crate::item::TurnUsage,
     },
+    /// The line before this record was torn (nodwyn stopped, or the disk filled, while writing
+    /// it): it is left in the log as it is, and no reader warns of it again.
+    #[serde(rename = "log.torn")]
+    LogTorn {
+        /// How many bytes the torn line holds.
+        bytes: u64,
+    },
     /// A record of a kind this version of nodwyn does not know.
     #[serde(other)]
     Other,

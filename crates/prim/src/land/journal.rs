@@ -16,6 +16,11 @@ pub struct Journal<'a> {
     /// What the journal holds so far (an earlier process's records included).
     pub state: PendingLanding,
     ended: bool,
+    /// What the push published, once it did: from then on a record that cannot be written no
+    /// longer stops the landing (the work is out; stopping would only hide that).
+    published: Option<String>,
+    /// Why a record after the push could not be written, when one could not.
+    unrecorded: Option<String>,
 }
 
 impl<'a> Journal<'a> {
@@ -33,6 +38,8 @@ impl<'a> Journal<'a> {
                 ..PendingLanding::default()
             },
             ended: false,
+            published: None,
+            unrecorded: None,
         })
     }
 
@@ -43,6 +50,8 @@ impl<'a> Journal<'a> {
             ctx,
             state,
             ended: false,
+            published: None,
+            unrecorded: None,
         }
     }
 
@@ -52,7 +61,7 @@ impl<'a> Journal<'a> {
         let reference = next_backup_ref(dir, &self.ctx.session)?;
         graph::update_ref(dir, &reference, commit, "", "nodwyn land: backup")?;
         tracing::info!(%reference, commit, "the branch's tip is kept");
-        self.ctx.report(Fact::LandBackup {
+        self.report(Fact::LandBackup {
             reference: reference.clone(),
             commit: commit.to_owned(),
         })?;
@@ -101,7 +110,7 @@ impl<'a> Journal<'a> {
     /// Records that the worktree and branch are about to move from `from` to `to`.
     pub fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
         tracing::info!(from, to, "the branch and files move");
-        self.ctx.report(Fact::LandMove {
+        self.report(Fact::LandMove {
             from: from.to_owned(),
             to: to.to_owned(),
         })?;
@@ -113,7 +122,30 @@ impl<'a> Journal<'a> {
     pub fn end(&mut self, outcome: LandOutcome, why: Option<String>) -> Result<(), Error> {
         self.ended = true;
         tracing::info!(?outcome, why = why.as_deref().unwrap_or(""), "landing ends");
-        self.ctx.report(Fact::LandEnd { outcome, why })
+        self.report(Fact::LandEnd { outcome, why })
+    }
+
+    /// Records `fact`; after the push, a record that cannot be written is remembered instead of
+    /// stopping the landing (see [`Journal::unrecorded`]).
+    pub fn report(&mut self, fact: Fact) -> Result<(), Error> {
+        match self.ctx.report(fact) {
+            Err(error) if self.published.is_some() => {
+                tracing::warn!(%error, "a landing's record could not be written after its push");
+                self.unrecorded.get_or_insert_with(|| error.to_string());
+                Ok(())
+            }
+            reported => reported,
+        }
+    }
+
+    /// Notes that the push published `what` (`COMMIT to REF of REMOTE`).
+    pub fn published(&mut self, what: String) {
+        self.published = Some(what);
+    }
+
+    /// When a record after the push could not be written: what was published, and why.
+    pub fn unrecorded(&self) -> Option<(&str, &str)> {
+        Some((self.published.as_deref()?, self.unrecorded.as_deref()?))
     }
 
     /// Ends the landing with the outcome `error` stands for, and returns the error.

@@ -219,12 +219,21 @@ pub fn land(
         .publish_committed(&mut journal)
         .map_err(|error| stopped(ctx, &mut journal, worktree, &committed, error))?;
     journal.end(LandOutcome::Landed, None)?;
-    ctx.report(Fact::Landed {
+    journal.report(Fact::Landed {
         base: target.base.clone(),
         strategy: strategy.to_string(),
         landed: published.landed.clone(),
         left_out: committed.left_out.clone(),
     })?;
+    if let Some((what, why)) = journal.unrecorded() {
+        return Err(Error::declined(
+            "landed_unrecorded",
+            format!(
+                "landed: {what}, so the work is published; but the session's log could not record it ({why}). Once the log can be written again (free some disk space), `nodwyn land {}` finds it landed and records it",
+                short_id(&ctx.session)
+            ),
+        ));
+    }
     Ok(Landed {
         branch: worktree.branch.clone(),
         base: target.base,

@@ -182,7 +182,14 @@ impl Landing<'_> {
                     &landed,
                 )?;
                 let push = publish::push_to(&worktree.repository, remote, onto, &landed, network)?;
-                ctx.report(Fact::Pushed(push.clone()))?;
+                journal.published(format!(
+                    "pushed {} to {} of {}",
+                    short(&push.new),
+                    push.reference,
+                    push.remote
+                ));
+                crate::fault::point("land-pushed");
+                journal.report(Fact::Pushed(push.clone()))?;
                 Some(push)
             }
             _ => None,
