@@ -31,20 +31,46 @@ pub fn fetch_into(
     destination: &str,
     network: crate::Network<'_>,
 ) -> Result<String, Error> {
-    GitCommand::new(dir)
-        .without_prompts()
-        .network(network)
-        .args([
-            "fetch",
-            "--quiet",
-            "--no-tags",
-            "--no-write-fetch-head",
-            remote,
-            &format!("+{source}:{destination}"),
-        ])
-        .run()?;
+    let fetch = || {
+        GitCommand::new(dir)
+            .without_prompts()
+            .network(network.clone())
+            .args([
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--no-write-fetch-head",
+                remote,
+                &format!("+{source}:{destination}"),
+            ])
+            .run()
+    };
+    let mut attempt = 1;
+    loop {
+        match fetch() {
+            // git also moves the remote's tracking ref (`origin/main`) when it fetches, and two
+            // fetches at once race for its lock: the loser fails though nothing is wrong.
+            Err(error) if attempt < LOCK_RACE_TRIES && lost_a_ref_lock(&error) => {
+                tracing::info!(attempt, %error, "a fetch lost a ref-lock race; it is tried again");
+                std::thread::sleep(std::time::Duration::from_millis(50 * attempt as u64));
+                attempt += 1;
+            }
+            fetched => {
+                fetched?;
+                break;
+            }
+        }
+    }
     crate::repo::resolve_commit(dir, destination)?
         .ok_or_else(|| Error::BadRevision(destination.to_owned()))
+}
+
+/// How many times a fetch that lost a race for a ref's lock is tried in all.
+const LOCK_RACE_TRIES: u32 = 5;
+
+/// Whether git failed only because another git held a ref's lock at that moment.
+fn lost_a_ref_lock(error: &Error) -> bool {
+    matches!(error, Error::Failed { stderr, .. } if stderr.contains("cannot lock ref"))
 }
 
 /// Deletes a ref nodwyn made for itself (such as a fetched pull request head), in-process: no
@@ -68,4 +94,78 @@ pub fn is_valid_branch_name(dir: &Path, name: &str) -> Result<bool, Error> {
         .args(["check-ref-format", "--branch", name])
         .output()?;
     Ok(output.status.success())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        GitCommand::new(dir).args(args).run().unwrap();
+    }
+
+    #[test]
+    fn a_fetch_that_loses_a_race_for_the_tracking_refs_lock_is_tried_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (origin, local) = (dir.path().join("origin"), dir.path().join("local"));
+        std::fs::create_dir_all(&origin).unwrap();
+        git(&origin, &["init", "-q", "-b", "main"]);
+        git(
+            &origin,
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b.invalid",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "one",
+            ],
+        );
+        git(
+            dir.path(),
+            &["clone", "-q", origin.to_str().unwrap(), "local"],
+        );
+        git(
+            &origin,
+            &[
+                "-c",
+                "user.name=a",
+                "-c",
+                "user.email=a@b.invalid",
+                "commit",
+                "-q",
+                "--allow-empty",
+                "-m",
+                "two",
+            ],
+        );
+        // Another fetch holds origin/main's lock for a moment, as a concurrent landing's does.
+        let lock = local.join(".git/refs/remotes/origin/main.lock");
+        std::fs::write(&lock, "").unwrap();
+        let release = {
+            let lock = lock.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(150));
+                std::fs::remove_file(lock).unwrap();
+            })
+        };
+        let network = crate::Network {
+            ssh_command: None,
+            deadline: crate::Network::DEFAULT_DEADLINE,
+            cancel: None,
+        };
+        let fetched = fetch_into(
+            &local,
+            "origin",
+            "refs/heads/main",
+            "refs/nodwyn/scratch",
+            network,
+        );
+        release.join().unwrap();
+        let tip = crate::repo::resolve_commit(&origin, "main").unwrap();
+        assert_eq!(fetched.unwrap(), tip.unwrap());
+    }
 }
