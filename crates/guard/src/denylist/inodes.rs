@@ -121,6 +121,10 @@ const SHALLOW: &[&str] = &[
     ".hex",
     ".config/hex",
     ".config/1Password",
+    ".mlflow",
+    ".jupyter",
+    ".local/share/jupyter/runtime",
+    "Library/Jupyter/runtime",
 ];
 
 /// Folders of browser and mail profiles (one subfolder a profile, with thousands of cache files

@@ -259,10 +259,25 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.gemini/oauth_creds.json", "Gemini CLI credentials"),
     ("**/.gemini/google_accounts.json", "Gemini CLI accounts"),
     ("**/.qwen/oauth_creds.json", "Qwen Code credentials"),
+    // VS Code's global state, where its secret storage keeps extensions' and accounts' tokens
+    // (GitHub's, Copilot's, Cursor's sign-in), in VS Code and its forks and on a remote host's
+    // server; a workspace's own `workspaceStorage/*/state.vscdb` holds no secret.
     (
-        "**/Cursor/User/globalStorage/state.vscdb*",
-        "Cursor's stored sign-in",
+        "**/{Code,Code - Insiders,Code - OSS,VSCodium,VSCodium - Insiders,Cursor,Windsurf}/User/globalStorage/state.vscdb*",
+        "VS Code's global state (its secret storage holds tokens)",
     ),
+    (
+        "**/{.vscode-server,.vscode-server-insiders,.cursor-server,.windsurf-server}/data/User/globalStorage/state.vscdb*",
+        "VS Code's global state (its secret storage holds tokens)",
+    ),
+    // JetBrains IDEs' own password safe, when it is kept in KeePass format: `c.kdbx` (denied as
+    // any `*.kdbx`) and `c.pwd`, its master key, in the IDE's configuration folder (Android
+    // Studio's under Google, and the old `~/.IntelliJIdea2019.3/config`).
+    (
+        "**/{JetBrains,Google}/*/c.pwd",
+        "a JetBrains IDE's password safe key",
+    ),
+    ("**/.*/config/c.pwd", "a JetBrains IDE's password safe key"),
     (
         "**/.cursor/mcp.json",
         "Cursor's MCP servers (they carry API keys)",
@@ -283,6 +298,27 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "Hugging Face tokens",
     ),
     ("**/kaggle.json", "a Kaggle API key"),
+    (
+        "**/.mlflow/credentials",
+        "MLflow's tracking server credentials",
+    ),
+    // DVC's local configuration, where `dvc remote modify --local` writes a remote's
+    // credentials to keep them out of the repository's `.dvc/config`.
+    ("**/.dvc/config.local", "DVC's local remote credentials"),
+    // Jupyter's runtime files: a server's (`jpserver-PID.json` and the `-open.html` that carries
+    // its token), a kernel's connection file (its HMAC key signs the code it runs), and the
+    // cookie secret; on Linux in `~/.local/share/jupyter/runtime`, macOS `~/Library/Jupyter`,
+    // Windows `%APPDATA%\jupyter`.
+    (
+        "**/jupyter/runtime/{jpserver-*,nbserver-*,kernel-*.json,jupyter_cookie_secret,notebook_cookie_secret}",
+        "a Jupyter server's or kernel's secret (its token or key)",
+    ),
+    // The JSON configuration `jupyter server password` writes the password's hash to (the
+    // `.py` configuration, written by hand, is the person's settings).
+    (
+        "**/.jupyter/{jupyter_server_config,jupyter_notebook_config}.json",
+        "Jupyter's password hash",
+    ),
     ("**/io.datasette.llm/keys.json", "llm's API keys"),
     ("**/.modal.toml", "Modal tokens"),
     // Git hosts and version control.
