@@ -122,6 +122,8 @@ const SHALLOW: &[&str] = &[
     ".config/hex",
     ".config/1Password",
     ".mlflow",
+    ".android",
+    ".fastlane/spaceship",
     ".jupyter",
     ".local/share/jupyter/runtime",
     "Library/Jupyter/runtime",

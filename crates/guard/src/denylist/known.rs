@@ -206,6 +206,21 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/keystore.properties", "Android signing passwords"),
     ("**/android/key.properties", "Android signing passwords"),
+    // adb's own key pair: whoever holds `adbkey` is let in by every device that trusts it.
+    (
+        "**/.android/adbkey",
+        "adb's private key (every device that trusts it lets it in)",
+    ),
+    // fastlane's App Store Connect API key (`api_key_path`, `app_store_connect_api_key`), kept in
+    // the project's `fastlane/` folder, and spaceship's saved Apple ID session.
+    (
+        "**/fastlane/{api[-_]key,*[-_]api[-_]key}*.json",
+        "fastlane's App Store Connect API key",
+    ),
+    (
+        "**/.fastlane/spaceship/**/cookie",
+        "fastlane's Apple ID session (spaceship)",
+    ),
     ("**/.vault[-_]pass*", "an Ansible vault password file"),
     ("**/vault[-_]pass*.txt", "an Ansible vault password file"),
     ("**/acme.json", "an ACME store (it holds private keys)"),
