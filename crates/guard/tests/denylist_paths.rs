@@ -202,6 +202,7 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
     std::fs::create_dir_all(base.join("vpn")).unwrap();
     std::fs::create_dir_all(base.join("web")).unwrap();
     std::fs::create_dir_all(base.join("docs")).unwrap();
+    std::fs::create_dir_all(base.join("deploy")).unwrap();
     let files = [
         (
             "auth.json",
@@ -263,6 +264,17 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
             false,
         ),
         ("vpn/resolv.conf", "nameserver 10.0.0.1\n", false),
+        // RabbitMQ's definitions exported with its users, and an API's definitions of the name.
+        (
+            "deploy/definitions.json",
+            r#"{"rabbit_version": "3.13.0", "users": [{"name": "app", "password_hash": "kI3G", "hashing_algorithm": "rabbit_password_hashing_sha256"}]}"#,
+            true,
+        ),
+        (
+            "docs/definitions.json",
+            r#"{"definitions": {"User": {"type": "object"}}}"#,
+            false,
+        ),
     ];
     let list = Denylist::standard();
     for (path, content, denied) in files {

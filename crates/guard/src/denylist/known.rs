@@ -824,6 +824,46 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.clickhouse-client-history", "a ClickHouse history"),
     ("**/.dbshell", "a MongoDB shell history"),
     ("**/mongosh/*history*", "a MongoDB shell history"),
+    // Database clients' and servers' saved passwords: MongoDB Compass' connections (one file
+    // each since 1.39), cqlsh's `[authentication]` and its credentials file, the ClickHouse
+    // client's configuration (the server's `config.xml` holds none), a Redis or Valkey ACL file
+    // (`aclfile /etc/redis/users.acl`, its users' password hashes), a JAAS configuration (Kafka's
+    // and ZooKeeper's SASL logins, with their passwords), and RabbitMQ's exported definitions
+    // (its users' password hashes) in its folders; any other existing `definitions.json` is
+    // judged by what it holds.
+    (
+        "**/MongoDB Compass/Connections/*.json",
+        "MongoDB Compass' saved connections",
+    ),
+    ("**/.cassandra/{cqlshrc,credentials}", "cqlsh's credentials"),
+    (
+        "**/{.clickhouse-client,clickhouse-client}/config.{xml,yaml,yml}",
+        "the ClickHouse client's configuration (it holds the password)",
+    ),
+    (
+        "**/users.acl",
+        "a Redis ACL file (its users' password hashes)",
+    ),
+    (
+        "**/{redis,valkey}/**/*.acl",
+        "a Redis ACL file (its users' password hashes)",
+    ),
+    (
+        "**/*jaas*.conf",
+        "a JAAS configuration (it holds SASL passwords)",
+    ),
+    (
+        "**/rabbitmq/**/definitions.json",
+        "RabbitMQ's definitions (its users' password hashes)",
+    ),
+    (
+        "**/*rabbit*[-_.]definitions.json",
+        "RabbitMQ's definitions (its users' password hashes)",
+    ),
+    // Oracle wallets: the auto-login wallet opens without a password, and the PKCS#12 one
+    // (denied as any `*.p12`) has its PEM export.
+    ("**/cwallet.sso", "an Oracle auto-login wallet"),
+    ("**/ewallet.pem", "an Oracle wallet"),
     // Shell and interpreter histories (commands carry tokens).
     // Every dotfile history (`.bash_history`, `.ash_history`, `.psql_history`, ...).
     ("**/.*_history", "a command history"),
@@ -1012,6 +1052,11 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     "**/*public*.key",
     "**/.ssh/known_hosts",
     "**/.ssh/known_hosts.old",
+    // Java trust stores hold only the certificates a client trusts, which anyone may read (a
+    // key store beside one stays denied).
+    "**/*truststore*.{jks,p12,pfx,bcfks}",
+    "**/cacerts",
+    "**/cacerts.{jks,p12}",
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",

@@ -193,7 +193,8 @@ const SHELL_STARTUP: &[&str] = &[
 ];
 
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
-/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, a `*.conf`
+/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, RabbitMQ's
+/// `definitions.json` with its users' password hashes, a `*.conf`
 /// or `*.netdev` holding a WireGuard interface's private key, a `*.conf` holding a private key
 /// inline (an OpenVPN client's `<key>`, its `<tls-auth>` static key), a shell startup file
 /// exporting a credential, or a file reached by one of several hard links that holds a private
@@ -242,6 +243,12 @@ fn rule_by_content(path: &Path) -> Option<String> {
                 ]) =>
         {
             Some("**/auth.json holding Composer credentials")
+        }
+        Some("json")
+            if path.file_name().is_some_and(|n| n == "definitions.json")
+                && holds(&[b"\"password_hash\""]) =>
+        {
+            Some("**/definitions.json holding RabbitMQ's password hashes")
         }
         Some("yaml" | "yml") if is_kubernetes_secret(&head) => {
             Some("**/*.yaml holding a Kubernetes Secret")
