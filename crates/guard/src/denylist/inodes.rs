@@ -125,6 +125,8 @@ const SHALLOW: &[&str] = &[
     ".android",
     ".fastlane/spaceship",
     ".cassandra",
+    ".acme.sh",
+    ".secrets/certbot",
     ".clickhouse-client",
     ".config/MongoDB Compass/Connections",
     "Library/Application Support/MongoDB Compass/Connections",

@@ -260,6 +260,40 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a Visual Studio publish profile's password",
     ),
     ("**/letsencrypt/accounts/**", "Let's Encrypt account keys"),
+    // Certbot's DNS plugins read a provider's API token from an INI file, kept where their
+    // guides put it (`/etc/letsencrypt/cloudflare.ini`, `~/.secrets/certbot/route53.ini`);
+    // certbot's own `cli.ini` holds options. acme.sh saves its DNS APIs' keys in its
+    // `account.conf`.
+    (
+        "**/letsencrypt/**/*.ini",
+        "a certbot DNS plugin's credentials",
+    ),
+    (
+        "**/.secrets/certbot/**",
+        "a certbot DNS plugin's credentials",
+    ),
+    (
+        "**/{.acme.sh,acme.sh}/account.conf",
+        "acme.sh's account (it holds DNS APIs' keys)",
+    ),
+    // HAProxy's `crt` is one PEM file holding the certificate and its private key, so a `*.pem`
+    // in its folders is its key; a CA file or chain there holds none (below).
+    (
+        "**/haproxy/**/*.pem",
+        "HAProxy's certificate bundle (it holds the private key)",
+    ),
+    // Symfony's secrets vault: the decryption key beside the encrypted secrets (the public
+    // `*.encrypt.public.php` only encrypts).
+    (
+        "**/*.decrypt.private.php",
+        "Symfony's secrets decryption key",
+    ),
+    // The Serverless Framework's packaged service holds its environment's values resolved
+    // (`${ssm:...}`, `${env:...}`), as Terraform's state does.
+    (
+        "**/.serverless/{serverless-state.json,cloudformation-template-*.json}",
+        "Serverless' packaged state (it holds resolved secrets)",
+    ),
     // Agent and model tools' own credentials.
     ("**/.claude/.credentials.json", "Claude Code credentials"),
     (
@@ -452,6 +486,15 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/rancher/*/server/{token,node-token}", "a k3s join token"),
     ("/run/secrets/**", "a mounted secret"),
+    // systemd's credentials: the stores `LoadCredential=` and `LoadCredentialEncrypted=` read
+    // from, and the folder each service is given its credentials in.
+    (
+        "**/{etc,run,usr/lib,usr/local/lib}/{credstore,credstore.encrypted}/**",
+        "a systemd credential",
+    ),
+    ("/run/credentials/**", "a systemd service's credentials"),
+    // Consul's agent keeps the ACL tokens set through its API in its data folder.
+    ("**/acl-tokens.json", "Consul's ACL tokens"),
     ("/var/run/secrets/**", "a mounted secret"),
     (
         "**/serviceaccount/token",
@@ -1057,6 +1100,10 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     "**/*truststore*.{jks,p12,pfx,bcfks}",
     "**/cacerts",
     "**/cacerts.{jks,p12}",
+    // Certbot's own options, beside its plugins' credentials; a CA file or chain beside
+    // HAProxy's bundles.
+    "**/letsencrypt/cli.ini",
+    "**/haproxy/**/{ca,ca[-_]*,*[-_]ca,*chain}.pem",
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",
