@@ -674,6 +674,47 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/*.tvopt",
         "TeamViewer's exported options (they hold its password)",
     ),
+    // Remmina's profiles hold each connection's password, encrypted with the `secret` its
+    // `remmina.pref` keeps.
+    (
+        "**/*.remmina",
+        "a Remmina profile (it holds the connection's password)",
+    ),
+    (
+        "**/remmina/remmina.pref",
+        "Remmina's settings (they hold the key to its saved passwords)",
+    ),
+    // Chat apps' sessions: a Chromium or Electron app's Local Storage (Discord's, Slack's,
+    // Teams' tokens, and the sites' a browser keeps), Telegram Desktop's local key and its first
+    // account's session (`tdata/key_datas`, `D877F783D5D3EF8C*`), a Telethon or Pyrogram session
+    // (`NAME.session`, SQLite with the account's auth key), Signal Desktop's `config.json`, which
+    // holds its database's key, in the app's folder on Linux (also Flatpak's), macOS and
+    // Windows.
+    (
+        "**/Local Storage/leveldb/**",
+        "a Chromium or Electron app's Local Storage (it holds sign-in tokens)",
+    ),
+    (
+        "**/tdata/{key_data*,D877F783D5D3EF8C*}",
+        "Telegram Desktop's session",
+    ),
+    (
+        "**/tdata/D877F783D5D3EF8C*/**",
+        "Telegram Desktop's session",
+    ),
+    (
+        "**/*.{session,session-journal}",
+        "a Telegram client library's session (Telethon, Pyrogram)",
+    ),
+    (
+        "**/{.config,Application Support,AppData/Roaming}/{Signal,Signal Beta}/config.json",
+        "Signal Desktop's database key",
+    ),
+    (
+        "**/org.signal.Signal/config/Signal/config.json",
+        "Signal Desktop's database key",
+    ),
+    ("**/.twilio-cli/config.json", "Twilio CLI's API keys"),
     // Chat and mail clients' accounts.
     (
         "**/.purple/accounts.xml",
@@ -1017,6 +1058,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a secret (an LDAP bind password, a secret key)",
     ),
     ("**/.Xauthority", "an X11 authority cookie"),
+    // BlueZ's bond with each paired device (`/var/lib/bluetooth/ADAPTER/DEVICE/info`): its link
+    // and long-term keys, with which the device can be impersonated or its traffic read.
+    (
+        "**/var/lib/bluetooth/*/*/info",
+        "a Bluetooth pairing's link keys",
+    ),
     // Key agents' sockets: whoever may connect to one signs and decrypts with the keys it holds
     // (ssh-agent's `$TMPDIR/ssh-XXXXXXXXXX/agent.PID`, gpg-agent's `S.gpg-agent*`, macOS launchd's
     // `com.apple.launchd.*/Listeners`, GNOME Keyring's and gcr's, systemd's user ssh-agent,
