@@ -282,4 +282,37 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
         let judged = list.judge(Path::new(path), base);
         assert_eq!(judged.is_denied(), denied, "{path}: {judged:?}");
     }
+    // Remote Desktop files, in UTF-16 as mstsc writes them or in UTF-8: one saving its password,
+    // and one a gateway hands out, which holds none.
+    let utf16 = |text: &str| {
+        let mut bytes = vec![0xFF, 0xFE];
+        bytes.extend(text.encode_utf16().flat_map(u16::to_le_bytes));
+        bytes
+    };
+    let rdp = [
+        (
+            "jumphost.rdp",
+            utf16(
+                "full address:s:jump.example.com\r\nusername:s:ops\r\npassword 51:b:01000000D08C9DDF0115D1118C7A00C04FC297EB\r\n",
+            ),
+            true,
+        ),
+        (
+            "web/saved.rdp",
+            b"full address:s:10.0.0.5\npassword 51:b:01000000D08C9DDF\n".to_vec(),
+            true,
+        ),
+        (
+            "docs/gateway.rdp",
+            utf16(
+                "full address:s:vm.example.com\r\ngatewayhostname:s:gw.example.com\r\nprompt for credentials:i:1\r\n",
+            ),
+            false,
+        ),
+    ];
+    for (path, content, denied) in rdp {
+        std::fs::write(base.join(path), content).unwrap();
+        let judged = list.judge(Path::new(path), base);
+        assert_eq!(judged.is_denied(), denied, "{path}: {judged:?}");
+    }
 }

@@ -194,7 +194,7 @@ const SHELL_STARTUP: &[&str] = &[
 
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
 /// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, RabbitMQ's
-/// `definitions.json` with its users' password hashes, a `*.conf`
+/// `definitions.json` with its users' password hashes, a `*.rdp` saving its password, a `*.conf`
 /// or `*.netdev` holding a WireGuard interface's private key, a `*.conf` holding a private key
 /// inline (an OpenVPN client's `<key>`, its `<tls-auth>` static key), a shell startup file
 /// exporting a credential, or a file reached by one of several hard links that holds a private
@@ -205,7 +205,7 @@ fn rule_by_content(path: &Path) -> Option<String> {
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     let by_type = matches!(
         extension.as_deref(),
-        Some("pem" | "json" | "yaml" | "yml" | "conf" | "netdev")
+        Some("pem" | "json" | "yaml" | "yml" | "conf" | "netdev" | "rdp")
     );
     let shell_startup = path
         .file_name()
@@ -267,6 +267,7 @@ fn rule_by_content(path: &Path) -> Option<String> {
         Some("conf") if holds(&[b"PRIVATE KEY-----", b"-----BEGIN OpenVPN Static key"]) => {
             Some("**/*.conf holding a private key")
         }
+        Some("rdp") if rdp_holds_password(&head) => Some("**/*.rdp holding a saved password"),
         _ => None,
     };
     if let Some(rule) = rule {
@@ -333,6 +334,27 @@ fn written_out(value: &str) -> bool {
     }
     left.push_str(rest);
     left.chars().any(|c| c.is_ascii_alphanumeric())
+}
+
+/// Whether a Remote Desktop file's start `head` saves the password (`password 51:b:` and the
+/// DPAPI blob, which the account that saved it decrypts), in UTF-16 as mstsc writes it or in
+/// UTF-8; most `*.rdp` files, as a gateway or a portal hands them out, hold none.
+fn rdp_holds_password(head: &[u8]) -> bool {
+    let text = match head {
+        [0xFF, 0xFE, rest @ ..] => {
+            let units: Vec<u16> = rest
+                .chunks_exact(2)
+                .map(|pair| u16::from_le_bytes([pair[0], pair[1]]))
+                .collect();
+            String::from_utf16_lossy(&units)
+        }
+        _ => String::from_utf8_lossy(head).into_owned(),
+    };
+    text.lines().any(|line| {
+        let line = line.trim().to_ascii_lowercase();
+        line.strip_prefix("password 51:b:")
+            .is_some_and(|blob| !blob.trim().is_empty())
+    })
 }
 
 /// Whether a configuration's start `head` is a WireGuard interface's with its private key:
