@@ -135,8 +135,8 @@ fn the_held_out_set_is_judged_right_at_least_95_percent_of_the_time() {
 
 /// The sets drawn from other projects' lists of credential stores, in the order they were
 /// written, with the accuracy each keeps after its misses were turned into rules for whole
-/// classes: at least 95%, and for the last two what each reached then (the sixth was first
-/// measured at 72.5%, the seventh at 88.6%).
+/// classes: at least 95%, and for the last three what each reached then (the sixth was first
+/// measured at 72.5%, the seventh at 88.6%, the eighth at 79.3%).
 const OTHERS: &[(&str, &str, f64)] = &[
     (
         "others_2_lazagne_linpeas.txt",
@@ -171,7 +171,7 @@ const OTHERS: &[(&str, &str, f64)] = &[
     (
         "others_8_apps_servers.txt",
         include_str!("denylist_paths/others_8_apps_servers.txt"),
-        79.2,
+        97.8,
     ),
 ];
 
