@@ -173,6 +173,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_8_apps_servers.txt"),
         97.8,
     ),
+    (
+        "others_9_developers.txt",
+        include_str!("denylist_paths/others_9_developers.txt"),
+        89.3,
+    ),
 ];
 
 #[test]
