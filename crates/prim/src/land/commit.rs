@@ -66,10 +66,13 @@ pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
     }
     let still = denied(&staged);
     if !still.is_empty() {
-        return Err(Error::refused(format!(
-            "{} could not be taken out of the index, so nothing was committed",
-            still.join(", ")
-        )));
+        return Err(Error::declined(
+            "credential_staged",
+            format!(
+                "{} could not be taken out of the index, so nothing was committed",
+                still.join(", ")
+            ),
+        ));
     }
     Ok((staged, left_out))
 }
@@ -114,10 +117,13 @@ pub fn commit_all(
         });
     }
     let Some(message) = message else {
-        return Err(Error::refused(format!(
-            "there are changes to commit ({}), so the landing needs a commit message (-m MESSAGE)",
-            super::named(&staged)
-        )));
+        return Err(Error::declined(
+            "message_needed",
+            format!(
+                "there are changes to commit ({}), so the landing needs a commit message (-m MESSAGE)",
+                super::named(&staged)
+            ),
+        ));
     };
     let commit = commit::commit(dir, message).map_err(|e| signing_failure(sign, e))?;
     Ok(Committed {
@@ -132,9 +138,12 @@ pub fn commit_all(
 /// never makes an unsigned commit then, nodwyn only says why nothing was made).
 pub fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
     if sign {
-        Error::refused(format!(
-            "the commit could not be made, and signing is configured (commit.gpgsign), so nothing was committed unsigned; landing stopped. Check that the signing key is available to your agent. git said: {error}"
-        ))
+        Error::declined(
+            "signing_failed",
+            format!(
+                "the commit could not be made, and signing is configured (commit.gpgsign), so nothing was committed unsigned; landing stopped. Check that the signing key is available to your agent. git said: {error}"
+            ),
+        )
     } else {
         Error::Git(error)
     }

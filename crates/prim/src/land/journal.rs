@@ -151,7 +151,7 @@ impl<'a> Journal<'a> {
     /// Ends the landing with the outcome `error` stands for, and returns the error.
     pub fn fail(&mut self, error: Error) -> Error {
         let outcome = match &error {
-            Error::Refused(_) => LandOutcome::Refused,
+            Error::Refused(_) | Error::Declined { .. } => LandOutcome::Refused,
             Error::Interrupted(_) => LandOutcome::Interrupted,
             _ => LandOutcome::Failed,
         };

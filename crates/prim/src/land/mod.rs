@@ -65,9 +65,10 @@ impl FromStr for Strategy {
             "ff-only" => Ok(Strategy::FfOnly),
             "squash" => Ok(Strategy::Squash),
             "no-ff" => Ok(Strategy::NoFf),
-            other => Err(Error::refused(format!(
-                "`{other}` is not a landing strategy: use ff-only, squash or no-ff"
-            ))),
+            other => Err(Error::declined(
+                "bad_strategy",
+                format!("`{other}` is not a landing strategy: use ff-only, squash or no-ff"),
+            )),
         }
     }
 }
@@ -133,14 +134,18 @@ pub fn land(
 ) -> Result<Landed, Error> {
     let worktree = ctx.require_worktree("git-land")?;
     if message.is_some_and(|m| m.trim().is_empty()) {
-        return Err(Error::refused(
+        return Err(Error::declined(
+            "empty_message",
             "the commit message is empty: give one with -m MESSAGE, or leave -m out when there is nothing to commit",
         ));
     }
     if strategy != Strategy::FfOnly && message.is_none() {
-        return Err(Error::refused(format!(
-            "a {strategy} landing makes a commit of its own, so it needs a message (-m MESSAGE)"
-        )));
+        return Err(Error::declined(
+            "message_needed",
+            format!(
+                "a {strategy} landing makes a commit of its own, so it needs a message (-m MESSAGE)"
+            ),
+        ));
     }
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
@@ -153,19 +158,25 @@ pub fn land(
     {
         let own = format!("refs/heads/{}", worktree.branch);
         if rebasing.as_deref() != Some(own.as_str()) {
-            return Err(Error::refused(format!(
-                "a rebase of {} is in progress in {}, not one of the session's branch {}; finish or abort it first",
-                rebasing.as_deref().unwrap_or("a detached HEAD"),
-                dir.display(),
-                worktree.branch
-            )));
+            return Err(Error::declined(
+                "other_rebase_in_progress",
+                format!(
+                    "a rebase of {} is in progress in {}, not one of the session's branch {}; finish or abort it first",
+                    rebasing.as_deref().unwrap_or("a detached HEAD"),
+                    dir.display(),
+                    worktree.branch
+                ),
+            ));
         }
         let Some(pending) = pending.filter(|p| p.rebase.is_some()) else {
-            return Err(Error::refused(format!(
-                "a rebase of {} that no landing started is in progress in {}; finish it with `git rebase --continue` or undo it with `git rebase --abort` first",
-                worktree.branch,
-                dir.display()
-            )));
+            return Err(Error::declined(
+                "unstarted_rebase_in_progress",
+                format!(
+                    "a rebase of {} that no landing started is in progress in {}; finish it with `git rebase --continue` or undo it with `git rebase --abort` first",
+                    worktree.branch,
+                    dir.display()
+                ),
+            ));
         };
         let mut journal = Journal::resume(ctx, pending);
         let left_out =
@@ -358,11 +369,14 @@ fn continue_stopped_rebase(
         Ok(rebase::Rebased::Conflict(files)) => Err(conflict(ctx, &worktree.base, &files)),
         Err(error) => {
             let short_id = short_id(&ctx.session);
-            Err(Error::refused(format!(
-                "the rebase left in progress in {} could not go on ({}); nothing was undone. Resolve it with git, or run `nodwyn land --abort {short_id}` to put the branch and files back as they were before the landing",
-                dir.display(),
-                commit::signing_failure(sign, error)
-            )))
+            Err(Error::declined(
+                "rebase_stuck",
+                format!(
+                    "the rebase left in progress in {} could not go on ({}); nothing was undone. Resolve it with git, or run `nodwyn land --abort {short_id}` to put the branch and files back as they were before the landing",
+                    dir.display(),
+                    commit::signing_failure(sign, error)
+                ),
+            ))
         }
     }
 }
@@ -392,17 +406,23 @@ fn refuse_other_head(
 ) -> Result<(), Error> {
     let dir = &checkout.toplevel;
     if let Some(what) = nodwyn_git::status::operation_in_progress(&checkout.git_dir) {
-        return Err(Error::refused(format!(
-            "{what} is in progress in {}; finish or abort it first",
-            dir.display()
-        )));
+        return Err(Error::declined(
+            "operation_in_progress",
+            format!(
+                "{what} is in progress in {}; finish or abort it first",
+                dir.display()
+            ),
+        ));
     }
     let expected = worktree.branch.as_str();
     if checkout.head.branch.as_deref() != Some(expected) {
-        return Err(Error::refused(format!(
-            "{} does not have the session's branch {expected} checked out, so landing refuses: check it out again first",
-            dir.display()
-        )));
+        return Err(Error::declined(
+            "branch_not_checked_out",
+            format!(
+                "{} does not have the session's branch {expected} checked out, so landing refuses: check it out again first",
+                dir.display()
+            ),
+        ));
     }
     Ok(())
 }
@@ -431,13 +451,13 @@ fn newest_base(ctx: &Context, worktree: &WorktreeInfo, target: &Target) -> Resul
         None => target
             .local_tip
             .clone()
-            .ok_or_else(|| Error::refused("there is no base to land on")),
+            .ok_or_else(|| Error::declined("no_base", "there is no base to land on")),
     }
 }
 
 fn head_of(dir: &std::path::Path) -> Result<String, Error> {
     repo::resolve_commit(dir, "HEAD")?
-        .ok_or_else(|| Error::refused(format!("{} has no HEAD commit", dir.display())))
+        .ok_or_else(|| Error::declined("no_head", format!("{} has no HEAD commit", dir.display())))
 }
 
 /// Where the session's own commits start: after the recorded base commit, or after where the
@@ -455,10 +475,13 @@ fn fork_point(
         (Some(recorded), Some(met)) if graph::is_ancestor(dir, &recorded, &met)? => Ok(met),
         (Some(recorded), _) => Ok(recorded),
         (None, Some(met)) => Ok(met),
-        (None, None) => Err(Error::refused(format!(
-            "{} shares no history with its base, so there is nothing to rebase",
-            worktree.branch
-        ))),
+        (None, None) => Err(Error::declined(
+            "no_shared_history",
+            format!(
+                "{} shares no history with its base, so there is nothing to rebase",
+                worktree.branch
+            ),
+        )),
     }
 }
 

@@ -45,11 +45,14 @@ pub struct Aborted {
 pub fn refuse_stale_lock(checkout: &nodwyn_git::Checkout) -> Result<(), Error> {
     let lock = checkout.git_dir.join("index.lock");
     if lock.exists() {
-        return Err(Error::refused(format!(
-            "{} exists: a git process in {} is running, or was stopped before it finished; if none is running, delete that file, then try again",
-            lock.display(),
-            checkout.toplevel.display()
-        )));
+        return Err(Error::declined(
+            "stale_lock",
+            format!(
+                "{} exists: a git process in {} is running, or was stopped before it finished; if none is running, delete that file, then try again",
+                lock.display(),
+                checkout.toplevel.display()
+            ),
+        ));
     }
     Ok(())
 }
@@ -77,17 +80,23 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
     let backup = pending.backup.as_ref().map(|(_, commit)| commit.clone());
     if let Some(rebasing) = rebase::rebasing_branch(&checkout.git_dir) {
         if rebasing.as_deref() != Some(branch.as_str()) {
-            return Err(Error::refused(format!(
-                "a rebase of {} is in progress in {}, not the landing's; finish or abort it with git first",
-                rebasing.as_deref().unwrap_or("a detached HEAD"),
-                dir.display()
-            )));
+            return Err(Error::declined(
+                "other_rebase_in_progress",
+                format!(
+                    "a rebase of {} is in progress in {}, not the landing's; finish or abort it with git first",
+                    rebasing.as_deref().unwrap_or("a detached HEAD"),
+                    dir.display()
+                ),
+            ));
         }
         let Some(backup) = &backup else {
-            return Err(Error::refused(format!(
-                "the landing's journal keeps no backup of {}, so nodwyn cannot tell what to put back; undo the rebase with git",
-                worktree.branch
-            )));
+            return Err(Error::declined(
+                "no_backup",
+                format!(
+                    "the landing's journal keeps no backup of {}, so nodwyn cannot tell what to put back; undo the rebase with git",
+                    worktree.branch
+                ),
+            ));
         };
         let onto = pending.rebase.as_ref().map(|(onto, _)| onto.as_str());
         aborted.kept = quit_rebase(&mut journal, worktree, backup, onto)?;
@@ -146,12 +155,15 @@ pub fn finish_move(
         return Ok(());
     }
     if tip != from {
-        return Err(Error::refused(format!(
-            "an earlier landing stopped while it moved {} from {} to {}, and the branch has moved since; run `nodwyn land --abort {short_id}` to put it back as it was before that landing",
-            worktree.branch,
-            short(&from),
-            short(&to)
-        )));
+        return Err(Error::declined(
+            "branch_moved_since",
+            format!(
+                "an earlier landing stopped while it moved {} from {} to {}, and the branch has moved since; run `nodwyn land --abort {short_id}` to put it back as it was before that landing",
+                worktree.branch,
+                short(&from),
+                short(&to)
+            ),
+        ));
     }
     let paths = switch::changed_between(dir, &from, &to)?;
     let not_from = only(switch::differing(dir, &from, &paths)?, &paths);
@@ -162,10 +174,13 @@ pub fn finish_move(
         .cloned()
         .collect();
     if !neither.is_empty() {
-        return Err(Error::refused(format!(
-            "an earlier landing stopped while it moved the worktree's files, and {} changed since; run `nodwyn land --abort {short_id}` (it keeps what they hold in a backup ref) to put the files back as they were",
-            named(&neither)
-        )));
+        return Err(Error::declined(
+            "files_changed_since",
+            format!(
+                "an earlier landing stopped while it moved the worktree's files, and {} changed since; run `nodwyn land --abort {short_id}` (it keeps what they hold in a backup ref) to put the files back as they were",
+                named(&neither)
+            ),
+        ));
     }
     switch::put_back(dir, &to, &not_to)?;
     graph::update_ref(
@@ -208,16 +223,22 @@ pub fn put_back_rewritten(
         Ok(kept)
     };
     match put_back() {
-        Ok(kept) => Error::refused(format!(
-            "{error}; {} was put back at {} as it was before the landing (the rebased commits are kept in {kept})",
-            worktree.branch,
-            short(&backup)
-        )),
-        Err(why) => Error::refused(format!(
-            "{error}; {} stays rebased at {}, because putting it back failed ({why})",
-            worktree.branch,
-            short(current)
-        )),
+        Ok(kept) => Error::declined(
+            "rebase_undone",
+            format!(
+                "{error}; {} was put back at {} as it was before the landing (the rebased commits are kept in {kept})",
+                worktree.branch,
+                short(&backup)
+            ),
+        ),
+        Err(why) => Error::declined(
+            "rebase_not_undone",
+            format!(
+                "{error}; {} stays rebased at {}, because putting it back failed ({why})",
+                worktree.branch,
+                short(current)
+            ),
+        ),
     }
 }
 
@@ -243,12 +264,12 @@ pub fn undo_stopped_rebase(
         Ok(_) if ctx.interrupt.is_raised() => Error::Interrupted(
             "while it rebased (the rebase it had begun was undone)".to_owned(),
         ),
-        Ok(_) => journal.fail(Error::refused(format!(
+        Ok(_) => journal.fail(Error::declined("rebase_stopped", format!(
             "the rebase onto the base stopped ({error}); the branch and files were put back as they were"
         ))),
         Err(why) => {
             let short_id = super::short_id(&ctx.session);
-            journal.leave_open(Error::refused(format!(
+            journal.leave_open(Error::declined("rebase_stopped_not_undone", format!(
                 "the rebase in {} stopped ({error}) and could not be undone ({why}); run `nodwyn land --abort {short_id}` once that is settled",
                 dir.display()
             )))
@@ -324,8 +345,12 @@ fn only(found: Vec<String>, within: &[String]) -> Vec<String> {
 }
 
 fn tip_of(dir: &Path, worktree: &WorktreeInfo) -> Result<String, Error> {
-    repo::branch_tip(dir, &worktree.branch)?
-        .ok_or_else(|| Error::refused(format!("the branch {} is gone", worktree.branch)))
+    repo::branch_tip(dir, &worktree.branch)?.ok_or_else(|| {
+        Error::declined(
+            "branch_gone",
+            format!("the branch {} is gone", worktree.branch),
+        )
+    })
 }
 
 /// Whether `child`'s first parent is `parent`.

@@ -55,10 +55,13 @@ impl Landing<'_> {
         let own = graph::commits_between(dir, &fork, &head)?;
         let resumed = journal.state.backup.is_some() || journal.state.moving.is_some();
         if own.is_empty() && !resumed {
-            return Err(Error::refused(format!(
-                "nothing to land: {} has no commit and no change that {} lacks",
-                worktree.branch, target.base
-            )));
+            return Err(Error::declined(
+                "nothing_to_land",
+                format!(
+                    "nothing to land: {} has no commit and no change that {} lacks",
+                    worktree.branch, target.base
+                ),
+            ));
         }
         // Commits already on the base replay to nothing and are dropped; only when the replay
         // conflicts is the landed-by-content judgement asked (work squash-landed before would
@@ -198,10 +201,13 @@ impl Landing<'_> {
         if target.remote.is_none() {
             let moved = local_base::move_local_base(&worktree.repository, &target.base, &landed)?;
             if let LocalBase::Left { why } = &moved {
-                return Err(Error::refused(format!(
-                    "nothing landed: {why}; {} holds the work, so land again once that is settled",
-                    worktree.branch
-                )));
+                return Err(Error::declined(
+                    "local_base_left",
+                    format!(
+                        "nothing landed: {why}; {} holds the work, so land again once that is settled",
+                        worktree.branch
+                    ),
+                ));
             }
             local_base = Some(moved);
         }
@@ -263,5 +269,8 @@ pub(super) fn refuse_if_in_the_way(
     if found.is_empty() {
         return Ok(());
     }
-    Err(Error::refused(sentence(&named(&found))))
+    Err(Error::declined(
+        "files_in_the_way",
+        sentence(&named(&found)),
+    ))
 }

@@ -41,10 +41,13 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     let dir = &worktree.path;
     let checkout = crate::checkout::verified(worktree)?;
     if worktree.base.is_empty() {
-        return Err(Error::refused(format!(
-            "{} has no base branch to land on (it started from a tag, a commit or a detached HEAD, and the repository has no default branch); name one with `nodwyn land --onto BRANCH`",
-            worktree.branch
-        )));
+        return Err(Error::declined(
+            "no_base",
+            format!(
+                "{} has no base branch to land on (it started from a tag, a commit or a detached HEAD, and the repository has no default branch); name one with `nodwyn land --onto BRANCH`",
+                worktree.branch
+            ),
+        ));
     }
     let config = config::Config::read(dir)?;
     refuse_hooks_inside(&config, dir)?;
@@ -56,9 +59,12 @@ pub fn target(worktree: &WorktreeInfo) -> Result<Target, Error> {
     };
     let local_tip = repo::branch_tip(&worktree.repository, &base)?;
     if remote.is_none() && local_tip.is_none() {
-        return Err(Error::refused(format!(
-            "there is nowhere to land: {base} has no upstream on a remote and there is no local {base} branch to move"
-        )));
+        return Err(Error::declined(
+            "nowhere_to_land",
+            format!(
+                "there is nowhere to land: {base} has no upstream on a remote and there is no local {base} branch to move"
+            ),
+        ));
     }
     Ok(Target {
         checkout,
@@ -105,24 +111,33 @@ fn upstream(
         return Ok(None);
     }
     let Some(branch) = merge.strip_prefix("refs/heads/") else {
-        return Err(Error::refused(format!(
-            "the upstream of {base} is {merge}, which is not a branch; landing pushes only to a branch"
-        )));
+        return Err(Error::declined(
+            "upstream_not_a_branch",
+            format!(
+                "the upstream of {base} is {merge}, which is not a branch; landing pushes only to a branch"
+            ),
+        ));
     };
     let rule = config.get("push.default").unwrap_or("simple");
     let branch = match rule {
         "upstream" | "tracking" => branch,
         "nothing" => {
-            return Err(Error::refused(format!(
-                "push.default is `nothing` in your git configuration, so git pushes {base} nowhere without being told where; land with `--onto BRANCH`, or set push.default"
-            )));
+            return Err(Error::declined(
+                "push_default_nothing",
+                format!(
+                    "push.default is `nothing` in your git configuration, so git pushes {base} nowhere without being told where; land with `--onto BRANCH`, or set push.default"
+                ),
+            ));
         }
         // `current`, `matching`: the branch of the same name.
         "current" | "matching" => base,
         _ if branch != base => {
-            return Err(Error::refused(format!(
-                "{base} tracks {branch} of {remote}, a branch of another name, and git's push.default ({rule}) pushes a branch only to its own name, so landing would not move {branch} of {remote}: nothing was landed. Land on {branch} with `nodwyn land --onto {branch}`, or push to upstreams with `git config push.default upstream`"
-            )));
+            return Err(Error::declined(
+                "upstream_of_another_name",
+                format!(
+                    "{base} tracks {branch} of {remote}, a branch of another name, and git's push.default ({rule}) pushes a branch only to its own name, so landing would not move {branch} of {remote}: nothing was landed. Land on {branch} with `nodwyn land --onto {branch}`, or push to upstreams with `git config push.default upstream`"
+                ),
+            ));
         }
         _ => base,
     };
@@ -151,9 +166,10 @@ fn remote_branch(
     what: &str,
 ) -> Result<RemoteBranch, Error> {
     if remote.starts_with('-') || branch.starts_with('-') {
-        return Err(Error::refused(format!(
-            "{what} ({remote} {branch}) could be read as an option; landing refuses it"
-        )));
+        return Err(Error::declined(
+            "option_like_name",
+            format!("{what} ({remote} {branch}) could be read as an option; landing refuses it"),
+        ));
     }
     Ok(RemoteBranch {
         remote: remote.to_owned(),
@@ -176,9 +192,12 @@ fn refuse_lfs_endpoints_of_the_repository(
     let Some((key, url)) = chosen.first() else {
         return Ok(());
     };
-    Err(Error::refused(format!(
-        "the repository's .lfsconfig sends LFS objects to {url} ({key}), which is repository content choosing where the landing's files go, so nothing was landed; if that is where they belong, set it in your own git configuration (`git config {key} {url}` in the repository), or take it out of .lfsconfig"
-    )))
+    Err(Error::declined(
+        "lfs_endpoint_refused",
+        format!(
+            "the repository's .lfsconfig sends LFS objects to {url} ({key}), which is repository content choosing where the landing's files go, so nothing was landed; if that is where they belong, set it in your own git configuration (`git config {key} {url}` in the repository), or take it out of .lfsconfig"
+        ),
+    ))
 }
 
 /// Refuses a `core.hooksPath` inside the worktree: whoever can write the worktree (the agent)
@@ -194,10 +213,13 @@ fn refuse_hooks_inside(config: &config::Config, dir: &Path) -> Result<(), Error>
         || normalise(&hooks).starts_with(normalise(dir))
         || lower(&hooks_real).starts_with(&lower(&dir_real))
     {
-        return Err(Error::refused(format!(
-            "core.hooksPath is {}, inside the session's worktree, where the agent could have written the hooks; landing refuses to run them (set core.hooksPath elsewhere, or unset it)",
-            hooks.display()
-        )));
+        return Err(Error::declined(
+            "hooks_in_worktree",
+            format!(
+                "core.hooksPath is {}, inside the session's worktree, where the agent could have written the hooks; landing refuses to run them (set core.hooksPath elsewhere, or unset it)",
+                hooks.display()
+            ),
+        ));
     }
     Ok(())
 }
