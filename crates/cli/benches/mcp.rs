@@ -3,7 +3,8 @@
 //! (initialize, `worktree_create`, then `fs_read` again and again), against `nodwyn call fs-read`
 //! of the same file in the same session, a process each time. Medians side by side.
 //!
-//! Run: `cargo bench -p nodwyn --bench mcp` (optionally `-- --runs N`).
+//! Run: `cargo bench -p nodwyn --bench mcp` (optionally `-- --runs N`; `-- --allow-toml` gives
+//! the repository a `.nodwyn/allow.toml`, which every call judges against).
 
 // A benchmark's output is its result.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -66,6 +67,11 @@ fn main() {
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     let bench = Bench::new();
     let repo = bench.readme_repository();
+    let with_allow_toml = std::env::args().any(|a| a == "--allow-toml");
+    if with_allow_toml {
+        std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
+        std::fs::write(repo.join(".nodwyn/allow.toml"), "writes = [\"docs/**\"]\n").unwrap();
+    }
 
     let mut server = bench
         .command(nodwyn, &repo, &["mcp"])
@@ -105,7 +111,12 @@ fn main() {
     drop(client);
     let _ = server.wait();
     let (over_mcp, processes) = (median(over_mcp), median(processes));
-    println!("one fs-read call, median of {runs} alternating runs:");
+    let standing = if with_allow_toml {
+        ", with an allow.toml"
+    } else {
+        ""
+    };
+    println!("one fs-read call{standing}, median of {runs} alternating runs:");
     println!("  over MCP (one nodwyn mcp server)   {:>9}", ms(over_mcp));
     println!(
         "  nodwyn call, a process each        {:>9}  ({:.0}x the MCP call)",
