@@ -223,3 +223,28 @@ fn a_worktreeinclude_the_repository_tracks_copies_no_credential_file() {
     let made = env.new_worktree(&repo);
     assert_eq!(strings(&made["included"]), [".env", "target/"], "{made}");
 }
+
+#[test]
+fn a_folder_named_inside_an_ignored_folder_is_copied_without_the_rest_of_it() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), "build/\n");
+    env.commit_all(&repo, "ignores");
+    write(&repo.join("build/cache/objects.bin"), "warm\n");
+    write(&repo.join("build/out/app"), "binary\n");
+    write(&repo.join(".worktreeinclude"), "build/cache/\n");
+    let made = env.new_worktree(&repo);
+    let path = PathBuf::from(made["path"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(path.join("build/cache/objects.bin")).unwrap(),
+        "warm\n",
+        "{made}"
+    );
+    assert!(!path.join("build/out").exists(), "{made}");
+    assert!(
+        strings(&made["included"])
+            .iter()
+            .any(|p| p.starts_with("build/cache")),
+        "{made}"
+    );
+}

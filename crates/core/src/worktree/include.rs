@@ -154,9 +154,10 @@ impl Patterns {
     }
 }
 
-/// The literal folder part a pattern starts with: up to the last `/` before any glob character.
+/// The literal folder part a pattern starts with: up to the last `/` before any glob character
+/// (`build/` for `build/cache/`, a folder inside a folder git may list as one ignored entry).
 fn literal_folder(pattern: &str) -> String {
-    let pattern = pattern.trim_start_matches('/');
+    let pattern = pattern.trim_start_matches('/').trim_end_matches('/');
     let literal_end = pattern.find(['*', '?', '[', '\\']).unwrap_or(pattern.len());
     let literal = &pattern[..literal_end];
     match literal.rfind('/') {
