@@ -335,15 +335,28 @@ fn a_worktree_whose_git_file_is_gone_is_never_judged_against_the_persons_checkou
 /// fill it (`fill`) and empty it again (`unfill`); `$NODWYN` is nodwyn. Returns what it printed,
 /// both streams together.
 fn with_a_small_data_disk(env: &TestEnv, dir: &Path, script: &str) -> String {
+    with_a_small_disk(env, dir, &env.data(), script)
+}
+
+/// As [`with_a_small_data_disk`], with the small file system at `disk` (a folder that may hold a
+/// repository); `fill KB` fills it but for KB kibibytes.
+fn with_a_small_disk(env: &TestEnv, dir: &Path, disk: &Path, script: &str) -> String {
     let prelude = r#"
         set -u
         saved=$(mktemp -d)
-        mkdir -p "$DATA"
-        cp -a "$DATA/." "$saved/"
-        mount -t tmpfs -o size=1m tmpfs "$DATA" || { echo "no small disk"; exit 97; }
-        cp -a "$saved/." "$DATA/"
-        fill() { dd if=/dev/zero of="$DATA/filler" bs=4k 2>/dev/null || true; }
-        unfill() { rm -f "$DATA/filler"; }
+        mkdir -p "$DISK"
+        cp -a "$DISK/." "$saved/"
+        mount -t tmpfs -o size=2m tmpfs "$DISK" || { echo "no small disk"; exit 97; }
+        cp -a "$saved/." "$DISK/"
+        fill() {
+            left=${1:-0}
+            free=$(df -k --output=avail "$DISK" | tail -1)
+            if [ "$free" -gt "$left" ]; then
+                dd if=/dev/zero of="$DISK/.filler" bs=1k count=$((free - left)) 2>/dev/null
+            fi
+            [ "$left" -gt 0 ] || dd if=/dev/zero of="$DISK/.filler2" bs=4k 2>/dev/null || true
+        }
+        unfill() { rm -f "$DISK/.filler" "$DISK/.filler2"; }
     "#;
     let output = std::process::Command::new("unshare")
         .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
@@ -353,6 +366,7 @@ fn with_a_small_data_disk(env: &TestEnv, dir: &Path, script: &str) -> String {
         .envs(env.vars())
         .env("NODWYN", nodwyn_tests::nodwyn_binary())
         .env("DATA", env.data())
+        .env("DISK", disk)
         .output()
         .unwrap();
     let said = format!(
@@ -455,4 +469,50 @@ fn a_torn_last_record_is_healed_once_and_warned_of_no_more() {
         .filter(|l| l.contains(r#""type":"log.torn""#))
         .count();
     assert_eq!(torn, 1, "{text}");
+}
+
+#[test]
+fn a_fast_forward_of_the_persons_checkout_cut_short_by_a_full_disk_is_put_back() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    // The work: files enough that the checkout's disk fills while git writes them.
+    let block = "x".repeat(16 * 1024);
+    for i in 0..24 {
+        write(&wt.join(format!("data/part-{i:02}.txt")), &block);
+    }
+    env.commit_all(&wt, "the data");
+    let said = with_a_small_disk(
+        &env,
+        &repo,
+        &repo,
+        &format!(
+            r#"
+            fill 96
+            "$NODWYN" land {id}; echo "landed=$?"
+            unfill
+            echo "--- status"; git status --porcelain; echo "--- end"
+            "#
+        ),
+    );
+    assert_eq!(
+        env.git(&remote, &["show", "main:data/part-23.txt"]).len(),
+        block.len(),
+        "the landing reached origin: {said}"
+    );
+    let status = said
+        .split("--- status")
+        .nth(1)
+        .and_then(|rest| rest.split("--- end").next())
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+    assert!(
+        status.is_empty(),
+        "the checkout is as it was: {status:?}\n{said}"
+    );
+    assert!(
+        said.contains("stopped midway") && said.contains("put back"),
+        "{said}"
+    );
 }

@@ -8,6 +8,10 @@
 //! files are missing and which differ; [`write_from_index`] then writes those from the index.
 //! What the caller does with a differing file (a file written in part, or one a person changed
 //! meanwhile) before it is written again is the caller's to decide: it should keep a copy.
+//!
+//! A fast-forward of a checkout (`git merge --ff-only`) cut short the same way (a full disk)
+//! leaves the branch where it was and some files already at the new commit. [`put_back_move`]
+//! puts exactly those files back.
 
 use std::path::Path;
 
@@ -80,6 +84,90 @@ pub fn write_from_index(worktree: &Path, paths: &[String]) -> Result<(), Error> 
     GitCommand::new(worktree)
         .args(["checkout-index", "--force", "-z", "--stdin"])
         .input(input)
+        .run()
+        .map(drop)
+}
+
+/// The files a fast-forward of the checkout `dir` from `from` to `to` that failed had already
+/// written: those the two commits differ in that now hold `to`'s content rather than `from`'s.
+pub fn moved_files(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
+    let stdout = GitCommand::new(dir)
+        .read_only()
+        .args(["diff", "--name-only", "-z", "--no-renames", from, to, "--"])
+        .run()?;
+    let mut moved = Vec::new();
+    for path in nul_records(&stdout) {
+        let now = std::fs::symlink_metadata(dir.join(&path))
+            .ok()
+            .filter(std::fs::Metadata::is_file)
+            .and_then(|_| {
+                GitCommand::new(dir)
+                    .read_only()
+                    .args(["hash-object", "--", &path])
+                    .run_text()
+                    .ok()
+            });
+        let blob = |commit: &str| {
+            GitCommand::new(dir)
+                .read_only()
+                .args([
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    &format!("{commit}:{path}"),
+                ])
+                .run_text()
+                .ok()
+        };
+        let (before, after) = (blob(from), blob(to));
+        let present = std::fs::symlink_metadata(dir.join(&path)).is_ok();
+        let written = match &now {
+            // Where the old commit has no file, whatever is there is the move's (a merge never
+            // writes over a file git does not track): written whole or in part.
+            _ if before.is_none() => present,
+            // One that holds the new content.
+            Some(now) => after.as_deref() == Some(now.as_str()) && before.as_deref() != Some(now),
+            // One the old commit has that is gone (deleted, or removed to be written again).
+            None => !present,
+        };
+        if written {
+            moved.push(path);
+        }
+    }
+    Ok(moved)
+}
+
+/// Puts the files of `moved` (see [`moved_files`]) back as `from` has them: written again from
+/// it, or removed when `from` does not have them.
+pub fn put_back_move(dir: &Path, from: &str, moved: &[String]) -> Result<(), Error> {
+    let (kept, added): (Vec<&String>, Vec<&String>) = moved.iter().partition(|path| {
+        GitCommand::new(dir)
+            .read_only()
+            .args(["cat-file", "-e", &format!("{from}:{path}")])
+            .run()
+            .is_ok()
+    });
+    for path in added {
+        let file = dir.join(path);
+        std::fs::remove_file(&file).map_err(|source| Error::Io {
+            path: file.clone(),
+            source,
+        })?;
+        // The folders the move made for it go too, when nothing else is in them.
+        let mut folder = file.parent();
+        while let Some(empty) = folder.filter(|f| *f != dir) {
+            if std::fs::remove_dir(empty).is_err() {
+                break;
+            }
+            folder = empty.parent();
+        }
+    }
+    if kept.is_empty() {
+        return Ok(());
+    }
+    GitCommand::new(dir)
+        .args(["checkout", from, "--"])
+        .args(kept.iter().map(|p| format!(":(literal){p}")))
         .run()
         .map(drop)
 }

@@ -84,10 +84,38 @@ pub fn move_local_base(repository: &Path, base: &str, landed: &str) -> Result<Lo
             checkout: checkout.path,
         }),
         Err(e) => Ok(LocalBase::Left {
-            why: format!(
-                "git merge --ff-only in {} did not move it: {e}",
-                checkout.path.display()
-            ),
+            why: after_a_failed_move(&checkout.path, &tip, landed, &e),
         }),
+    }
+}
+
+/// What a fast-forward of the checkout `dir` that failed left, said truly: git may have written
+/// some of the landed commit's files before it stopped (a full disk), and those are put back, so
+/// the checkout is as it was; or, when that fails too, each is named with how to finish.
+fn after_a_failed_move(dir: &Path, from: &str, to: &str, error: &nodwyn_git::Error) -> String {
+    let shown = dir.display();
+    let moved = match nodwyn_git::repair::moved_files(dir, from, to) {
+        Ok(moved) => moved,
+        Err(why) => {
+            return format!(
+                "git merge --ff-only in {shown} did not move it ({error}), and what it left could not be read ({why}): check `git -C {shown} status`"
+            );
+        }
+    };
+    if moved.is_empty() {
+        return format!(
+            "git merge --ff-only in {shown} did not move it, and left its files as they were: {error}"
+        );
+    }
+    match nodwyn_git::repair::put_back_move(dir, from, &moved) {
+        Ok(()) => format!(
+            "git merge --ff-only in {shown} stopped midway ({error}); the {} file(s) it had written were put back, so the checkout is as it was",
+            moved.len()
+        ),
+        Err(why) => format!(
+            "git merge --ff-only in {shown} stopped midway ({error}) and {} file(s) there now hold the landed commit's content ({}), which could not be put back ({why}); finish with `git -C {shown} merge --ff-only {to}`, or put them back with `git -C {shown} checkout HEAD -- .`",
+            moved.len(),
+            super::named(&moved)
+        ),
     }
 }
