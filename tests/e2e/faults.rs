@@ -516,3 +516,26 @@ fn a_fast_forward_of_the_persons_checkout_cut_short_by_a_full_disk_is_put_back()
         "{said}"
     );
 }
+
+#[test]
+fn a_worktree_that_git_could_not_make_on_a_full_disk_says_the_disk_is_full() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let block = "x".repeat(16 * 1024);
+    for i in 0..30 {
+        write(&repo.join(format!("part-{i:02}.txt")), &block);
+    }
+    env.commit_all(&repo, "parts");
+    let said = with_a_small_disk(
+        &env,
+        &repo,
+        &repo,
+        r#"
+        fill 64
+        "$NODWYN" --json worktree new; echo "made=$?"
+        "#,
+    );
+    assert!(said.contains("made=1"), "{said}");
+    assert!(said.contains(r#""kind": "disk_full""#), "{said}");
+    assert!(said.contains("is full"), "{said}");
+}

@@ -131,6 +131,16 @@ pub enum Error {
         /// How many files are in it.
         files: usize,
     },
+    /// Something failed on a disk that is full, though what failed did not say so.
+    #[error(
+        "the disk holding {disk} is full, so this failed; free some space and try again ({source})"
+    )]
+    DiskFull {
+        /// The folder on the full disk.
+        disk: PathBuf,
+        /// What failed.
+        source: Box<Error>,
+    },
     /// The worktree's making was cut short before it was recorded as made.
     #[error(
         "session {id}'s worktree {path} was never finished (its making was cut short), so it may hold only part of its branch's files; `nodwyn worktree resume {id}` finishes it"
@@ -302,6 +312,7 @@ impl Error {
             Error::AlreadyRemoved { .. } => "already_removed",
             Error::Unfinished { .. } => "worktree_unfinished",
             Error::NoLongerAWorktree { .. } => "not_a_worktree",
+            Error::DiskFull { .. } => "disk_full",
             Error::NotNodwyns(_) => "not_nodwyns",
             Error::FolderInTheWay(_) => "worktree_exists",
             Error::WouldDiscard { .. } => "worktree_dirty",
@@ -330,4 +341,13 @@ fn io_reason(error: &std::io::Error) -> String {
         }
         _ => error.to_string(),
     }
+}
+
+/// The nearest existing folder of `path` when the disk holding it has less than a mebibyte left
+/// for unprivileged writers.
+pub(crate) fn full_disk_at(path: &std::path::Path) -> Option<PathBuf> {
+    let folder = path.ancestors().find(|p| p.is_dir())?;
+    let stats = rustix::fs::statvfs(folder).ok()?;
+    let available = stats.f_bavail.saturating_mul(stats.f_frsize);
+    (available < 1 << 20).then(|| folder.to_path_buf())
 }

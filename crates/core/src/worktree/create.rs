@@ -240,13 +240,15 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         (added, count.join())
     });
     if let Err(failure) = added {
-        return Err(handle_failed_add(
-            &stored.log,
-            &stored.id,
-            &facts,
-            failure,
-            fresh,
-        ));
+        let error = handle_failed_add(&stored.log, &stored.id, &facts, failure, fresh);
+        // git's own words for a full disk seldom say so ("Could not reset index file").
+        return Err(match crate::error::full_disk_at(&facts.path) {
+            Some(disk) => Error::DiskFull {
+                disk,
+                source: Box::new(error),
+            },
+            None => error,
+        });
     }
     // The worktree exists now: what follows is bookkeeping, and a failure in it is reported in
     // the result rather than leaving a worktree the log does not know.
