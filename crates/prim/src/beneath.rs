@@ -215,7 +215,7 @@ impl Beneath {
     }
 
     /// Removes what a write of this file that was killed left beside it: files of the shape of
-    /// [`Beneath::temporary_name`] for this name (whole or in part, the file itself never
+    /// `.NAME.nodwyn-PID-N` ([`is_leftover`]) for this name (whole or in part, the file itself never
     /// became them). Returns how many went.
     pub fn remove_leftovers(&self) -> usize {
         let Ok(dir) = rustix::fs::Dir::read_from(&self.folder) else {
