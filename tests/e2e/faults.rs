@@ -539,3 +539,36 @@ fn a_worktree_that_git_could_not_make_on_a_full_disk_says_the_disk_is_full() {
     assert!(said.contains(r#""kind": "disk_full""#), "{said}");
     assert!(said.contains("is full"), "{said}");
 }
+
+#[test]
+fn a_removal_killed_before_it_was_recorded_loses_no_commit_and_resume_makes_the_worktree_again() {
+    let env = TestEnv::new();
+    let (repo, _remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("work.txt"), "committed work\n");
+    env.commit_all(&wt, "the work");
+    let head = env.git(&wt, &["rev-parse", "HEAD"]);
+    write(&wt.join("scratch.txt"), "discarded by --force\n");
+    // Killed once git removed the folder, before the branch was settled or anything recorded.
+    let killed = env.nodwyn_killed_at(
+        &repo,
+        &["worktree", "remove", &id, "--force"],
+        "removed-unrecorded",
+    );
+    assert_ne!(killed.code, 0);
+    assert!(!wt.exists());
+    assert!(!env.has_record(&id, "worktree.remove"));
+    let branch = format!("nodwyn/{id}");
+    assert_eq!(
+        env.git(&repo, &["rev-parse", &branch]),
+        head,
+        "the commit is kept"
+    );
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", &id]);
+    assert_eq!(resumed["restored"], true, "{resumed}");
+    assert_eq!(resumed["branch_reused"], true, "{resumed}");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("work.txt")).unwrap(),
+        "committed work\n"
+    );
+}

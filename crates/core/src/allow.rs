@@ -44,10 +44,13 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
     refuse_link(folder)?;
     refuse_link(&path)?;
     if nodwyn_git::untracked::is_tracked(repository, ".nodwyn/allow.toml")? {
-        return Err(Error::Refused(format!(
-            "{} is committed to the repository, where nodwyn does not trust it; untrack it first (`git rm --cached .nodwyn/allow.toml`)",
-            path.display()
-        )));
+        return Err(Error::declined(
+            "allow_toml_committed",
+            format!(
+                "{} is committed to the repository, where nodwyn does not trust it; untrack it first (`git rm --cached .nodwyn/allow.toml`)",
+                path.display()
+            ),
+        ));
     }
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
@@ -55,18 +58,25 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
         Err(e) => return Err(Error::io(&path)(e)),
     };
     nodwyn_guard::StandingAnswers::parse(&text).map_err(|e| {
-        Error::Refused(format!(
-            "{} cannot be read ({e}); fix it by hand first",
-            path.display()
-        ))
+        Error::declined(
+            "allow_toml_unreadable",
+            format!(
+                "{} cannot be read ({e}); fix it by hand first",
+                path.display()
+            ),
+        )
     })?;
-    let mut document: DocumentMut = text
-        .parse()
-        .map_err(|e| Error::Refused(format!("{} cannot be read: {e}", path.display())))?;
+    let mut document: DocumentMut = text.parse().map_err(|e| {
+        Error::declined(
+            "allow_toml_unreadable",
+            format!("{} cannot be read: {e}", path.display()),
+        )
+    })?;
     let (key, value) = match answer {
         StandingAnswer::Command(words) => {
             if words.is_empty() || words.iter().any(|w| w.is_empty()) {
-                return Err(Error::Refused(
+                return Err(Error::declined(
+                    "empty_command_prefix",
                     "a command prefix needs at least one word, none of them empty".to_owned(),
                 ));
             }
@@ -83,10 +93,13 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
         .entry(key)
         .or_insert_with(|| Item::Value(Value::Array(Array::new())));
     let Some(list) = list.as_array_mut() else {
-        return Err(Error::Refused(format!(
-            "`{key}` in {} is not a list; fix it by hand first",
-            path.display()
-        )));
+        return Err(Error::declined(
+            "allow_toml_not_a_list",
+            format!(
+                "`{key}` in {} is not a list; fix it by hand first",
+                path.display()
+            ),
+        ));
     };
     let shown = value.to_string();
     let added = !list.iter().any(|v| v.to_string().trim() == shown.trim());
@@ -95,9 +108,10 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
     }
     let new_text = document.to_string();
     nodwyn_guard::StandingAnswers::parse(&new_text).map_err(|e| {
-        Error::Refused(format!(
-            "that answer is not valid: {e}; nothing was written"
-        ))
+        Error::declined(
+            "bad_standing_answer",
+            format!("that answer is not valid: {e}; nothing was written"),
+        )
     })?;
     if added {
         std::fs::create_dir_all(folder).map_err(Error::io(folder))?;
@@ -113,10 +127,13 @@ pub fn allow(repository: &Path, answer: &StandingAnswer) -> Result<Allowed, Erro
 
 fn refuse_link(path: &Path) -> Result<(), Error> {
     match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => Err(Error::Refused(format!(
-            "{} is a link; nodwyn writes standing answers only into a plain file of the main checkout",
-            path.display()
-        ))),
+        Ok(meta) if meta.file_type().is_symlink() => Err(Error::declined(
+            "allow_toml_link",
+            format!(
+                "{} is a link; nodwyn writes standing answers only into a plain file of the main checkout",
+                path.display()
+            ),
+        )),
         _ => Ok(()),
     }
 }

@@ -215,12 +215,10 @@ pub enum Error {
     /// A primitive refused or failed.
     #[error(transparent)]
     Prim(#[from] nodwyn_prim::Error),
-    /// The guard (or the person it asked) refused an agent's call.
-    #[error("{0}")]
-    Refused(String),
-    /// An agent's call the guard did not allow, with a stable code: `needs_person` (a question
-    /// with nobody at a terminal to answer it), `declined` (the person said no),
-    /// `refused_by_guard` (a rule, the judge).
+    /// A refusal with a stable code: of an agent's call the guard did not allow (`needs_person`,
+    /// a question with nobody at a terminal to answer it; `declined`, the person said no;
+    /// `refused_by_guard`, a rule or the judge), or of anything else asked (`session_closed`,
+    /// `bad_name`, ...). Every refusal has a code of its own.
     #[error("{sentence}")]
     Declined {
         /// The stable code.
@@ -245,6 +243,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// A refusal with a stable `code` for programs and this sentence for people.
+    pub(crate) fn declined(code: &'static str, sentence: impl Into<String>) -> Self {
+        Error::Declined {
+            code,
+            sentence: sentence.into(),
+        }
+    }
+
     pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
         move |source| Error::Io {
             path: path.to_path_buf(),
@@ -324,7 +330,6 @@ impl Error {
             Error::PullRequest(_) => "pr_ref_error",
             Error::PullRequestTaken(_) => "pr_worktree_exists",
             Error::Prim(error) => error.code(),
-            Error::Refused(_) => "refused",
             Error::Declined { code, .. } => code,
             Error::TaskRoot { .. } => "task_root",
             Error::Guard(_) => "guard",

@@ -105,9 +105,12 @@ pub fn scan_revisions(dir: &Path, range: &str) -> Result<Report, Error> {
     // An empty side is HEAD, as git reads it.
     for side in sides.into_iter().filter(|side| !side.is_empty()) {
         if !nodwyn_git::repo::names_an_object(&top, side)? {
-            return Err(Error::Refused(format!(
-                "`{side}` is not a revision of this repository, so `{range}` cannot be scanned"
-            )));
+            return Err(Error::declined(
+                "bad_revision",
+                format!(
+                    "`{side}` is not a revision of this repository, so `{range}` cannot be scanned"
+                ),
+            ));
         }
     }
     let diff = nodwyn_git::diff::unified(dir, range)?;

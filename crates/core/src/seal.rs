@@ -33,17 +33,24 @@ impl Seal {
                 return Ok(Self { key });
             }
             Ok(_) => {
-                return Err(Error::Refused(format!(
-                    "{} is not a sealing key nodwyn made (it must be 32 bytes); remove it and nodwyn makes a new one (what it sealed is then asked again)",
-                    path.display()
-                )));
+                return Err(Error::declined(
+                    "bad_sealing_key",
+                    format!(
+                        "{} is not a sealing key nodwyn made (it must be 32 bytes); remove it and nodwyn makes a new one (what it sealed is then asked again)",
+                        path.display()
+                    ),
+                ));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(&path)(e)),
         }
         let mut key = [0u8; 32];
-        getrandom::fill(&mut key)
-            .map_err(|e| Error::Refused(format!("no random bytes for the sealing key: {e}")))?;
+        getrandom::fill(&mut key).map_err(|e| {
+            Error::declined(
+                "no_random_bytes",
+                format!("no random bytes for the sealing key: {e}"),
+            )
+        })?;
         std::fs::create_dir_all(home).map_err(Error::io(home))?;
         let mut options = std::fs::OpenOptions::new();
         options.write(true).create_new(true);

@@ -47,11 +47,14 @@ impl SessionRuntime {
         let followed = Followed::load(&stored)?;
         let session = followed.session();
         if !session.open {
-            return Err(Error::Refused(format!(
-                "session {} is closed; `nodwyn worktree resume {}` opens it again",
-                session.id,
-                session.id.short()
-            )));
+            return Err(Error::declined(
+                "session_closed",
+                format!(
+                    "session {} is closed; `nodwyn worktree resume {}` opens it again",
+                    session.id,
+                    session.id.short()
+                ),
+            ));
         }
         Ok(Arc::new(Self {
             store,
@@ -163,10 +166,10 @@ impl SessionRuntime {
     pub fn move_to_worktree(&self, request: &NewWorktree) -> Result<Created, Error> {
         let session = self.session()?;
         if session.active_worktree().is_some() {
-            return Err(Error::Refused(format!(
-                "session {} has a worktree already",
-                session.id
-            )));
+            return Err(Error::declined(
+                "has_worktree",
+                format!("session {} has a worktree already", session.id),
+            ));
         }
         let _lock = self.stored.log.lock()?;
         let request = NewWorktree {

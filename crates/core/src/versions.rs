@@ -85,11 +85,14 @@ fn refuse_unless_the_sessions_own(
         verdict.decision,
         Decision::Refuse | Decision::Ask(nodwyn_guard::AskKind::Security)
     ) {
-        return Err(Error::Refused(format!(
-            "version {version}'s record names {}, which it cannot write back ({}); give --to PATH to write it where you choose",
-            path.display(),
-            verdict.why
-        )));
+        return Err(Error::declined(
+            "version_unwritable",
+            format!(
+                "version {version}'s record names {}, which it cannot write back ({}); give --to PATH to write it where you choose",
+                path.display(),
+                verdict.why
+            ),
+        ));
     }
     Ok(())
 }
@@ -114,16 +117,19 @@ pub fn restore(
     };
     let folder = path.parent().unwrap_or(Path::new("/"));
     if !folder.is_dir() {
-        return Err(Error::Refused(match to {
-            Some(_) => format!(
-                "the folder {} does not exist; make it first, or give --to a path in a folder that exists",
-                folder.display()
-            ),
-            None => format!(
-                "{} no longer exists (was the worktree removed?); give --to PATH to write version {version} elsewhere",
-                folder.display()
-            ),
-        }));
+        return Err(Error::declined(
+            "folder_missing",
+            match to {
+                Some(_) => format!(
+                    "the folder {} does not exist; make it first, or give --to a path in a folder that exists",
+                    folder.display()
+                ),
+                None => format!(
+                    "{} no longer exists (was the worktree removed?); give --to PATH to write version {version} elsewhere",
+                    folder.display()
+                ),
+            },
+        ));
     }
     let file = nodwyn_prim::beneath::Beneath::for_session(&session.root, &path)?;
     let before = versions.replace(&file, &content, "nodwyn versions restore")?;

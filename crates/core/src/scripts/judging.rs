@@ -291,7 +291,8 @@ impl StrategyJudge<'_> {
         match answer.map(|value| value.json) {
             None | Some(Some(Value::Bool(false))) => Ok(None),
             Some(Some(Value::String(reason))) => Ok(Some(reason)),
-            Some(_) => Err(Error::Refused(
+            Some(_) => Err(Error::declined(
+                "bad_on_call_answer",
                 "(on-call call) must give #f or the reason to refuse (a string)".to_owned(),
             )),
         }

@@ -137,7 +137,7 @@ pub fn compose(
                         .as_ref()
                         .is_some_and(|trusted| !trusted.iter().any(|a| a.name == name)) =>
                 {
-                    return Err(Error::Refused(format!(
+                    return Err(Error::declined("sub_agent_unapproved", format!(
                         "no sub-agent `{name}` may run here: the repository's .nodwyn/prompts.scm is not part of an approved strategy, so what it declares is not offered (declare it in your own prompts.scm, or in an init.scm you approve)"
                     )));
                 }
@@ -282,7 +282,7 @@ pub fn on_turn(
         None | Some(Some(serde_json::Value::Bool(false))) => None,
         Some(Some(serde_json::Value::String(text))) => Some(text),
         Some(_) => {
-            return Err(Error::Refused(
+            return Err(Error::declined("bad_on_turn_answer", 
                 "the strategy's (on-turn task) must give the message to send (a string) or #f to send it unchanged".to_owned(),
             ));
         }
@@ -383,7 +383,7 @@ fn with_scripts_kept<T>(
     };
     let user = match &options.user_prompts {
         Some(path) => strategy::read_own(path)
-            .map_err(Error::Refused)?
+            .map_err(|why| Error::declined("strategy_unreadable", why))?
             .map(|text| (path.clone(), text)),
         None => None,
     };
@@ -394,7 +394,8 @@ fn with_scripts_kept<T>(
         None => root.clone(),
     };
     let repository = match &scheme_root {
-        Some(root) => strategy::read_prompts(root).map_err(Error::Refused)?,
+        Some(root) => strategy::read_prompts(root)
+            .map_err(|why| Error::declined("strategy_unreadable", why))?,
         None => None,
     };
     // The person is asked about the strategy before the host takes them over for primitive calls.

@@ -22,7 +22,8 @@ pub struct Comments {
 /// The message for the session, checked against `review` (the session's changes now).
 pub fn message(review: &Review, comments: &Comments) -> Result<String, Error> {
     if comments.note.is_none() && comments.lines.is_empty() && comments.files.is_empty() {
-        return Err(Error::Refused(
+        return Err(Error::declined(
+            "no_comment",
             "give at least one comment, file comment or note".to_owned(),
         ));
     }

@@ -24,10 +24,10 @@ pub(crate) fn record(
 ) -> Result<(), Error> {
     let fingerprint = nodwyn_git::fingerprint::fingerprint(path)?;
     let home = crate::store::Store::data_dir_of(log.path()).ok_or_else(|| {
-        Error::Refused(format!(
-            "{} is not in a data directory",
-            log.path().display()
-        ))
+        Error::declined(
+            "not_in_a_data_directory",
+            format!("{} is not in a data directory", log.path().display()),
+        )
     })?;
     let place = log.count()?;
     let seal = crate::seal::Seal::of(&home)?.sign(&crate::seal::config_sealed(

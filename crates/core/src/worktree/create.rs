@@ -334,7 +334,7 @@ pub fn branch_name(short: &str, name: Option<&str>) -> String {
 /// The branch `--onto` names, or the refusal of a name that is no branch.
 pub fn onto_branch(dir: &Path, onto: &str) -> Result<LandingBranch, Error> {
     landing_branch(dir, onto)?.ok_or_else(|| {
-        Error::Refused(format!(
+        Error::declined("onto_not_a_branch", format!(
             "`{onto}` is not a branch (a local one, or a remote-tracking one such as origin/main), so nothing can land on it"
         ))
     })
@@ -357,9 +357,10 @@ pub fn slug(name: &str) -> Result<String, Error> {
     slug.truncate(LONGEST_NAME);
     let slug = slug.trim_end_matches('-').to_owned();
     if slug.is_empty() {
-        return Err(Error::Refused(format!(
-            "`{name}` gives no name a branch can carry: use letters or digits"
-        )));
+        return Err(Error::declined(
+            "bad_name",
+            format!("`{name}` gives no name a branch can carry: use letters or digits"),
+        ));
     }
     Ok(slug)
 }

@@ -132,7 +132,9 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
         error: None,
     };
     let read = || -> Result<(Option<usize>, Option<usize>, bool, bool), Error> {
-        let base = base.as_ref().map_err(|e| Error::Refused(e.clone()))?;
+        let base = base
+            .as_ref()
+            .map_err(|e| Error::declined("base_unreadable", e.clone()))?;
         let bases = Bases::with_tips(facts, base.tips.clone());
         let tip = branch_tip(&facts.repository, &facts.branch)?;
         let ahead = match &tip {

@@ -37,18 +37,25 @@ pub(crate) fn remove_worktree(
         checked_out_elsewhere(&facts.repository, &facts.branch, &facts.path)?
     {
         // Nothing is recorded that did not happen: the worktree lives on where git says it is.
-        return Err(Error::Refused(format!(
-            "the worktree of {} is now at {} (moved with `git worktree move`), so nodwyn removes nothing and records nothing; move it back to {}, or run `git worktree remove` there yourself",
-            facts.branch,
-            moved.display(),
-            facts.path.display()
-        )));
+        return Err(Error::declined(
+            "worktree_moved",
+            format!(
+                "the worktree of {} is now at {} (moved with `git worktree move`), so nodwyn removes nothing and records nothing; move it back to {}, or run `git worktree remove` there yourself",
+                facts.branch,
+                moved.display(),
+                facts.path.display()
+            ),
+        ));
     } else if facts.path.exists() {
-        return Err(Error::Refused(format!(
-            "{} is no longer a worktree git knows, so nodwyn leaves the folder and records nothing",
-            facts.path.display()
-        )));
+        return Err(Error::declined(
+            "not_a_worktree",
+            format!(
+                "{} is no longer a worktree git knows, so nodwyn leaves the folder and records nothing",
+                facts.path.display()
+            ),
+        ));
     }
+    nodwyn_prim::fault::point("removed-unrecorded");
     let branch = settle_branch(facts)?;
     log.append(&Record::new(
         Timestamp::now(),

@@ -47,18 +47,24 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
     }
     let others = crate::worktree::verdict::other_claimants(store, facts, &session.id)?;
     if !others.is_empty() {
-        return Err(Error::Refused(format!(
-            "{} stays: {}",
-            facts.path.display(),
-            crate::worktree::verdict::claimed_by_others(&others)
-        )));
+        return Err(Error::declined(
+            "claimed_by_others",
+            format!(
+                "{} stays: {}",
+                facts.path.display(),
+                crate::worktree::verdict::claimed_by_others(&others)
+            ),
+        ));
     }
     if !force && session.landing.is_some() {
-        return Err(Error::Refused(format!(
-            "{} stays: {}; `--force` removes it all the same",
-            facts.path.display(),
-            crate::worktree::verdict::landing_in_progress(&facts.branch)
-        )));
+        return Err(Error::declined(
+            "landing_in_progress",
+            format!(
+                "{} stays: {}; `--force` removes it all the same",
+                facts.path.display(),
+                crate::worktree::verdict::landing_in_progress(&facts.branch)
+            ),
+        ));
     }
     let mut discarded = Vec::new();
     if std::fs::symlink_metadata(&facts.path).is_ok() {
