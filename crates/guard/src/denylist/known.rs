@@ -54,6 +54,9 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/*key.pem", "a PEM private key"),
     ("**/privkey*.pem", "a PEM private key"),
     ("**/*private*.pem", "a PEM private key"),
+    // Raw keys kept as binaries and named as keys (ESP-IDF's `flash_encryption_key.bin`,
+    // `hmac_key.bin`, an AES `key.bin`); a public or verification key's is not one (below).
+    ("**/{key,*[-_]key}.bin", "a raw key file"),
     ("**/ssl/private/**", "a folder of TLS private keys"),
     ("**/private_keys/**", "a folder of private keys (Puppet)"),
     ("**/.netrc", "a netrc file"),
@@ -384,6 +387,9 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/{.subversion,Subversion}/auth/**",
         "Subversion's cached credentials",
     ),
+    // Perforce's login tickets (`p4 login`): `~/.p4tickets`, and `p4tickets.txt` in the
+    // profile folder on Windows.
+    ("**/{.p4tickets,p4tickets.txt}", "Perforce's login tickets"),
     ("**/.authinfo", "an auth-source file (it holds passwords)"),
     (
         "**/.authinfo.gpg",
@@ -509,6 +515,19 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/ngrok.yml", "ngrok's authtoken"),
     ("**/stripe/config.toml", "Stripe CLI keys"),
     ("**/.sentryclirc", "a Sentry auth token"),
+    // Datadog's command line (`~/.dogrc`) and its agent's configuration, which holds the API
+    // key (`/etc/datadog-agent`, `~/.datadog-agent` on macOS, `C:\ProgramData\Datadog`).
+    ("**/.dogrc", "Datadog's API and application keys"),
+    (
+        "**/{datadog-agent,.datadog-agent,ProgramData/Datadog}/datadog.yaml",
+        "the Datadog agent's configuration (it holds the API key)",
+    ),
+    // Developer tools' accounts: WakaTime's API key, PlatformIO's signed-in session.
+    ("**/.wakatime.cfg", "WakaTime's API key"),
+    (
+        "**/.platformio/appstate.json",
+        "PlatformIO's account session",
+    ),
     ("**/{.mc,.mcli}/config.json", "MinIO client credentials"),
     ("**/.jfrog/jfrog-cli.conf*", "JFrog CLI credentials"),
     ("**/.s3cfg", "s3cmd credentials"),
@@ -1140,6 +1159,7 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     "**/*.pub",
     "**/*public*.pem",
     "**/*public*.key",
+    "**/*{public,pub,verification,verify}[-_]key.bin",
     "**/.ssh/known_hosts",
     "**/.ssh/known_hosts.old",
     // Java trust stores hold only the certificates a client trusts, which anyone may read (a
