@@ -1027,6 +1027,31 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
     ("**/microk8s/*/credentials/**", "MicroK8s credentials"),
     ("**/ntds.dit", "Active Directory's database"),
+    // Security tools' records of what they took or cracked: secretsdump's dumped hashes
+    // (`-outputfile NAME` writes `NAME.ntds`, `.ntds.cleartext`, `.ntds.kerberos`), John the
+    // Ripper's and hashcat's pot files of cracked passwords (`john.pot`, `hashcat.potfile`, one
+    // named by `--pot`), a cracker's output named as its guides name it (`-o cracked.txt`),
+    // Metasploit's database login, loot and console history, and ProjectDiscovery tools' API
+    // keys (subfinder's, uncover's, cloudlist's and notify's `provider-config.yaml`). A `*.pot`
+    // is gettext's template as often, and a `loot/` folder a game's.
+    ("**/*.ntds", "secretsdump's dumped hashes"),
+    (
+        "**/*.ntds.{cleartext,kerberos}",
+        "secretsdump's dumped keys",
+    ),
+    ("**/john.pot", "John the Ripper's cracked passwords"),
+    ("**/.john/*.pot", "John the Ripper's cracked passwords"),
+    ("**/*.potfile", "hashcat's cracked passwords"),
+    ("**/*cracked*.{txt,csv,lst}", "cracked passwords"),
+    (
+        "**/.msf4/{database.yml,history}",
+        "Metasploit's database login or console history",
+    ),
+    ("**/.msf4/loot/**", "Metasploit's loot"),
+    (
+        "**/{subfinder,uncover,cloudlist,notify}/provider-config.yaml",
+        "a ProjectDiscovery tool's API keys",
+    ),
     // A dump of LSASS's memory holds the signed-in accounts' hashes and tickets (Task Manager's
     // `lsass.DMP`, procdump's `lsass.exe_240101_120000.dmp`).
     (
