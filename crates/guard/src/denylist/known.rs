@@ -617,6 +617,25 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/gopass/stores/**", "a gopass store"),
     ("**/{.lpass,.local/share/lpass}/**", "LastPass CLI's vault"),
     ("**/*.kdbx", "a KeePass database"),
+    // Cryptocurrency wallets: Bitcoin Core's and its forks' `wallet.dat`, Electrum's wallets
+    // (`~/.electrum/wallets`, `%APPDATA%\Electrum\wallets`, a testnet's), Exodus' wallet folder,
+    // geth's key files (`keystore/UTC--...`, Web3 Secret Storage), the Solana CLI's keypair, and
+    // MetaMask's vault in a Chromium browser's extension storage (by its extension id).
+    ("**/wallet.dat", "a cryptocurrency wallet"),
+    (
+        "**/{.electrum,.electrum-*,Electrum,Electrum-*}/{wallets,*/wallets}/**",
+        "an Electrum wallet",
+    ),
+    ("**/exodus.wallet/**", "Exodus' wallet"),
+    (
+        "**/keystore/UTC--*",
+        "an Ethereum key file (Web3 Secret Storage)",
+    ),
+    ("**/.config/solana/id.json", "the Solana CLI's keypair"),
+    (
+        "**/Local Extension Settings/nkbihfbeogaeaoehlefnkodbefgpgknn/**",
+        "MetaMask's vault",
+    ),
     ("**/*.keyx", "a KeePassXC key file"),
     ("**/kwalletd/**", "a KDE wallet"),
     ("**/*.kwl", "a KDE wallet"),
