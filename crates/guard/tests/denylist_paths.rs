@@ -321,3 +321,106 @@ fn files_a_name_cannot_tell_are_judged_by_what_they_hold() {
         assert_eq!(judged.is_denied(), denied, "{path}: {judged:?}");
     }
 }
+
+/// A name the list denies until the file exists (a Kubernetes `secret.yaml`, a Flask instance's
+/// `config.py`, a sketch's secrets header) is judged, once it does, by what it holds: the secret
+/// written out, or the same file with its values empty, templated or read from elsewhere.
+#[test]
+fn names_denied_until_they_exist_are_then_judged_by_what_they_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path();
+    for folder in [
+        "k8s/base",
+        "k8s/overlays/dev",
+        "k8s/sa",
+        "k8s/multi",
+        "flaskr/instance",
+        "blog/instance",
+        "sketch",
+        "firmware/main",
+        "firmware/include",
+        "firmware/keys",
+    ] {
+        std::fs::create_dir_all(base.join(folder)).unwrap();
+    }
+    let files = [
+        (
+            "k8s/base/secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: aHVudGVyMg==\n",
+            true,
+        ),
+        (
+            "k8s/overlays/dev/secret.yml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\nstringData:\n  token: \"s3cr3t-t0ken\"\n",
+            true,
+        ),
+        // A Helm-style template outside a chart's templates folder, whose values are rendered.
+        (
+            "k8s/multi/secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\ndata:\n  token: {{ .Values.token | b64enc }}\n",
+            false,
+        ),
+        // A service account's token Secret, which the cluster fills in.
+        (
+            "k8s/sa/secret.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: build-robot\n  annotations:\n    kubernetes.io/service-account.name: build-robot\ntype: kubernetes.io/service-account-token\n",
+            false,
+        ),
+        (
+            "flaskr/instance/config.py",
+            "SECRET_KEY = '192b9bdd22ab9ed4d12e236c78afcb9a393ec15f71bbf5dc987d54727823bcbf'\n",
+            true,
+        ),
+        (
+            "blog/instance/config.py",
+            "import os\n\nSECRET_KEY = os.environ['SECRET_KEY']\nDEBUG = False\n",
+            false,
+        ),
+        (
+            "sketch/arduino_secrets.h",
+            "#define SECRET_SSID \"LabNet\"\n#define SECRET_PASS \"correct-horse-battery\"\n",
+            true,
+        ),
+        (
+            "firmware/main/wifi_credentials.h",
+            "#pragma once\nstatic const char WIFI_SSID[] = \"LabNet\";\nstatic const char WIFI_PASSWORD[] PROGMEM = \"correct-horse\";\n",
+            true,
+        ),
+        // Arduino's template as the IDE writes it, and one with placeholders.
+        (
+            "firmware/include/secrets.h",
+            "#define SECRET_SSID \"\"\n#define SECRET_PASS \"\"\n",
+            false,
+        ),
+        (
+            "sketch/network_secrets.h",
+            "#define WIFI_SSID \"your-ssid\"\n#define WIFI_PASSWORD \"YOUR_PASSWORD\"\n",
+            false,
+        ),
+        // An embedded project's key, by what it holds: the private key, and its public half.
+        (
+            "firmware/keys/root-ec-p256.pem",
+            "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEI\n-----END EC PRIVATE KEY-----\n",
+            true,
+        ),
+        (
+            "firmware/keys/root-ec-p256-pub.pem",
+            "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKo\n-----END PUBLIC KEY-----\n",
+            false,
+        ),
+    ];
+    let list = Denylist::standard();
+    for (path, content, denied) in files {
+        std::fs::write(base.join(path), content).unwrap();
+        let judged = list.judge(Path::new(path), base);
+        assert_eq!(judged.is_denied(), denied, "{path}: {judged:?}");
+    }
+    // Until they exist, the names are denied.
+    for path in [
+        "k8s/new/secret.yaml",
+        "api/instance/config.py",
+        "board/secrets.h",
+    ] {
+        assert!(list.judge(Path::new(path), base).is_denied(), "{path}");
+    }
+}

@@ -1187,6 +1187,47 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ),
 ];
 
+/// What an existing file of a name in [`DENIED_UNTIL_READ`] must hold to be denied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Holding {
+    /// A Kubernetes Secret with a value written out under `data:` or `stringData:` (not a Helm
+    /// template's `{{ }}`, not a Sealed Secret).
+    KubernetesSecret,
+    /// A secret assigned or defined as a string literal (`SECRET_KEY = '...'`,
+    /// `#define SECRET_PASS "..."`, not an empty one, a placeholder or one read from the
+    /// environment), a private key, or anything the scanner finds.
+    LiteralSecret,
+}
+
+/// Names that are credential files by name until they exist, and then only if what they hold
+/// says so: most hold a secret written out, but some are the same file with the values left
+/// empty or read from elsewhere, or another project's source of that name. (glob, what it is,
+/// what an existing one must hold.)
+pub(super) const DENIED_UNTIL_READ: &[(&str, &str, Holding)] = &[
+    // A Kubernetes Secret manifest kept as a kustomize base or beside a deployment names itself
+    // `secret.yaml` (a Helm chart's templates render one from values, below).
+    (
+        "**/secret.{yaml,yml}",
+        "a Kubernetes Secret manifest",
+        Holding::KubernetesSecret,
+    ),
+    // Flask's instance folder is where its guide keeps the secret key and the database's
+    // password, out of the repository (`app.config.from_pyfile('config.py')`).
+    (
+        "**/instance/config.py",
+        "a Flask instance's configuration (its secret key)",
+        Holding::LiteralSecret,
+    ),
+    // A sketch's or a firmware's secrets header, as Arduino's `arduino_secrets.h` is (Wi-Fi
+    // passwords, device keys); a library's `credentials.h` (gRPC's) declares types, and is not
+    // named.
+    (
+        "**/{secrets,*[-_]secrets,wifi[-_]credentials}.h",
+        "a sketch's or firmware's secrets header",
+        Holding::LiteralSecret,
+    ),
+];
+
 /// File names matched with their case, where a folder of the same name in another case is
 /// common in source trees (`src/cookies/`): Chromium's and Electron apps' cookie stores sit at
 /// the top of their folder in some of them (Opera, Slack).

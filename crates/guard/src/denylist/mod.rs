@@ -10,7 +10,9 @@
 //! `rule_by_content`): a `*.pem` is denied only if it holds a private key, a `*.json` if it is a
 //! cloud service-account key, a `*.conf` if it holds a WireGuard interface's or an inline
 //! private key, and names a name cannot tell (a project's `auth.json`, a shell startup file) by
-//! the credentials in them.
+//! the credentials in them. Some names are denied until the file exists and then judged by what
+//! it holds (see `DENIED_UNTIL_READ`): a Kubernetes `secret.yaml` with a value written out, a
+//! Flask instance's `config.py` or a sketch's `arduino_secrets.h` with a secret assigned.
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -29,7 +31,7 @@ pub use beneath::credential_files_beneath;
 pub use gitconfig::{git_config_holds_credentials, git_config_without_credentials, is_git_config};
 pub use inodes::{CredentialInodes, credential_files};
 
-use known::{DENIED, EXACT_NAMES, NOT_CREDENTIALS, is_template};
+use known::{DENIED, DENIED_UNTIL_READ, EXACT_NAMES, Holding, NOT_CREDENTIALS, is_template};
 
 /// The verdict on one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,6 +70,7 @@ impl Judged {
 /// The credential-file denylist.
 pub struct Denylist {
     denied: GlobSet,
+    denied_until_read: GlobSet,
     not_credentials: GlobSet,
 }
 
@@ -77,6 +80,7 @@ impl Denylist {
         static LIST: OnceLock<Denylist> = OnceLock::new();
         LIST.get_or_init(|| Denylist {
             denied: glob_set(DENIED.iter().map(|(g, _)| *g)),
+            denied_until_read: glob_set(DENIED_UNTIL_READ.iter().map(|(g, _, _)| *g)),
             not_credentials: glob_set(NOT_CREDENTIALS.iter().copied()),
         })
     }
@@ -102,7 +106,8 @@ impl Denylist {
     }
 
     /// The rule `path` falls under: by its name as given, by its name spelled plainly (see
-    /// [`lookalike`]), by the name a backup or editor copy was made from, or by what it holds.
+    /// [`lookalike`]), by the name a backup or editor copy was made from (a name of
+    /// [`DENIED_UNTIL_READ`] only while nothing of it can be read), or by what it holds.
     fn rule_for(&self, path: &Path) -> Option<String> {
         let folded = lookalike::fold(path);
         let originals = copied_from(&folded);
@@ -116,7 +121,26 @@ impl Denylist {
                 return Some(rule);
             }
         }
+        for name in names.iter().chain(originals.iter()) {
+            if let Some(rule) = self.rule_until_read(name, path) {
+                return Some(rule);
+            }
+        }
         rule_by_content(path)
+    }
+
+    /// The rule of [`DENIED_UNTIL_READ`] `name` falls under, for the file at `path`: by the name
+    /// while the file does not exist (or cannot be read), by what it holds once it does.
+    fn rule_until_read(&self, name: &Path, path: &Path) -> Option<String> {
+        if self.is_not_credential(name) {
+            return None;
+        }
+        let index = self.denied_until_read.matches(name).into_iter().next()?;
+        let (glob, what, holding) = DENIED_UNTIL_READ[index];
+        let Some(head) = head(path) else {
+            return Some(format!("{glob} ({what})"));
+        };
+        holds(holding, &head).then(|| format!("{glob} ({what}), holding one"))
     }
 
     fn rule_by_name(&self, path: &Path) -> Option<String> {
@@ -193,12 +217,13 @@ const SHELL_STARTUP: &[&str] = &[
 ];
 
 /// What an existing file's content says it is: a `*.pem` holding a private key, a `*.json`
-/// cloud service-account key, a Kubernetes Secret manifest, a Composer `auth.json`, RabbitMQ's
-/// `definitions.json` with its users' password hashes, a `*.rdp` saving its password, a `*.conf`
-/// or `*.netdev` holding a WireGuard interface's private key, a `*.conf` holding a private key
-/// inline (an OpenVPN client's `<key>`, its `<tls-auth>` static key), a shell startup file
-/// exporting a credential, or a file reached by one of several hard links that holds a private
-/// key or cloud credentials (the same file as `~/.ssh/id_rsa`, under another name).
+/// cloud service-account key, a Kubernetes Secret manifest with a value written out, a Composer
+/// `auth.json`, RabbitMQ's `definitions.json` with its users' password hashes, a `*.rdp` saving
+/// its password, a `*.conf` or `*.netdev` holding a WireGuard interface's private key, a `*.conf`
+/// holding a private key inline (an OpenVPN client's `<key>`, its `<tls-auth>` static key), a
+/// shell startup file exporting a credential, or a file reached by one of several hard links that
+/// holds a private key or cloud credentials (the same file as `~/.ssh/id_rsa`, under another
+/// name).
 fn rule_by_content(path: &Path) -> Option<String> {
     let extension = path
         .extension()
@@ -288,6 +313,85 @@ fn rule_by_content(path: &Path) -> Option<String> {
     None
 }
 
+/// Whether a file's start `head` holds what `holding` asks for.
+fn holds(holding: Holding, head: &[u8]) -> bool {
+    match holding {
+        Holding::KubernetesSecret => is_kubernetes_secret(head),
+        Holding::LiteralSecret => holds_literal_secret(head),
+    }
+}
+
+/// Whether a source or configuration file's start `head` holds a secret written out: a private
+/// key, anything the scanner finds, or a name for a secret (one with `PASS`, `PSK`, `SECRET`,
+/// `TOKEN` or `PRIVATE` in it, or ending in `KEY`) defined or assigned as a string literal that
+/// is neither empty nor a placeholder (`#define SECRET_PASS "..."`, `SECRET_KEY = '...'`,
+/// `const char* WIFI_PASSWORD = "...";`). One read from elsewhere (`os.environ[...]`,
+/// `SECRET_SSID`) writes nothing out.
+fn holds_literal_secret(head: &[u8]) -> bool {
+    if memchr::memmem::find(head, b"PRIVATE KEY-----").is_some()
+        || !crate::scan::Scanner::global().scan(head).is_empty()
+    {
+        return true;
+    }
+    String::from_utf8_lossy(head).lines().any(|line| {
+        let line = line.trim();
+        let (name, value) = if let Some(rest) = line.strip_prefix("#define") {
+            let rest = rest.trim_start();
+            rest.split_once(char::is_whitespace).unwrap_or((rest, ""))
+        } else {
+            match line.split_once('=') {
+                // The assigned name is the left side's last word but an attribute
+                // (`static const char SECRET_PASS[] PROGMEM = "..."`).
+                Some((left, right)) if !right.starts_with('=') => (
+                    left.rsplit([' ', '\t', '*', '&'])
+                        .find(|word| !word.is_empty() && *word != "PROGMEM")
+                        .unwrap_or_default(),
+                    right,
+                ),
+                _ => return false,
+            }
+        };
+        let name = name.trim().trim_end_matches("[]").to_ascii_uppercase();
+        let secret_name = ["PASS", "PSK", "SECRET", "TOKEN", "PRIVATE"]
+            .iter()
+            .any(|word| name.contains(word))
+            || name.ends_with("KEY");
+        secret_name && string_literal(value).is_some_and(|literal| !is_placeholder(literal))
+    })
+}
+
+/// The text of the string literal `value` starts with (`"..."`, `'...'`, a prefixed `r'...'` or
+/// `b"..."`, C++'s `R"(...)"`, a `PROGMEM` array's), when it starts with one.
+fn string_literal(value: &str) -> Option<&str> {
+    let value = value.trim_start();
+    let value = value
+        .strip_prefix(['r', 'R', 'b', 'B', 'u', 'U', 'f', 'F', 'L'])
+        .filter(|rest| rest.starts_with(['"', '\'']))
+        .unwrap_or(value);
+    let quote = value.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let body = &value[1..];
+    Some(body.find(quote).map_or(body, |end| &body[..end]))
+}
+
+/// Whether a literal is empty or stands for a value to be filled in (`""`, `"YOUR_PASSWORD"`,
+/// `"<token>"`, `"changeme"`, `"xxxxxxxx"`).
+fn is_placeholder(literal: &str) -> bool {
+    let lower = literal.trim().to_ascii_lowercase();
+    lower.is_empty()
+        || lower.starts_with('<')
+        || [
+            "your",
+            "xxx",
+            "changeme",
+            "change-me",
+            "change_me",
+            "placeholder",
+            "replace",
+        ]
+        .iter()
+        .any(|word| lower.contains(word))
+}
+
 /// Whether the file at `path` has more than one name (hard links).
 fn has_other_names(path: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -374,13 +478,65 @@ fn holds_wireguard_key(head: &[u8]) -> bool {
     section && key
 }
 
-/// Whether a YAML file's start `head` is a Kubernetes Secret manifest's (`kind: Secret`; a Sealed
-/// Secret, encrypted by design, is not).
+/// Whether a YAML file's start `head` is a Kubernetes Secret manifest's with a value written out:
+/// a document of `kind: Secret` with a value under `data:` or `stringData:`. A Sealed Secret,
+/// encrypted by design, is not; nor a Helm template's, whose values are rendered (`{{ }}`), nor
+/// a Secret that holds none (a service account's token, filled in by the cluster).
 fn is_kubernetes_secret(head: &[u8]) -> bool {
-    String::from_utf8_lossy(head).lines().any(|line| {
-        let line = line.trim();
-        line == "kind: Secret" || line == "kind: \"Secret\"" || line == "kind: 'Secret'"
-    })
+    let text = String::from_utf8_lossy(head);
+    // The indentation of the `data:` or `stringData:` whose values are being read.
+    let mut values_at: Option<usize> = None;
+    let (mut secret, mut value) = (false, false);
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if trimmed.starts_with("---") {
+            if secret && value {
+                return true;
+            }
+            (secret, value, values_at) = (false, false, None);
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        if let Some(at) = values_at {
+            if indent > at {
+                value |= trimmed
+                    .split_once(':')
+                    .is_some_and(|(_, v)| written_value(v));
+                continue;
+            }
+            values_at = None;
+        }
+        if matches!(
+            trimmed,
+            "kind: Secret" | "kind: \"Secret\"" | "kind: 'Secret'"
+        ) {
+            secret = true;
+        }
+        let rest = trimmed
+            .strip_prefix("data:")
+            .or_else(|| trimmed.strip_prefix("stringData:"));
+        match rest.map(str::trim) {
+            Some("") => values_at = Some(indent),
+            Some(inline) => {
+                value |= inline
+                    .trim_matches(['{', '}'])
+                    .split(',')
+                    .any(|pair| pair.split_once(':').is_some_and(|(_, v)| written_value(v)));
+            }
+            None => {}
+        }
+    }
+    secret && value
+}
+
+/// Whether a YAML value is written out: not empty and not rendered by a template (`{{ }}`); a
+/// block scalar (`|`, `>`) holds its value on the lines below.
+fn written_value(value: &str) -> bool {
+    let value = value.trim().trim_matches(['"', '\'']);
+    !value.is_empty() && !value.contains("{{")
 }
 
 fn glob_set<'a>(globs: impl Iterator<Item = &'a str>) -> GlobSet {
