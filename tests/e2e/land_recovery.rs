@@ -566,3 +566,66 @@ fn ctrl_c_while_the_commits_are_made_again_and_signed_then_land_again() {
     );
     assert_eq!(verified.code, 0, "signed: {}", verified.stderr);
 }
+
+#[test]
+fn a_landing_killed_during_its_push_leaves_no_push_running() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("notes.txt"), "the work\n");
+    // The remote holds the push while the test looks: its hook says who pushes, then waits.
+    let arrived = env.root().join("push-arrived");
+    let hook = remote.join("hooks/pre-receive");
+    write(
+        &hook,
+        &format!(
+            "#!/bin/sh\necho $$ > {hold}\nps -o ppid= -p $PPID | tr -d ' ' > {arrived}.tmp\nmv {arrived}.tmp {arrived}\nexec sleep 30\n",
+            hold = env.root().join("hook-pid").display(),
+            arrived = arrived.display()
+        ),
+    );
+    make_executable(&hook);
+    // Only nodwyn is killed (as the out-of-memory killer picks one process), not its group.
+    let mut nodwyn = env
+        .nodwyn_command(&repo, &["land", &id, "-m", "the work"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !arrived.exists() {
+        assert!(started.elapsed().as_secs() < 60, "the push never arrived");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Up from the hook's receive-pack (through the shell git starts it with) to the git push.
+    let cmdline = |pid: &str| {
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default())
+            .replace('\0', " ")
+    };
+    let parent = |pid: &str| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let after = stat
+            .rsplit_once(") ")
+            .map(|(_, rest)| rest.to_owned())
+            .unwrap_or_default();
+        after.split(' ').nth(1).unwrap_or("1").to_owned()
+    };
+    let mut push = std::fs::read_to_string(&arrived).unwrap().trim().to_owned();
+    while !cmdline(&push).contains(" push ") {
+        assert_ne!(push, "1", "no git push above the hook");
+        push = parent(&push);
+    }
+    nodwyn.kill().unwrap();
+    nodwyn.wait().unwrap();
+    let gone = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        !std::path::Path::new(&format!("/proc/{push}")).exists()
+            || std::fs::read_to_string(format!("/proc/{push}/stat"))
+                .is_ok_and(|stat| stat.contains(") Z "))
+    });
+    let hook_pid = std::fs::read_to_string(env.root().join("hook-pid")).unwrap();
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", hook_pid.trim()])
+        .status();
+    assert!(gone, "git push {push} went on after nodwyn was killed");
+}

@@ -150,6 +150,7 @@ pub fn run(spec: &Spec) -> Result<Outcome, Error> {
             command.args(&spec.argv[1..]);
             if spec.group != Group::Shared {
                 command.process_group(0);
+                end_with_nodwyn(&mut command);
             }
             (command, spec.deadline, spec.group)
         }
@@ -347,6 +348,29 @@ fn read_capped(mut pipe: impl Read, cap: usize) -> (Vec<u8>, u64) {
         }
     }
     (kept, left_out)
+}
+
+/// Has the process killed when nodwyn dies. In a group of its own, no signal nodwyn's group gets
+/// reaches it: without this, a `git push` of a landing whose nodwyn was killed would go on
+/// alone and publish what the landing's record never says. (Killed with the thread that started
+/// it, which here is the one that waits for it.)
+fn end_with_nodwyn(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let nodwyn = rustix::process::getpid();
+    // Between fork and exec only async-signal-safe calls: two prctl/getppid system calls.
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            if rustix::process::getppid() != Some(nodwyn) {
+                // nodwyn died before the signal was asked for.
+                return Err(std::io::Error::other(
+                    "nodwyn ended before the process started",
+                ));
+            }
+            Ok(())
+        });
+    }
 }
 
 /// Kills the process `pid`, or its whole group when it has one of its own.
