@@ -267,7 +267,7 @@ fn with_no_terminal_a_write_is_refused_and_the_model_is_told_how_to_approve_it()
         .success();
     assert!(
         run.stderr
-            .contains("path=notes.txt: refused (needs_person): "),
+            .contains("[fs-write] path=notes.txt content=hi...: refused (needs_person): "),
         "{}",
         run.stderr
     );

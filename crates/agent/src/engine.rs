@@ -8,6 +8,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+/// How the line begins that a tool's result starts with when the session moved into its
+/// worktree before the call; a front-end that said so already passes over it.
+pub const MOVED_NOTICE: &str = "nodwyn: this session moved into its own worktree";
+
 use nodwyn_core::person::Person;
 use nodwyn_core::scheme::{Agent as Declared, Source};
 use nodwyn_core::scripts::{Target, compose, eval, on_turn};
@@ -377,7 +381,7 @@ impl Agent {
             match moved {
                 Ok(Ok(created)) => {
                     let text = format!(
-                        "nodwyn: this session moved into its own worktree {} on branch {} before this call; every relative path now resolves there",
+                        "{MOVED_NOTICE} {} on branch {} before this call; every relative path now resolves there",
                         created.worktree.path.display(),
                         created.worktree.branch
                     );

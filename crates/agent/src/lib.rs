@@ -18,7 +18,8 @@ mod options;
 mod tools;
 
 pub use engine::{
-    Agent, BYTES_PER_TOKEN, MAX_SUBAGENT_DEPTH, MAX_TOOL_CALLS_PER_ANSWER, Profiles, TurnOutcome,
+    Agent, BYTES_PER_TOKEN, MAX_SUBAGENT_DEPTH, MAX_TOOL_CALLS_PER_ANSWER, MOVED_NOTICE, Profiles,
+    TurnOutcome,
 };
 pub use frontend::{Frontend, FrontendPerson, approval_request};
 pub use options::Options;

@@ -24,6 +24,9 @@ pub struct RunView {
     state: Mutex<ViewState>,
     /// The id of the next request to the client (`--json`).
     requests: std::sync::atomic::AtomicU64,
+    /// Each primitive's parameters in the order it declares them: a call's arguments are shown
+    /// in it (the model's JSON object comes sorted by name).
+    parameters: HashMap<String, Vec<&'static str>>,
 }
 
 #[derive(Default)]
@@ -42,7 +45,21 @@ impl RunView {
             json,
             state: Mutex::new(ViewState::default()),
             requests: std::sync::atomic::AtomicU64::new(1),
+            parameters: HashMap::new(),
         }
+    }
+
+    /// The view, showing the calls of `registry`'s primitives with their arguments in the order
+    /// each declares them.
+    pub fn knowing(mut self, registry: &nodwyn_core::prim::Registry) -> Self {
+        self.parameters = registry
+            .iter()
+            .map(|primitive| {
+                let names = primitive.params().iter().map(|p| p.name).collect();
+                (primitive.name().to_owned(), names)
+            })
+            .collect();
+        self
     }
 
     fn text(&self, notification: &Notification) {
@@ -100,9 +117,14 @@ impl RunView {
                 ..
             } => {
                 for call in tool_calls {
-                    state
-                        .calls
-                        .insert(call.call_id.clone(), shown_arguments(&call.arguments));
+                    let order = self
+                        .parameters
+                        .get(&call.tool)
+                        .map_or(&[][..], Vec::as_slice);
+                    state.calls.insert(
+                        call.call_id.clone(),
+                        shown_arguments(&call.arguments, order),
+                    );
                 }
             }
             Notification::ItemCompleted {
@@ -117,11 +139,7 @@ impl RunView {
                 ..
             } => {
                 let (arguments, script) = state.calls.remove(call_id).unwrap_or_default();
-                let how = if *ok {
-                    how_a_command_ended(content).unwrap_or_else(|| "ok".to_owned())
-                } else {
-                    refused_or_failed(content)
-                };
+                let how = how_it_went(*ok, content);
                 line(&mut state, format!("  [{tool}] {arguments}: {how}"));
                 for shown in script {
                     line(&mut state, format!("  | {shown}"));
@@ -189,9 +207,9 @@ impl Frontend for RunView {
 const SHOWN_SCRIPT_LINES: usize = 40;
 
 /// A tool call's arguments as the run view shows them: one short line (each `name=value`, long
-/// values cut), and every line of a value that has several (a script the command runs), so the
-/// person sees all of what ran, not its first line.
-fn shown_arguments(arguments: &serde_json::Value) -> (String, Vec<String>) {
+/// values cut, in the tool's `order`), and every line of a value that has several (a script the
+/// command runs), so the person sees all of what ran, not its first line.
+fn shown_arguments(arguments: &serde_json::Value, order: &[&str]) -> (String, Vec<String>) {
     let mut lines = Vec::new();
     let mut gather = |value: &serde_json::Value| {
         if let Some(text) = value.as_str()
@@ -211,7 +229,22 @@ fn shown_arguments(arguments: &serde_json::Value) -> (String, Vec<String>) {
         }),
         other => gather(other),
     }
-    (short_arguments(arguments), lines)
+    (short_arguments(arguments, order), lines)
+}
+
+/// How a tool call went, as its line ends: `ok`, how a command ended, or refused or failed with
+/// the code and the reason first. The notice of a move into the worktree that the result starts
+/// with was shown on a line of its own already, and is passed over.
+fn how_it_went(ok: bool, content: &str) -> String {
+    let content = match content.split_once('\n') {
+        Some((first, rest)) if first.starts_with(nodwyn_agent::MOVED_NOTICE) => rest,
+        _ => content,
+    };
+    if ok {
+        how_a_command_ended(content).unwrap_or_else(|| "ok".to_owned())
+    } else {
+        refused_or_failed(content)
+    }
 }
 
 /// A tool's result that is an error, as the run view says it: refused (the guard, the person,
@@ -253,20 +286,27 @@ fn how_a_command_ended(content: &str) -> Option<String> {
     }
 }
 
-/// A tool call's arguments on one short line: each `name=value`, long values cut.
-fn short_arguments(arguments: &serde_json::Value) -> String {
+/// A tool call's arguments on one short line: each `name=value`, long values cut, in the
+/// tool's declared `order` (names it does not declare last).
+fn short_arguments(arguments: &serde_json::Value, order: &[&str]) -> String {
     match arguments {
-        serde_json::Value::Object(map) => map
-            .iter()
-            .map(|(name, value)| {
-                let value = match value {
-                    serde_json::Value::String(text) => text.clone(),
-                    other => other.to_string(),
-                };
-                format!("{name}={}", shorten(&value, 60))
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by_key(|(name, _)| {
+                order.iter().position(|p| p == name).unwrap_or(order.len())
+            });
+            entries
+                .into_iter()
+                .map(|(name, value)| {
+                    let value = match value {
+                        serde_json::Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    format!("{name}={}", shorten(&value, 60))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
         other => shorten(&other.to_string(), 60),
     }
 }
@@ -277,5 +317,38 @@ fn shorten(text: &str, longest: usize) -> String {
         format!("{}...", line.chars().take(longest).collect::<String>())
     } else {
         line.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOVED: &str = "nodwyn: this session moved into its own worktree /w/1 on branch nodwyn/1 before this call; every relative path now resolves there";
+
+    #[test]
+    fn a_result_after_the_move_into_the_worktree_is_told_by_its_own_first_line() {
+        let refused = format!("{MOVED}\nneeds_person: fs-write README.md needs a person");
+        assert_eq!(
+            how_it_went(false, &refused),
+            "refused (needs_person): fs-write README.md needs a person"
+        );
+        let failed_tests = format!("{MOVED}\n{{\"status\": 1, \"stdout\": \"\"}}");
+        assert_eq!(how_it_went(true, &failed_tests), "exit 1");
+        assert_eq!(how_it_went(true, "{\"status\": 0}"), "ok");
+    }
+
+    #[test]
+    fn arguments_are_shown_in_the_order_the_tool_declares_them() {
+        let arguments = serde_json::json!({"timeout_seconds": 30, "argv": ["cargo", "test"]});
+        assert_eq!(
+            short_arguments(&arguments, &["argv", "timeout_seconds"]),
+            r#"argv=["cargo","test"] timeout_seconds=30"#
+        );
+        let edit = serde_json::json!({"new": "b", "old": "a", "path": "src/lib.rs"});
+        assert_eq!(
+            short_arguments(&edit, &["path", "old", "new"]),
+            "path=src/lib.rs old=a new=b"
+        );
     }
 }

@@ -106,7 +106,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
         host.clone(),
     )?;
     let options = agent_options(&settings, mode, new_worktree, profile.1)?;
-    let view = Arc::new(RunView::new(false));
+    let view = Arc::new(RunView::new(false).knowing(&Registry::builtin()));
     let mut agent = Agent::new(
         Arc::clone(&runtime),
         Arc::new(Client::new(profile.0)?),

@@ -276,7 +276,7 @@ pub(crate) fn drive(
     (profile, profiles): (Profile, Arc<nodwyn_agent::Profiles>),
     json: bool,
 ) -> anyhow::Result<Outcome> {
-    let view = Arc::new(RunView::new(json));
+    let view = Arc::new(RunView::new(json).knowing(&Registry::builtin()));
     let session = runtime.session()?;
     nodwyn_agent::Frontend::notify(
         view.as_ref(),
