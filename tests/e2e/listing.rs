@@ -315,3 +315,67 @@ fn a_log_torn_in_its_first_record_never_hides_the_other_sessions() {
             .exists()
     );
 }
+
+#[test]
+fn an_id_or_name_is_looked_up_in_the_current_repository_first_and_an_exact_name_wins() {
+    let env = TestEnv::new();
+    let one = env.repo("one");
+    let two = env.repo("two");
+    let made_one = env.nodwyn_json(&one, &["worktree", "new", "--name", "fix"]);
+    let made_two = env.nodwyn_json(&two, &["worktree", "new", "--name", "fix"]);
+    let path_of = |dir: &Path, what: &str| {
+        env.nodwyn(dir, &["worktree", "path", what])
+            .success()
+            .stdout
+            .trim()
+            .to_owned()
+    };
+    // The same name in two repositories: each finds its own.
+    assert_eq!(path_of(&one, "fix"), made_one["path"].as_str().unwrap());
+    assert_eq!(path_of(&two, "fix"), made_two["path"].as_str().unwrap());
+    // A name that is also the start of another session's hex id: the whole name wins.
+    let first_digit = &made_two["id"].as_str().unwrap()[..1];
+    let named = env.nodwyn_json(&two, &["worktree", "new", "--name", first_digit]);
+    assert_eq!(path_of(&two, first_digit), named["path"].as_str().unwrap());
+    // A name is found again as it was given.
+    let spaced = env.nodwyn_json(&one, &["worktree", "new", "--name", "my fix"]);
+    assert_eq!(path_of(&one, "my fix"), spaced["path"].as_str().unwrap());
+    // A name is one session's in its repository.
+    let refused = env
+        .nodwyn(&one, &["worktree", "new", "--name", "fix"])
+        .refused();
+    assert!(
+        refused.contains(made_one["id"].as_str().unwrap()) && refused.contains("named fix already"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn inside_a_sessions_worktree_a_command_without_an_id_means_that_session() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("src/notes.txt"), "the work\n");
+    let below = wt.join("src");
+    let path = env.nodwyn(&below, &["worktree", "path"]).success().stdout;
+    assert_eq!(path.trim(), wt.to_str().unwrap());
+    let diff = env.nodwyn(&below, &["worktree", "diff"]).success().stdout;
+    assert!(diff.contains("src/notes.txt"), "{diff}");
+    let read = env
+        .nodwyn(&below, &["call", "fs-read", r#"["src/notes.txt"]"#])
+        .success()
+        .stdout;
+    assert!(read.contains("the work"), "{read}");
+    let landed = env.nodwyn_json(&below, &["land", "-m", "notes"]);
+    assert_eq!(
+        env.git(&remote, &["show", "main:src/notes.txt"]),
+        "the work",
+        "{landed}"
+    );
+    // In the checkout no session is meant, and the sentence says what to give.
+    let refused = env.nodwyn(&repo, &["land", "-m", "notes"]).failed_with(1);
+    assert!(refused.contains("not in a session's worktree"), "{refused}");
+    let events = env.nodwyn_json(&wt, &["session", "events"]);
+    assert_eq!(events[0]["type"], "session.start", "{events}");
+    assert_eq!(events.as_array().unwrap().len(), env.records(&id).len());
+}

@@ -21,6 +21,9 @@ use crate::log::EventLog;
 #[derive(Debug, Clone)]
 pub struct Store {
     home: PathBuf,
+    /// The repository whose sessions an id or name is looked for first (the one the person is
+    /// in), when there is one.
+    preferred: Option<PathBuf>,
 }
 
 /// A session found in the store: its id and its log.
@@ -35,7 +38,17 @@ pub struct StoredSession {
 impl Store {
     /// The store rooted at `home` (`$NODWYN_HOME`).
     pub fn new(home: PathBuf) -> Self {
-        Self { home }
+        Self {
+            home,
+            preferred: None,
+        }
+    }
+
+    /// The store, looking an id or name up among `repository`'s sessions first (see
+    /// [`Store::find`]).
+    pub fn preferring(mut self, repository: Option<PathBuf>) -> Self {
+        self.preferred = repository;
+        self
     }
 
     /// The data directory itself.
@@ -106,58 +119,25 @@ impl Store {
     }
 
     /// Finds a session by its full id, its 8 hex digits or any unique start of them (any case),
-    /// or its name or a unique start of it. Several matches are refused, naming them.
+    /// or its name (as given to `--name`, or its slug) or a unique start of it. The preferred
+    /// repository's sessions are searched first, then every repository's. In each, an exact match
+    /// wins (the full id, the 8 digits, then a whole name) over a start of one; several matches of
+    /// the same rank are refused, naming them.
     pub fn find(&self, text: &str) -> Result<StoredSession, Error> {
-        if let Some(id) = SessionId::parse(text) {
-            let matches = self
-                .all_logs()?
-                .into_iter()
-                .filter(|s| s.id == id)
-                .collect();
-            return one_of(text, matches);
-        }
-        let wanted = text.trim().to_ascii_lowercase();
-        let could_be = |b: u8| b.is_ascii_alphanumeric() || b == b'-';
-        if wanted.is_empty() || !wanted.bytes().all(could_be) {
-            return Err(Error::BadId(text.to_owned()));
-        }
         let all = self.all_logs()?;
-        let by_digits: Vec<StoredSession> = if is_short_id_prefix(&wanted) {
-            all.iter()
-                .filter(|s| s.id.short().starts_with(&wanted))
+        if let Some(repository) = &self.preferred {
+            let folder = self.sessions_dir(repository);
+            let here: Vec<StoredSession> = all
+                .iter()
+                .filter(|s| s.log.path().parent() == Some(folder.as_path()))
                 .cloned()
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if by_digits.len() == 1 && is_short_id(&wanted) {
-            return one_of(text, by_digits);
-        }
-        // A name matches whole, or by a start no other name shares (a whole match wins).
-        let named: Vec<(StoredSession, String)> = all
-            .into_iter()
-            .filter_map(|stored| {
-                let name = name_of(&stored)?;
-                name.starts_with(&wanted).then_some((stored, name))
-            })
-            .collect();
-        let whole: Vec<&StoredSession> = named
-            .iter()
-            .filter(|(_, name)| *name == wanted)
-            .map(|(stored, _)| stored)
-            .collect();
-        let by_name: Vec<StoredSession> = if whole.is_empty() {
-            named.iter().map(|(stored, _)| stored.clone()).collect()
-        } else {
-            whole.into_iter().cloned().collect()
-        };
-        let mut matches = by_digits;
-        for stored in by_name {
-            if !matches.iter().any(|m| m.id == stored.id) {
-                matches.push(stored);
+                .collect();
+            match find_among(text, here) {
+                Err(Error::NoSuchSession(_)) => {}
+                found => return found,
             }
         }
-        one_of(text, matches)
+        find_among(text, all)
     }
 
     /// Every session of `repository`, oldest first.
@@ -189,6 +169,54 @@ impl Store {
         }
         Ok(sessions)
     }
+}
+
+/// The session `text` names among `sessions` (see [`Store::find`]).
+fn find_among(text: &str, sessions: Vec<StoredSession>) -> Result<StoredSession, Error> {
+    if let Some(id) = SessionId::parse(text) {
+        return one_of(text, sessions.into_iter().filter(|s| s.id == id).collect());
+    }
+    let wanted = text.trim().to_ascii_lowercase();
+    let could_be = |b: u8| b.is_ascii_alphanumeric() || b"-_ ".contains(&b);
+    if wanted.is_empty() || !wanted.bytes().all(could_be) {
+        return Err(Error::BadId(text.to_owned()));
+    }
+    // A name is looked up as `--name` made it a slug, so `my fix` finds `my-fix`.
+    let name = crate::worktree::create::slug(&wanted).ok();
+    let digits = is_short_id_prefix(&wanted).then_some(wanted.as_str());
+    if name.is_none() && digits.is_none() {
+        return Err(Error::BadId(text.to_owned()));
+    }
+    let named: Vec<(StoredSession, Option<String>)> = sessions
+        .into_iter()
+        .map(|stored| {
+            let name = name_of(&stored);
+            (stored, name)
+        })
+        .collect();
+    let exact = |(stored, _): &(StoredSession, Option<String>)| {
+        digits.is_some_and(|d| is_short_id(d) && stored.id.short() == d)
+    };
+    let whole = |(_, own): &(StoredSession, Option<String>)| {
+        name.as_ref().is_some_and(|n| own.as_ref() == Some(n))
+    };
+    let start = |(stored, own): &(StoredSession, Option<String>)| {
+        digits.is_some_and(|d| stored.id.short().starts_with(d))
+            || name
+                .as_ref()
+                .is_some_and(|n| own.as_ref().is_some_and(|o| o.starts_with(n.as_str())))
+    };
+    for rank in [&exact as &dyn Fn(&_) -> bool, &whole, &start] {
+        let matches: Vec<StoredSession> = named
+            .iter()
+            .filter(|entry| rank(entry))
+            .map(|(stored, _)| stored.clone())
+            .collect();
+        if !matches.is_empty() {
+            return one_of(text, matches);
+        }
+    }
+    Err(Error::NoSuchSession(text.to_owned()))
 }
 
 /// The one session of `matches`, or the error of none or several.

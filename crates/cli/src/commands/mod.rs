@@ -150,9 +150,29 @@ pub struct Invocation {
 }
 
 impl Invocation {
-    /// The store in the data directory.
+    /// The store in the data directory, looking ids and names up in the repository of the
+    /// current folder first.
     pub fn store(&self) -> anyhow::Result<Store> {
-        Ok(Store::new(environment::data_dir()?))
+        let here = std::env::current_dir()
+            .ok()
+            .and_then(|dir| nodwyn_core::repository_of(&dir).ok());
+        Ok(Store::new(environment::data_dir()?).preferring(here))
+    }
+}
+
+/// The session a command means: the one `given` names, or, when none is given, the session whose
+/// worktree holds the current folder.
+pub fn session_or_here(given: Option<String>, store: &Store) -> anyhow::Result<String> {
+    if let Some(given) = given {
+        return Ok(given);
+    }
+    let here = std::env::current_dir()?;
+    match nodwyn_core::session_at(store, &here)? {
+        Some(id) => Ok(id.to_string()),
+        None => anyhow::bail!(
+            "{} is not in a session's worktree, so give the session: its id (8 hex digits, or a unique start of them) or its name",
+            here.display()
+        ),
     }
 }
 

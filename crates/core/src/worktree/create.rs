@@ -168,6 +168,9 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
     // From any folder of a checkout, as git works: the checkout's top is where it starts.
     let dir = checkout.toplevel.clone();
     let name = request.name.as_deref().map(slug).transpose()?;
+    if let Some(name) = &name {
+        refuse_a_name_in_use(store, &checkout.repository, name)?;
+    }
     let Some(head_commit) = checkout.head.commit.clone() else {
         return Err(Error::NoCommit(checkout.toplevel));
     };
@@ -411,6 +414,26 @@ fn handle_failed_add(
             Error::Git(failure)
         }
     }
+}
+
+/// A name is a session's within its repository, so a name finds one session: a second session
+/// with the name of one whose worktree is still there is refused, naming it.
+fn refuse_a_name_in_use(store: &Store, repository: &Path, name: &str) -> Result<(), Error> {
+    for session in sessions_of(store, repository)?.0 {
+        if let Some(facts) = session.active_worktree()
+            && facts.name.as_deref() == Some(name)
+        {
+            return Err(Error::declined(
+                "name_taken",
+                format!(
+                    "session {} ({}) is named {name} already; give another name, or remove that one first",
+                    session.id.short(),
+                    facts.path.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A second open worktree for the same pull request is refused, naming the first.
