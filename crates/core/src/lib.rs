@@ -70,6 +70,6 @@ pub mod prim {
 pub mod scheme {
     pub use nodwyn_scheme::{Agent, Limits, Source, THREAD_NAME, keep_warm};
 }
-pub use project::repository_of;
+pub use project::{repository_of, session_at};
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;

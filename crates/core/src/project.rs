@@ -10,3 +10,22 @@ use crate::Error;
 pub fn repository_of(dir: &Path) -> Result<PathBuf, Error> {
     Ok(nodwyn_git::discover(dir)?.repository)
 }
+
+/// The session whose worktree holds `dir` (or a folder below it), if one does: inside a
+/// session's worktree, that session is the one a command means when it names none.
+pub fn session_at(store: &crate::Store, dir: &Path) -> Result<Option<crate::SessionId>, Error> {
+    let dir = std::fs::canonicalize(dir).map_err(Error::io(dir))?;
+    let Ok(repository) = repository_of(&dir) else {
+        return Ok(None);
+    };
+    let (sessions, _) = crate::sessions_of(store, &repository)?;
+    Ok(sessions
+        .into_iter()
+        .filter(|session| {
+            session
+                .active_worktree()
+                .is_some_and(|facts| dir.starts_with(&facts.path))
+        })
+        .map(|session| session.id)
+        .next())
+}

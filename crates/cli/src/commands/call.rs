@@ -16,8 +16,9 @@ use crate::person::Terminal;
 /// session's log. Prints the primitive's result as JSON.
 #[derive(Debug, Args)]
 pub struct CallArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    #[arg(long, required_unless_present = "list")]
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    #[arg(long)]
     session: Option<String>,
     /// List the primitives and their parameters instead.
     #[arg(long, conflicts_with_all = ["session", "primitive", "args"])]
@@ -37,9 +38,10 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if args.list {
         return list(&registry, invocation);
     }
-    let (Some(session), Some(primitive)) = (args.session, args.primitive) else {
-        bail!("give --session ID and a primitive, or --list");
+    let Some(primitive) = args.primitive else {
+        bail!("give a primitive (and --session ID outside a session's worktree), or --list");
     };
+    let session = crate::commands::session_or_here(args.session, &invocation.store()?)?;
     let text = text_or_standard_input(args.args, "the arguments")?;
     let json: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| anyhow::anyhow!("the arguments are not JSON ({e}): {}", preview(&text)))?;

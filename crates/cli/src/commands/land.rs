@@ -19,8 +19,9 @@ use crate::output::{self, short_commit};
 /// were before the landing began.
 #[derive(Debug, Args)]
 pub struct LandArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
     /// The commit message (for the uncommitted changes, and for a squash or merge commit);
     /// needed only when there is something to commit.
     #[arg(short, long, conflicts_with = "abort")]
@@ -53,22 +54,23 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
 }
 
 pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let store = invocation.store()?;
     let settings = environment::host_settings_interruptible()?;
     if args.abort {
-        let aborted = nodwyn_core::abort_landing(&store, &args.id, &settings)?;
+        let aborted = nodwyn_core::abort_landing(&store, &id, &settings)?;
         if invocation.json {
             return output::json(&aborted);
         }
         return output::text(describe_abort(&aborted));
     }
     if args.accept_config_change {
-        crate::commands::session::accept_config::accept(&store, &args.id, &settings.person)?;
+        crate::commands::session::accept_config::accept(&store, &id, &settings.person)?;
     }
     let land = |delete_missing| {
         nodwyn_core::land(
             &store,
-            &args.id,
+            &id,
             args.message.as_deref(),
             args.strategy,
             args.onto.as_deref(),

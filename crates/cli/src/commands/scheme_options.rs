@@ -17,7 +17,8 @@ use crate::environment;
 #[derive(Debug, Args)]
 pub struct SchemeArgs {
     /// The session, by its full id, its 8 hex digits (or a unique start of them) or its name
-    /// (default: no session, the current folder's repository; no primitive runs).
+    /// (default: the session whose worktree holds the current folder; elsewhere no session, the
+    /// current folder's repository, and no primitive runs).
     #[arg(long)]
     session: Option<String>,
     /// Seconds of Scheme time a script may take before it is stopped; time spent inside
@@ -40,12 +41,15 @@ impl SchemeArgs {
     ) -> anyhow::Result<T> {
         let store = invocation.store()?;
         let options = self.options()?;
-        with_scripting(&store, &options, |scripting| match &self.session {
+        let here = std::env::current_dir().context("could not read the current folder")?;
+        // Inside a session's worktree, that session is the one meant.
+        let session = match &self.session {
+            Some(id) => Some(id.clone()),
+            None => nodwyn_core::session_at(&store, &here)?.map(|id| id.to_string()),
+        };
+        with_scripting(&store, &options, |scripting| match &session {
             Some(id) => work(scripting, Target::Session(id)),
-            None => {
-                let here = std::env::current_dir().context("could not read the current folder")?;
-                work(scripting, Target::Folder(&here))
-            }
+            None => work(scripting, Target::Folder(&here)),
         })
     }
 }

@@ -14,12 +14,14 @@ use crate::commands::Invocation;
 /// call and how it went, each model call's tokens.
 #[derive(Debug, Args)]
 pub struct EventsArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
 }
 
 pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let stored = invocation.store()?.find(&args.id)?;
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
+    let stored = invocation.store()?.find(&id)?;
     // Printed as they are read: a log of any size costs the memory of one record, and the
     // reading stops when the printing fails (a closed pipe).
     let mut stdout = std::io::stdout().lock();

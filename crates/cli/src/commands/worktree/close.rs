@@ -14,12 +14,14 @@ use crate::output;
 /// both stay, and the reasons are printed.
 #[derive(Debug, Args)]
 pub struct CloseArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
 }
 
 pub fn run(args: CloseArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let closed = close(&invocation.store()?, &args.id)?;
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
+    let closed = close(&invocation.store()?, &id)?;
     if invocation.json {
         return output::json(&closed);
     }

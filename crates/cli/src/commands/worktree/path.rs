@@ -10,12 +10,14 @@ use crate::output;
 /// Print the folder of a session's worktree (for `cd "$(nodwyn worktree path ID)"`).
 #[derive(Debug, Args)]
 pub struct PathArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
 }
 
 pub fn run(args: PathArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let stored = invocation.store()?.find(&args.id)?;
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
+    let stored = invocation.store()?.find(&id)?;
     let session = Session::load(&stored)?;
     let Some(facts) = &session.worktree else {
         bail!("session {} has no worktree", session.id);

@@ -13,15 +13,17 @@ use crate::output;
 /// unless --force, which discards them and names every file. Commits are never discarded.
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
     /// Discard uncommitted, untracked and ignored files (never commits).
     #[arg(long)]
     force: bool,
 }
 
 pub fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let removed = remove(&invocation.store()?, &args.id, args.force)?;
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
+    let removed = remove(&invocation.store()?, &id, args.force)?;
     if invocation.json {
         return output::json(&removed);
     }

@@ -19,8 +19,9 @@ use crate::commands::{Invocation, Outcome};
 /// is running, for a closed session, and for a line the session's changes no longer have.
 #[derive(Debug, Args)]
 pub struct ReviewArgs {
-    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
-    id: String,
+    /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
+    /// unique start of it); by default, the session whose worktree holds the current folder.
+    id: Option<String>,
     /// A comment on a line of the changes, as PATH:LINE:TEXT (the line as the file is now).
     #[arg(long = "comment", value_name = "PATH:LINE:TEXT")]
     comments: Vec<String>,
@@ -36,6 +37,7 @@ pub struct ReviewArgs {
 }
 
 pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
+    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let comments = Comments {
         note: args.note.clone(),
         lines: args
@@ -55,11 +57,10 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
             .collect::<anyhow::Result<_>>()?,
     };
     let store = invocation.store()?;
-    let repository = nodwyn_core::Session::load(&store.find(&args.id)?)?.repository;
+    let repository = nodwyn_core::Session::load(&store.find(&id)?)?.repository;
     let settings = settings_for(Some(&repository))?;
     let (engine, host) = engine_and_host(&settings, &store)?;
-    let runtime =
-        SessionRuntime::open(store.clone(), &args.id, Arc::new(Registry::builtin()), host)?;
+    let runtime = SessionRuntime::open(store.clone(), &id, Arc::new(Registry::builtin()), host)?;
     if runtime.turn_running()? {
         bail!(
             "a turn is running in session {} (an agent is working in it); send the review when it ends",
