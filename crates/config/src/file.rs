@@ -149,7 +149,7 @@ impl Settings {
         match self.models.get(profile) {
             Some(section) => section.resolve(profile),
             None if name.is_none() => anyhow::bail!(
-                "no model is configured: add a [model] section to {} with provider (\"openai\" or \"anthropic\"), base_url, name and, for a server that wants a key, api_key_env (the README shows examples for Ollama, llama.cpp, vLLM, OpenAI, OpenRouter and Anthropic)",
+                "no model is configured: add a [model] section to {} with provider (\"openai\" or \"anthropic\"), base_url, name and, for a server that wants a key, api_key_env (docs/agent.md shows examples for Ollama, llama.cpp, vLLM, OpenAI, OpenRouter and Anthropic)",
                 crate::user_config_file()
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|| "~/.config/nodwyn/config.toml".to_owned())
