@@ -1,5 +1,5 @@
 //! The command-line contract: `--json` errors as a document on stdout, the exit codes of the
-//! checks a hook runs, a closed stdout, `-v`, and the README's pre-push hook run for real.
+//! checks a hook runs, a closed stdout, `-v`, and the documented pre-push hook run for real.
 
 use std::io::Read;
 use std::process::Stdio;
@@ -29,7 +29,7 @@ fn with_json_an_error_is_a_document_on_stdout_too() {
             .starts_with("no session has the id or name 0badc0de"),
         "{document}"
     );
-    let usage = env.nodwyn(&repo, &["land", "--json"]);
+    let usage = env.nodwyn(&repo, &["land", "--json", "--strategy", "sideways"]);
     assert_eq!(usage.code, 2);
     let document: Value = serde_json::from_str(&usage.stdout).unwrap();
     assert_eq!(document["error"]["kind"], "usage");
@@ -93,10 +93,10 @@ fn verbose_logs_each_git_command() {
     assert!(debug.stderr.contains("INFO"), "{}", debug.stderr);
 }
 
-/// The pre-push hook as the README shows it.
+/// The pre-push hook as `docs/scan.md` shows it.
 fn readme_hook() -> String {
     let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/scan.md")).unwrap();
     let start = readme.find("#!/bin/sh\n# .git/hooks/pre-push").unwrap();
     let end = start + readme[start..].find("```").unwrap();
     readme[start..end].to_owned()

@@ -31,7 +31,7 @@ fn help_names_every_worktree_command() {
 fn usage_errors_exit_2_with_a_nodwyn_sentence() {
     for args in [
         &["worktree", "frobnicate"][..],
-        &["worktree", "close"],
+        &["worktree", "new", "--name"],
         &["worktree", "new", "--base", "main", "--pr", "3"],
         &["--no-such-flag"],
     ] {
