@@ -564,3 +564,37 @@ fn removing_a_worktree_the_person_moved_refuses_and_records_nothing() {
     assert!(moved.join("README.md").exists());
     assert_eq!(env.record_types(id), before, "nothing is recorded");
 }
+
+#[test]
+fn close_takes_several_sessions_or_the_landed_ones_or_all() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let (clean, clean_path) = env.session(&repo);
+    let (busy, busy_path) = env.session(&repo);
+    let (third, _) = env.session(&repo);
+    write(&busy_path.join("work.txt"), "unfinished\n");
+    // A mistyped id closes none of them.
+    let refused = env
+        .nodwyn(&repo, &["worktree", "close", &third, "nosuchname"])
+        .refused();
+    assert!(refused.contains("nosuchname"), "{refused}");
+    let open = |id: &str| !env.record_types(id).iter().any(|t| t == "session.close");
+    assert!(open(&third));
+    // --landed closes what would go with nothing lost, and leaves the rest open.
+    let closed = env.nodwyn_json(&repo, &["worktree", "close", "--landed"]);
+    let closed: Vec<&str> = closed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["session"].as_str().unwrap())
+        .collect();
+    assert_eq!(closed.len(), 2, "{closed:?}");
+    assert!(!clean_path.exists());
+    assert!(open(&busy) && !open(&clean) && !open(&third));
+    // --all closes the rest, keeping the worktree with work in it.
+    let all = env.nodwyn_json(&repo, &["worktree", "close", "--all"]);
+    assert_eq!(all[0]["kept"].as_array().unwrap().len(), 1, "{all}");
+    assert!(!open(&busy) && busy_path.join("work.txt").exists());
+    let none = env.nodwyn(&repo, &["worktree", "close", "--all"]).success();
+    assert!(none.stdout.contains("No open session"), "{}", none.stdout);
+}

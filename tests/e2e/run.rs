@@ -431,7 +431,14 @@ fn auto_mode_makes_the_worktree_only_at_the_first_write_and_always_at_once() {
     let run = env
         .nodwyn(
             &repo,
-            &["run", "--worktree", "--name", "ready", "get ready"],
+            &[
+                "run",
+                "--worktree",
+                "--keep-open",
+                "--name",
+                "ready",
+                "get ready",
+            ],
         )
         .success();
     assert!(
@@ -1491,6 +1498,7 @@ fn a_sub_agent_keeps_to_its_declared_tools_and_model_and_nests_only_when_allowed
                 "--resume",
                 &id,
                 "--dont-ask",
+                "--keep-open",
                 "What does README say?",
             ],
         )
@@ -1798,4 +1806,40 @@ fn an_uncommitted_strategy_keeps_applying_after_the_move_into_the_worktree() {
         "the strategy stopped applying in the worktree: {results:?}\n{shown}"
     );
     assert!(!results[0].starts_with("refused"), "{results:?}");
+}
+
+#[test]
+fn a_run_closes_its_session_when_it_ends_unless_kept_open() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "the work\n"}),
+        ),
+        openai::text("Wrote the notes."),
+        openai::text("Nothing to do."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--worktree", "--dont-ask", "write a note"])
+        .success();
+    let full = only_session(&env);
+    let id = full[full.len() - 8..].to_owned();
+    let types = env.record_types(&id);
+    assert_eq!(types.last().unwrap(), "session.close", "{types:?}");
+    // Its worktree has the work, so it stays, and the run says how to go on.
+    assert!(
+        run.stderr.contains("its worktree stays") && run.stderr.contains("--resume"),
+        "{}",
+        run.stderr
+    );
+    // --resume opens it again; --keep-open leaves it open at the end.
+    env.nodwyn(
+        &repo,
+        &["run", "--resume", &id, "--keep-open", "anything left?"],
+    )
+    .success();
+    let types = env.record_types(&id);
+    assert_eq!(types.last().unwrap(), "turn.end", "{types:?}");
 }

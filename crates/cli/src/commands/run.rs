@@ -53,6 +53,10 @@ pub struct RunArgs {
     /// (security confirms still ask, or are refused with no terminal).
     #[arg(long)]
     dont_ask: bool,
+    /// Leave the session open when the run ends (by default it is closed, its worktree kept
+    /// whenever anything in it would be lost, as `nodwyn worktree close` does).
+    #[arg(long)]
+    keep_open: bool,
     /// Continue session ID's conversation with TASK, in the same worktree (made again if it
     /// is gone).
     #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree", "base", "name"])]
@@ -111,19 +115,46 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
             &format!("{person} (nodwyn run --dont-ask)"),
         )?;
     }
-    let runtime = SessionRuntime::open(store, &id, Arc::new(Registry::builtin()), host)?;
+    let runtime = SessionRuntime::open(store.clone(), &id, Arc::new(Registry::builtin()), host)?;
     let mut options = agent_options(&settings, mode, new_worktree, profile.1)?;
     options.max_model_calls = args.max_turns.or(options.max_model_calls);
     options.max_tokens = args.max_tokens.or(options.max_tokens);
     let profiles = profiles_of(&settings);
-    drive(
+    let outcome = drive(
         engine,
         runtime,
         &task,
         options,
         (profile.0, profiles),
         invocation.json,
-    )
+    )?;
+    if !args.keep_open {
+        close_after_the_run(&store, &id, invocation.json)?;
+    }
+    Ok(outcome)
+}
+
+/// Closes the session a run ended in, as `nodwyn worktree close` does (the worktree stays when
+/// anything in it would be lost), and says what became of it and how to go on.
+fn close_after_the_run(store: &nodwyn_core::Store, id: &str, json: bool) -> anyhow::Result<()> {
+    let closed = nodwyn_core::worktree::close(store, id)?;
+    if json {
+        return Ok(());
+    }
+    let short = &closed.session[closed.session.len().saturating_sub(8)..];
+    output::note(if closed.removed {
+        format!(
+            "nodwyn: closed session {short}; its worktree was removed, as nothing in it would be lost"
+        )
+    } else if closed.kept.is_empty() {
+        format!("nodwyn: closed session {short}")
+    } else {
+        format!(
+            "nodwyn: closed session {short}; its worktree stays ({}): `nodwyn worktree diff {short}` shows it, `nodwyn land {short}` lands it, `nodwyn run --resume {short} TASK` goes on",
+            output::printable(&closed.kept.join("; "))
+        )
+    });
+    Ok(())
 }
 
 /// The settings of the person's configuration and, when given, `repository`'s.
@@ -291,7 +322,11 @@ pub(crate) fn drive(
     let outcome = engine.block_on(agent.turn(text));
     match outcome.end {
         TurnEnd::Finished => {
-            if !json {
+            // On a terminal the answer has streamed already; printed again only where stdout
+            // goes elsewhere (a file, a pipe), for a program to read.
+            use std::io::IsTerminal;
+            let streamed_here = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+            if !json && !streamed_here {
                 output::text(&outcome.answer)?;
             }
             Ok(Outcome::Success)

@@ -71,3 +71,43 @@ pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
     ))?;
     Ok(closed)
 }
+
+/// Which open sessions of a repository [`close_open`] closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// Those whose worktree would go with nothing lost (its work landed, or none made), and
+    /// those without a worktree; the others stay open.
+    Landed,
+    /// Every one: a worktree in which anything would be lost stays, as `close` keeps it.
+    All,
+}
+
+/// Closes the open sessions of `repository` that `which` chooses, oldest first.
+pub fn close_open(
+    store: &Store,
+    repository: &std::path::Path,
+    which: Which,
+) -> Result<Vec<Closed>, Error> {
+    let (sessions, _) = crate::session::sessions_of(store, repository)?;
+    let mut closed = Vec::new();
+    for session in sessions.into_iter().filter(|s| s.open) {
+        if which == Which::Landed && would_keep(store, &session)? {
+            continue;
+        }
+        closed.push(close(store, &session.id.to_string())?);
+    }
+    Ok(closed)
+}
+
+/// Whether closing `session` would keep its worktree (something in it would be lost, another
+/// session claims it, or it was handed over).
+fn would_keep(store: &Store, session: &crate::session::Session) -> Result<bool, Error> {
+    Ok(match (&session.worktree, session.worktree_state) {
+        (Some(facts), WorktreeState::Active) => {
+            !other_claimants(store, facts, &session.id)?.is_empty()
+                || !keep_reasons(store, facts, session.landing.as_ref())?.is_empty()
+        }
+        (Some(_), WorktreeState::Kept) => true,
+        _ => false,
+    })
+}

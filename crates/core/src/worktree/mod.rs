@@ -18,7 +18,7 @@ mod remove;
 mod resume;
 pub mod verdict;
 
-pub use close::{Closed, close};
+pub use close::{Closed, Which, close, close_open};
 pub use create::{Created, NewWorktree, attach, branch_name, create};
 pub use diff::{diff, diff_shown};
 pub use keep::{Kept, keep};
