@@ -1843,3 +1843,32 @@ fn a_run_closes_its_session_when_it_ends_unless_kept_open() {
     let types = env.record_types(&id);
     assert_eq!(types.last().unwrap(), "turn.end", "{types:?}");
 }
+
+#[test]
+fn a_run_that_moves_into_its_worktree_from_a_dirty_checkout_says_what_stayed_behind() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join("README.md"),
+        "edited by the person, not committed\n",
+    );
+    write(&repo.join("scratch.txt"), "the person's own\n");
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "the work\n"}),
+        ),
+        openai::text("Wrote the notes."),
+    ]);
+    configure(&env, &server, "openai");
+    let run = env
+        .nodwyn(&repo, &["run", "--dont-ask", "write a note"])
+        .success();
+    assert!(
+        run.stderr.contains(
+            "note: 2 uncommitted change(s) in the checkout were not carried into the worktree"
+        ),
+        "{}",
+        run.stderr
+    );
+}

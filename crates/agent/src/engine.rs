@@ -389,6 +389,7 @@ impl Agent {
                         session: self.runtime.id(),
                         root: created.worktree.path.clone(),
                         branch: created.worktree.branch.clone(),
+                        uncommitted: created.uncommitted,
                     });
                     let item = work.next_item();
                     if let Err(why) = self.record(work, &item, Item::Notice { text: text.clone() })

@@ -90,15 +90,30 @@ impl RunView {
             ),
             // One light line: the folder's name and the branch (`/worktree` in chat, or
             // `nodwyn worktree path`, gives the whole path).
-            Notification::SessionWorktree { root, branch, .. } => line(
-                &mut state,
-                format!(
-                    "nodwyn: switched to worktree {}, branch {branch}",
-                    root.file_name()
-                        .unwrap_or(root.as_os_str())
-                        .to_string_lossy()
-                ),
-            ),
+            Notification::SessionWorktree {
+                root,
+                branch,
+                uncommitted,
+                ..
+            } => {
+                line(
+                    &mut state,
+                    format!(
+                        "nodwyn: switched to worktree {}, branch {branch}",
+                        root.file_name()
+                            .unwrap_or(root.as_os_str())
+                            .to_string_lossy()
+                    ),
+                );
+                if *uncommitted > 0 {
+                    line(
+                        &mut state,
+                        format!(
+                            "note: {uncommitted} uncommitted change(s) in the checkout were not carried into the worktree; they stay in the checkout"
+                        ),
+                    );
+                }
+            }
             Notification::ItemDelta { text, .. } => {
                 // Every line of the model's text starts with the gutter, so it cannot spell a
                 // line of nodwyn's own (a question starts at the first column).

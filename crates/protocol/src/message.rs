@@ -225,6 +225,10 @@ pub enum Notification {
         root: PathBuf,
         /// Its branch.
         branch: String,
+        /// Lines of `git status --porcelain` in the checkout the session came from, not carried
+        /// into the worktree (the person's uncommitted changes stay there).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        uncommitted: usize,
     },
     /// A turn began.
     #[serde(rename = "turn.started")]
@@ -315,4 +319,8 @@ pub enum ServerRequest {
 pub struct Approval {
     /// Whether the person allows it.
     pub allow: bool,
+}
+
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }

@@ -140,6 +140,7 @@ fn notifications() {
             session: "20261201T000000Z-1968c13a".into(),
             root: "/src/app/.nodwyn/worktrees/1968c13a".into(),
             branch: "nodwyn/1968c13a".into(),
+            uncommitted: 2,
         },
         Notification::TurnStarted {
             session: "20261201T000000Z-1968c13a".into(),
