@@ -598,3 +598,29 @@ fn close_takes_several_sessions_or_the_landed_ones_or_all() {
     let none = env.nodwyn(&repo, &["worktree", "close", "--all"]).success();
     assert!(none.stdout.contains("No open session"), "{}", none.stdout);
 }
+
+#[test]
+fn a_worktree_made_again_starts_from_the_newest_of_the_base_and_its_upstream() {
+    let env = TestEnv::new();
+    let (repo, remote) = env.repo_with_remote("shop");
+    let (id, _) = env.session(&repo);
+    env.nodwyn(&repo, &["worktree", "remove", &id]).success();
+    // origin/main moved on (another person landed), and the local main was left behind.
+    let elsewhere = env.root().join("elsewhere");
+    env.git(
+        &env.root(),
+        &["clone", "-q", remote.to_str().unwrap(), "elsewhere"],
+    );
+    write(&elsewhere.join("theirs.txt"), "landed elsewhere\n");
+    let theirs = env.commit_all(&elsewhere, "theirs");
+    env.git(&elsewhere, &["push", "-q", "origin", "main"]);
+    env.git(&repo, &["fetch", "-q", "origin"]);
+    assert_ne!(env.git(&repo, &["rev-parse", "main"]), theirs);
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", &id]);
+    assert_eq!(resumed["branch_reused"], false, "{resumed}");
+    assert_eq!(
+        resumed["worktree"]["base_commit"],
+        theirs.as_str(),
+        "{resumed}"
+    );
+}

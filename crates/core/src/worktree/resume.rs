@@ -1,8 +1,8 @@
 //! `worktree resume`: open a session again, making its worktree again when the folder is gone.
 //!
 //! A worktree made again uses the session's branch if it still exists (keeping the recorded base
-//! commit), and otherwise a new branch of the same name from the base branch's head as it is now,
-//! whose commit becomes the recorded base commit. Only the session's own registration is cleared
+//! commit), and otherwise a new branch of the same name from the newest of the base branch and
+//! its upstream as they are now, whose commit becomes the recorded base commit. Only the session's own registration is cleared
 //! first, never with `git worktree prune`, which would drop a person's worktree whose disk is not
 //! mounted.
 //!
@@ -214,10 +214,14 @@ fn restore(store: &Store, facts: &WorktreeFacts) -> Result<(WorktreeFacts, bool,
     if reused {
         add_on_branch(repository, &facts.path, &facts.branch)?;
     } else {
+        // The newest of the base branch and its upstream: a local base a landing left behind
+        // (it was checked out with changes) would start the branch from before its own work.
         let start = if facts.base.is_empty() {
             None
         } else {
-            branch_tip(repository, &facts.base)?
+            crate::worktree::verdict::Bases::tips_of(facts)?
+                .into_iter()
+                .next()
         }
         .unwrap_or_else(|| facts.base_commit.clone());
         add_with_new_branch(repository, &facts.path, &facts.branch, &start)?;
