@@ -5,6 +5,7 @@ mod attributes;
 mod bases;
 mod call;
 mod contract;
+mod doctor;
 mod faults;
 mod human_output;
 mod include;

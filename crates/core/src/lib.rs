@@ -61,7 +61,8 @@ pub mod prim {
     /// How commands are confined, and the supervisor's entry point.
     pub mod sandbox {
         pub use nodwyn_prim::sandbox::{
-            EXEC_ARG, Limits, SUPERVISOR_ARG, Sandbox, exec_confined, not_dumpable, supervise,
+            Availability, EXEC_ARG, Limits, SUPERVISOR_ARG, Sandbox, availability, exec_confined,
+            not_dumpable, supervise,
         };
     }
 }

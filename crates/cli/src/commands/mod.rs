@@ -5,6 +5,7 @@ mod allow;
 mod call;
 mod chat;
 mod completions;
+mod doctor;
 mod eval;
 mod guard;
 mod land;
@@ -86,6 +87,8 @@ enum Command {
     Allow(allow::AllowArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
+    /// Check this machine and your configuration: git, the sandbox, the data directory, the model.
+    Doctor(doctor::DoctorArgs),
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
@@ -139,6 +142,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
         Command::Completions(args) => completions::run(args).map(|()| Outcome::Success),
+        Command::Doctor(args) => doctor::run(args, &context),
         Command::Allow(args) => allow::run(args, &context).map(|()| Outcome::Success),
     }
 }
