@@ -311,3 +311,34 @@ fn refusals_carry_a_stable_code_a_program_can_act_on() {
         "credential_refused"
     );
 }
+
+#[test]
+fn each_error_has_a_code_of_its_own_and_bad_input_exits_2() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let kind = |args: &[&str]| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let run = env.nodwyn(&repo, &all);
+        let document: Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}): {}", run.stdout));
+        (
+            run.code,
+            document["error"]["kind"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    };
+    assert_eq!(kind(&["completions", "bash"]), (2, "usage".to_owned()));
+    let (id, _) = env.session(&repo);
+    assert_eq!(
+        kind(&["call", "--session", &id, "fs-read", "{not json"]),
+        (2, "bad_arguments".to_owned())
+    );
+    assert_eq!(kind(&["run", "hello"]), (1, "no_model".to_owned()));
+    assert_eq!(
+        kind(&["allow", "push", "not a url"]),
+        (2, "bad_url".to_owned())
+    );
+}

@@ -193,6 +193,7 @@ fn stopped(step: Step, signal: &str) -> (Scene, String, BTreeMap<String, Vec<u8>
     let run = env.nodwyn_stopped_at(&s.repo, &["land", &s.id, "-m", "the work"], &marker, signal);
     assert_ne!(run.code, 0, "the landing did not finish: {}", run.stderr);
     if signal == "INT" {
+        assert_eq!(run.code, 130, "an interrupted landing exits as run does");
         assert!(run.stderr.contains("interrupted"), "{}", run.stderr);
         assert!(
             run.stderr

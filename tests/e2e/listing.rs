@@ -373,7 +373,7 @@ fn inside_a_sessions_worktree_a_command_without_an_id_means_that_session() {
         "{landed}"
     );
     // In the checkout no session is meant, and the sentence says what to give.
-    let refused = env.nodwyn(&repo, &["land", "-m", "notes"]).failed_with(1);
+    let refused = env.nodwyn(&repo, &["land", "-m", "notes"]).failed_with(2);
     assert!(refused.contains("not in a session's worktree"), "{refused}");
     let events = env.nodwyn_json(&wt, &["session", "events"]);
     assert_eq!(events[0]["type"], "session.start", "{events}");

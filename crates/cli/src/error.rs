@@ -1,5 +1,6 @@
-//! How failures leave the program: usage errors exit 2, every other error exits 1 with one
-//! sentence on stderr starting `nodwyn: `. With `--json`, stdout also gets one JSON document
+//! How failures leave the program: usage errors (and arguments that do not parse) exit 2, a
+//! command interrupted by Ctrl-C exits 130, every other error exits 1 with one sentence on stderr
+//! starting `nodwyn: `. With `--json`, stdout also gets one JSON document
 //! `{"error": {"message": ..., "kind": ..., "files": [...]}}`, `kind` being a stable code programs
 //! act on and `files` (when the error names any) the files it is about.
 
@@ -43,10 +44,56 @@ pub fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
     }
     let sentence = sentence(error);
     let _ = writeln!(std::io::stderr(), "nodwyn: {sentence}");
+    let kind = kind(error);
     if json {
-        print_json_error(&sentence, kind(error), files(error));
+        print_json_error(&sentence, kind, files(error));
     }
-    ExitCode::from(exit)
+    let coded_exit = error
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<Coded>())
+        .and_then(|coded| coded.exit);
+    ExitCode::from(match kind {
+        "interrupted" => 130,
+        _ => coded_exit.unwrap_or(exit),
+    })
+}
+
+/// An error of the command line itself with a stable code (and, for arguments that do not
+/// parse, exit 2 as a usage error).
+#[derive(Debug)]
+pub struct Coded {
+    /// The stable code.
+    pub code: &'static str,
+    /// The sentence.
+    pub sentence: String,
+    /// The exit code, when not 1.
+    pub exit: Option<u8>,
+}
+
+impl std::fmt::Display for Coded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.sentence)
+    }
+}
+
+impl std::error::Error for Coded {}
+
+/// An error with `code` and `sentence`, exit 1.
+pub fn coded(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Coded {
+        code,
+        sentence: sentence.into(),
+        exit: None,
+    })
+}
+
+/// Arguments that do not parse: `code` and `sentence`, exit 2 as a usage error.
+pub fn bad_input(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Coded {
+        code,
+        sentence: sentence.into(),
+        exit: Some(2),
+    })
 }
 
 /// The files the error is about (a conflict's files, what removing would discard), if it names
@@ -84,6 +131,9 @@ pub fn kind(error: &anyhow::Error) -> &'static str {
         }
         if let Some(e) = cause.downcast_ref::<nodwyn_core::prim::Error>() {
             return e.code();
+        }
+        if let Some(e) = cause.downcast_ref::<Coded>() {
+            return e.code;
         }
     }
     "error"

@@ -41,17 +41,29 @@ enum AllowCommand {
 }
 
 pub fn run(args: AllowArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    if !output::person_at_terminal() {
-        anyhow::bail!(
-            "`allow` needs a terminal (its standard input and error are not one here): a standing answer is a person's decision, so it is only taken on a terminal; run it yourself in one"
-        );
-    }
-    let repository = args.repo.repository()?;
     let answer = match args.answer {
         AllowCommand::Command { words } => StandingAnswer::Command(words),
         AllowCommand::Write { glob } => StandingAnswer::Write(glob),
-        AllowCommand::Push { url } => StandingAnswer::Push(url),
+        AllowCommand::Push { url } => {
+            if !looks_like_a_push_url(&url) {
+                return Err(crate::error::bad_input(
+                    "bad_url",
+                    format!(
+                        "`{}` is not a push URL: give one as `git remote get-url --push origin` shows it (https://..., ssh://..., git@host:path, or a path)",
+                        crate::output::printable(&url)
+                    ),
+                ));
+            }
+            StandingAnswer::Push(url)
+        }
     };
+    if !output::person_at_terminal() {
+        return Err(crate::error::coded(
+            "needs_terminal",
+            "`allow` needs a terminal (its standard input and error are not one here): a standing answer is a person's decision, so it is only taken on a terminal; run it yourself in one",
+        ));
+    }
+    let repository = args.repo.repository()?;
     let allowed = allow(&repository, &answer)?;
     if invocation.json {
         return output::json(&allowed);
@@ -69,4 +81,24 @@ fn describe(allowed: &Allowed) -> String {
         text.push_str("\nlisted in .git/info/exclude, so git never tracks it");
     }
     text
+}
+
+/// Whether `url` has the form of a URL git pushes to: a scheme URL, scp-like `user@host:path`,
+/// or a path. A word with spaces, or nothing at all, is none of them.
+fn looks_like_a_push_url(url: &str) -> bool {
+    let url = url.trim();
+    if url.is_empty() || url.chars().any(char::is_whitespace) {
+        return false;
+    }
+    let scheme = url.split_once("://").is_some_and(|(scheme, rest)| {
+        !rest.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let scp_like = url
+        .split_once(':')
+        .is_some_and(|(host, path)| !host.is_empty() && !host.contains('/') && !path.is_empty());
+    let path = url.starts_with('/') || url.starts_with("./") || url.starts_with("../");
+    scheme || scp_like || path
 }

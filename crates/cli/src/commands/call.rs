@@ -1,6 +1,5 @@
 //! `nodwyn call`.
 
-use anyhow::bail;
 use clap::Args;
 use nodwyn_core::call::call;
 use nodwyn_core::prim::{Param, Registry};
@@ -39,12 +38,19 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         return list(&registry, invocation);
     }
     let Some(primitive) = args.primitive else {
-        bail!("give a primitive (and --session ID outside a session's worktree), or --list");
+        return Err(crate::error::bad_input(
+            "usage",
+            "give a primitive (and --session ID outside a session's worktree), or --list",
+        ));
     };
     let session = crate::commands::session_or_here(args.session, &invocation.store()?)?;
     let text = text_or_standard_input(args.args, "the arguments")?;
-    let json: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("the arguments are not JSON ({e}): {}", preview(&text)))?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        crate::error::bad_input(
+            "bad_arguments",
+            format!("the arguments are not JSON ({e}): {}", preview(&text)),
+        )
+    })?;
     let store = invocation.store()?;
     let mut person = Terminal;
     let settings = if primitive == "git-land" {

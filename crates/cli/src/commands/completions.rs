@@ -17,7 +17,13 @@ pub struct CompletionsArgs {
     shell: Shell,
 }
 
-pub fn run(args: CompletionsArgs) -> anyhow::Result<()> {
+pub fn run(args: CompletionsArgs, invocation: &crate::commands::Invocation) -> anyhow::Result<()> {
+    if invocation.json {
+        return Err(crate::error::bad_input(
+            "usage",
+            "completions are a shell script, not JSON: leave out --json",
+        ));
+    }
     let mut command = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "nodwyn", &mut out);

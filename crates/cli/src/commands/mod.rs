@@ -141,7 +141,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
-        Command::Completions(args) => completions::run(args).map(|()| Outcome::Success),
+        Command::Completions(args) => completions::run(args, &context).map(|()| Outcome::Success),
         Command::Doctor(args) => doctor::run(args, &context),
         Command::Allow(args) => allow::run(args, &context).map(|()| Outcome::Success),
     }
@@ -173,10 +173,13 @@ pub fn session_or_here(given: Option<String>, store: &Store) -> anyhow::Result<S
     let here = std::env::current_dir()?;
     match nodwyn_core::session_at(store, &here)? {
         Some(id) => Ok(id.to_string()),
-        None => anyhow::bail!(
-            "{} is not in a session's worktree, so give the session: its id (8 hex digits, or a unique start of them) or its name",
-            here.display()
-        ),
+        None => Err(crate::error::bad_input(
+            "no_session_here",
+            format!(
+                "{} is not in a session's worktree, so give the session: its id (8 hex digits, or a unique start of them) or its name",
+                here.display()
+            ),
+        )),
     }
 }
 

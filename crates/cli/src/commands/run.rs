@@ -281,8 +281,8 @@ pub(crate) fn chosen_model(
     name: Option<&str>,
 ) -> anyhow::Result<ModelProfile> {
     settings.model(name).map_err(|error| match name {
-        Some(name) => anyhow::anyhow!("--model {name}: {error}"),
-        None => error,
+        Some(name) => crate::error::coded("unknown_model", format!("--model {name}: {error}")),
+        None => crate::error::coded("no_model", format!("{error:#}")),
     })
 }
 
