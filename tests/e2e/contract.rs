@@ -342,3 +342,17 @@ fn each_error_has_a_code_of_its_own_and_bad_input_exits_2() {
         (2, "bad_url".to_owned())
     );
 }
+
+#[test]
+fn outside_a_repository_a_listing_says_how_to_name_one() {
+    let env = TestEnv::new();
+    let plain = env.root().join("plain");
+    std::fs::create_dir_all(&plain).unwrap();
+    for args in [&["session", "list"][..], &["worktree", "list"]] {
+        let refused = env.nodwyn(&plain, args).failed_with(1);
+        assert!(
+            refused.contains("is not in a git repository") && refused.contains("--repo DIR"),
+            "{args:?}: {refused}"
+        );
+    }
+}

@@ -527,3 +527,24 @@ fn a_new_worktree_says_when_the_checkouts_strategy_is_not_committed() {
     let made = env.nodwyn(&repo, &["worktree", "new"]).success();
     assert!(!made.stderr.contains("not committed"), "{}", made.stderr);
 }
+
+#[test]
+fn the_checkouts_uncommitted_changes_are_mentioned_only_when_the_worktree_starts_at_its_head() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join("README.md"), "changed, not committed\n");
+    let plain = env.nodwyn(&repo, &["worktree", "new"]).success();
+    assert!(
+        plain.stderr.contains("were not carried over"),
+        "{}",
+        plain.stderr
+    );
+    let based = env
+        .nodwyn(&repo, &["worktree", "new", "--base", "main"])
+        .success();
+    assert!(
+        !based.stderr.contains("were not carried over"),
+        "{}",
+        based.stderr
+    );
+}

@@ -213,9 +213,20 @@ impl RepoArg {
         Ok(dir)
     }
 
-    /// The repository (main worktree) the folder belongs to.
+    /// The repository (main worktree) the folder belongs to. Outside any, the sentence says how
+    /// to name one.
     pub fn repository(&self) -> anyhow::Result<PathBuf> {
-        Ok(nodwyn_core::repository_of(&self.dir()?)?)
+        let dir = self.dir()?;
+        nodwyn_core::repository_of(&dir).map_err(|error| match error.code() {
+            "not_a_git_repo" if self.repo.is_none() => crate::error::coded(
+                "not_a_git_repo",
+                format!(
+                    "{} is not in a git repository: run this inside one, or name it with --repo DIR",
+                    dir.display()
+                ),
+            ),
+            _ => error.into(),
+        })
     }
 }
 

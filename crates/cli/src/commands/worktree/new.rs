@@ -45,6 +45,8 @@ pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir)?;
     let settings = Settings::resolve(user_config_file().as_deref(), Some(&repository))?;
+    // Started from another revision, the checkout's own changes are nothing it could carry.
+    let from_the_checkouts_head = args.base.is_none() && args.pr.is_none();
     let created = create(
         &invocation.store()?,
         &NewWorktree {
@@ -59,7 +61,7 @@ pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         output::json(&created)?;
     } else {
-        print_human(&created)?;
+        print_human(&created, from_the_checkouts_head)?;
     }
     start_strategy(&invocation.store()?, &created.session.to_string());
     Ok(())
@@ -88,7 +90,7 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
     }
 }
 
-fn print_human(created: &Created) -> anyhow::Result<()> {
+fn print_human(created: &Created, from_the_checkouts_head: bool) -> anyhow::Result<()> {
     let facts = &created.worktree;
     let lands = match (facts.base.as_str(), &created.lands_on) {
         ("", _) => "no branch to land on; `nodwyn land --onto BRANCH` chooses one".to_owned(),
@@ -107,7 +109,7 @@ fn print_human(created: &Created) -> anyhow::Result<()> {
     if let Some(number) = facts.pull_request {
         output::text(format!("  pull request #{number}"))?;
     }
-    if created.uncommitted > 0 {
+    if created.uncommitted > 0 && from_the_checkouts_head {
         output::note(format!(
             "note: {} uncommitted change(s) in the checkout it came from were not carried over",
             created.uncommitted
