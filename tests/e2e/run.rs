@@ -337,7 +337,7 @@ fn max_turns_stops_a_model_that_never_stops() {
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(
         run.stderr
-            .contains("nodwyn: the run reached its limit of 2 model call(s) (--max-turns)"),
+            .contains("nodwyn: the run reached its limit of 2 model call(s) (--max-model-calls)"),
         "{}",
         run.stderr
     );
@@ -473,9 +473,13 @@ fn refusals_come_before_any_model_call() {
             "{sentence}"
         );
     }
-    let bad: [(&[&str], &str); 4] = [
+    let bad: [(&[&str], &str); 5] = [
         (&["run", ""], "the task is empty"),
-        (&["run", "--max-turns", "0", "x"], "--max-turns 0"),
+        (
+            &["run", "--max-model-calls", "0", "x"],
+            "--max-model-calls 0",
+        ),
+        (&["run", "--max-turns", "0", "x"], "--max-model-calls 0"),
         (
             &["run", "--no-worktree", "--base", "main", "x"],
             "--base and --name choose a worktree",

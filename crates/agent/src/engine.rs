@@ -608,7 +608,7 @@ impl Agent {
             && self.run_usage.model_calls >= most
         {
             return Some(format!(
-                "the run reached its limit of {most} model call(s) (--max-turns)"
+                "the run reached its limit of {most} model call(s) (--max-model-calls)"
             ));
         }
         if let Some(most) = self.options.max_tokens

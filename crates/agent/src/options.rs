@@ -7,7 +7,7 @@ use nodwyn_protocol::WorktreeMode;
 /// The settings of a run.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// At most this many model calls in this run (`--max-turns`).
+    /// At most this many model calls in this run (`--max-model-calls`).
     pub max_model_calls: Option<u32>,
     /// At most this many tokens, read and written, in this run (`--max-tokens`).
     pub max_tokens: Option<u64>,

@@ -92,7 +92,7 @@ pub enum TurnEnd {
     Finished,
     /// The person interrupted it.
     Interrupted,
-    /// A limit was reached (`--max-turns`, `--max-tokens`).
+    /// A limit was reached (`--max-model-calls`, `--max-tokens`).
     Limit {
         /// Which limit, in words.
         why: String,

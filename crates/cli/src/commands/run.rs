@@ -43,9 +43,10 @@ pub struct RunArgs {
     /// The model profile (`[models.PROFILE]` in your configuration; default `[model]`).
     #[arg(long, value_name = "PROFILE")]
     model: Option<String>,
-    /// Stop after this many model calls.
-    #[arg(long, value_name = "N")]
-    max_turns: Option<u32>,
+    /// Stop after this many model calls (each answer of the model is one; `--max-turns` is
+    /// the old name).
+    #[arg(long, value_name = "N", alias = "max-turns")]
+    max_model_calls: Option<u32>,
     /// Stop once this many tokens (read and written) are used.
     #[arg(long, value_name = "N")]
     max_tokens: Option<u64>,
@@ -72,7 +73,7 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         bail!("the task is empty: say what the model should do");
     }
     for (flag, value) in [
-        ("--max-turns", args.max_turns.map(u64::from)),
+        ("--max-model-calls", args.max_model_calls.map(u64::from)),
         ("--max-tokens", args.max_tokens),
     ] {
         if value == Some(0) {
@@ -117,7 +118,7 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     }
     let runtime = SessionRuntime::open(store.clone(), &id, Arc::new(Registry::builtin()), host)?;
     let mut options = agent_options(&settings, mode, new_worktree, profile.1)?;
-    options.max_model_calls = args.max_turns.or(options.max_model_calls);
+    options.max_model_calls = args.max_model_calls.or(options.max_model_calls);
     options.max_tokens = args.max_tokens.or(options.max_tokens);
     let profiles = profiles_of(&settings);
     let outcome = drive(
