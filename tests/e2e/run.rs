@@ -1242,7 +1242,8 @@ fn chat_lands_the_sessions_work_on_the_remote_and_closes_the_session() {
     );
     for expected in [
         "give the commit message: /land MESSAGE",
-        "landed on main as ",
+        "on main (ff-only): main is now ",
+        "pushed to origin (",
         "closed session",
     ] {
         assert!(shown.contains(expected), "{expected} in\n{shown}");
@@ -1875,4 +1876,11 @@ fn a_run_that_moves_into_its_worktree_from_a_dirty_checkout_says_what_stayed_beh
         "{}",
         run.stderr
     );
+    let full = only_session(&env);
+    let events = env
+        .nodwyn(&repo, &["session", "events", &full])
+        .success()
+        .stdout;
+    assert!(events.contains("nodwyn: this session moved"), "{events}");
+    assert!(!events.contains("nodwyn: nodwyn:"), "{events}");
 }

@@ -166,7 +166,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
                     continue;
                 }
                 match nodwyn_core::land(&store, &id, Some(message), Default::default(), None, false, &host) {
-                    Ok(landed) => output::note(format!("landed on {} as {}", landed.base, output::short_commit(&landed.landed))),
+                    Ok(landed) => output::note(super::land::describe(&landed)),
                     Err(error) => output::note(format!("nodwyn: {}", output::printable(&error.to_string()))),
                 }
             }

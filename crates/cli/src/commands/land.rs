@@ -136,7 +136,9 @@ fn describe_abort(aborted: &Aborted) -> String {
     lines.join("\n")
 }
 
-fn describe(landed: &Landed) -> String {
+/// What a landing did, as `nodwyn land` and chat's `/land` say it: what landed where, what
+/// was committed and left out, the push (remote, URL, ref), the local base.
+pub(crate) fn describe(landed: &Landed) -> String {
     let mut lines = vec![if landed.commits == 0 {
         format!(
             "{} was already on {}: {} is {}",

@@ -161,11 +161,15 @@ fn conversation(record: &Value) -> Option<String> {
             },
             at_most(&text("content"), 200)
         ),
-        ("conversation.item", Some("notice")) => format!(
-            "{}nodwyn: {}",
-            record["agent"].as_str().map_or("  ".to_owned(), indent),
-            text("text")
-        ),
+        ("conversation.item", Some("notice")) => {
+            // A notice the engine wrote for the model may say already whose it is.
+            let notice = text("text");
+            format!(
+                "{}nodwyn: {}",
+                record["agent"].as_str().map_or("  ".to_owned(), indent),
+                notice.strip_prefix("nodwyn: ").unwrap_or(&notice)
+            )
+        }
         _ => return None,
     })
 }
