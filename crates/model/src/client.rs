@@ -199,6 +199,7 @@ impl Client {
             };
             let error = Error::Status {
                 server: profile.server(),
+                url: profile.shown_endpoint(),
                 status: status.to_string(),
                 message: self.shown(&error_message(&text)),
                 tries: 1,
@@ -471,11 +472,13 @@ fn with_tries(error: Error, tries: u32, began: bool) -> Error {
         Error::Unreachable { server, why, .. } => Error::Unreachable { server, why, tries },
         Error::Status {
             server,
+            url,
             status,
             message,
             ..
         } => Error::Status {
             server,
+            url,
             status,
             message,
             tries,

@@ -17,10 +17,12 @@ pub enum Error {
         tries: u32,
     },
     /// The server answered with an error status.
-    #[error("the model server at {server} answered {status}{}: {message}", tries_note(*tries))]
+    #[error("the model server at {server} answered {status} to POST {url}{}: {message}", tries_note(*tries))]
     Status {
         /// The server's address.
         server: String,
+        /// The URL asked (without credentials or query).
+        url: String,
         /// The HTTP status, with its reason.
         status: String,
         /// What the server said (shortened, the key taken out).

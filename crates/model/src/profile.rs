@@ -77,6 +77,25 @@ impl Profile {
     }
 
     /// The address requests go to.
+    /// The URL requests go to, as a sentence may show it: without credentials written into the
+    /// address, or a query.
+    pub(crate) fn shown_endpoint(&self) -> String {
+        let endpoint = self.endpoint();
+        let endpoint = endpoint
+            .split(['?', '#'])
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        match endpoint.split_once("://") {
+            Some((scheme, rest)) => {
+                let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+                let host = host.rsplit('@').next().unwrap_or(host);
+                format!("{scheme}://{host}/{path}")
+            }
+            None => endpoint,
+        }
+    }
+
     pub(crate) fn endpoint(&self) -> String {
         let base = self.base_url.trim_end_matches('/');
         match self.provider {

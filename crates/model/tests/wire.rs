@@ -579,3 +579,15 @@ async fn an_unstreamed_answer_of_the_wrong_shape_is_read_without_a_panic() {
         assert!(answer.is_ok(), "{body}: {answer:?}");
     }
 }
+
+#[tokio::test]
+async fn a_server_that_does_not_know_the_path_is_named_with_the_url_asked() {
+    let server = StandIn::start(vec![Reply::status(404, "Not Found")]);
+    let (answer, _) = complete(&client(profile(Provider::OpenAi, &server))).await;
+    let sentence = answer.unwrap_err().to_string();
+    assert!(
+        sentence.contains(&format!("answered 404 Not Found to POST {}", server.url()))
+            && sentence.contains("/chat/completions"),
+        "{sentence}"
+    );
+}
