@@ -74,7 +74,7 @@ pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error>
     Err(Error::declined(
         "credential_refused",
         format!(
-            "the landing would publish {}; it stopped before pushing. A commit stays refused until it is rewritten, whatever later commits do: take the secret out of the files (or, if it is not a secret, write it so it does not look like one), then drop the commits from the branch's history with `git reset --soft {}` in the worktree (the files stay as they are) and land again, which commits them afresh",
+            "the landing would publish {}, so nothing was pushed. Take the secret out of the files, then `git reset --soft {}` in the worktree (the files stay) and land again: a commit stays refused until it is rewritten",
             found.join("; "),
             super::short(from)
         ),
