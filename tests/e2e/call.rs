@@ -393,9 +393,10 @@ fn reads_of_credential_files_are_refused_and_outside_reads_are_marked() {
     assert!(unknown.contains("--list"), "{unknown}");
     let bad = call(&env, &repo, &id, "fs-read", json!({"file": "x"})).refused();
     assert!(bad.contains("no parameter `file`"), "{bad}");
+    // Arguments that do not parse are a usage error: exit 2.
     let not_json = env
         .nodwyn(&repo, &["call", "--session", &id, "fs-read", "{path"])
-        .refused();
+        .failed_with(2);
     assert!(not_json.contains("not JSON"), "{not_json}");
 }
 

@@ -420,7 +420,7 @@ async fn the_limits_are_checked_before_each_tool_call() {
         "{:?}",
         outcome.end
     );
-    not_run(&frontend, 5, "1 model call(s) (--max-turns)");
+    not_run(&frontend, 5, "1 model call(s) (--max-model-calls)");
 
     // More calls in one answer than an answer may make, from a model that let them through.
     let server = StandIn::start(vec![openai::answer(
