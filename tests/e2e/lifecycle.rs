@@ -624,3 +624,58 @@ fn a_worktree_made_again_starts_from_the_newest_of_the_base_and_its_upstream() {
         "{resumed}"
     );
 }
+
+#[test]
+fn worktree_switch_with_the_shell_function_goes_there_and_a_mistyped_id_stays_put() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let (id, wt) = env.session(&repo);
+    let script = format!(
+        r#"eval "$(nodwyn shell-init bash)"
+        cd {repo}
+        nodwyn worktree switch {id} && echo "now=$PWD"
+        nodwyn worktree switch ^ && echo "checkout=$PWD"
+        nodwyn worktree switch - && echo "back=$PWD"
+        nodwyn worktree switch nosuchname; echo "rc=$? still=$PWD""#,
+        repo = repo.display()
+    );
+    let output = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .env_clear()
+        .envs(env.vars())
+        .env("PATH", {
+            let mut path =
+                std::ffi::OsString::from(nodwyn_tests::nodwyn_binary().parent().unwrap());
+            path.push(":");
+            path.push(env.vars()["PATH"].clone());
+            path
+        })
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let wt = wt.display().to_string();
+    let repo = repo.display().to_string();
+    for expected in [
+        format!("now={wt}\n"),
+        format!("checkout={repo}\n"),
+        format!("back={wt}\n"),
+        format!("rc=1 still={wt}\n"),
+    ] {
+        assert!(
+            stdout.contains(&expected),
+            "{expected:?} in\n{stdout}\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("nosuchname"), "{stderr}");
+    assert!(
+        !stderr.contains("only printed"),
+        "the function follows: {stderr}"
+    );
+    // Without the function it prints the folder and says how to follow it.
+    let printed = env
+        .nodwyn(repo.as_ref(), &["worktree", "switch", &id])
+        .success();
+    assert_eq!(printed.stdout.trim(), wt);
+    assert!(printed.stderr.contains("shell-init"), "{}", printed.stderr);
+}

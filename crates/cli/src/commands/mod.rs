@@ -89,6 +89,8 @@ enum Command {
     Completions(completions::CompletionsArgs),
     /// Check this machine and your configuration: git, the sandbox, the data directory, the model.
     Doctor(doctor::DoctorArgs),
+    /// Print the shell function that lets `nodwyn worktree switch` change your shell's folder.
+    ShellInit(worktree::switch::ShellInitArgs),
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
@@ -143,6 +145,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),
         Command::Completions(args) => completions::run(args, &context).map(|()| Outcome::Success),
         Command::Doctor(args) => doctor::run(args, &context),
+        Command::ShellInit(args) => {
+            worktree::switch::run_shell_init(args, &context).map(|()| Outcome::Success)
+        }
         Command::Allow(args) => allow::run(args, &context).map(|()| Outcome::Success),
     }
 }

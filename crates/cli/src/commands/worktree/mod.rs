@@ -10,6 +10,7 @@ mod prune;
 mod remove;
 mod resume;
 mod review;
+pub(crate) mod switch;
 
 use clap::Subcommand;
 
@@ -27,6 +28,9 @@ pub enum WorktreeCommand {
     Prune(prune::PruneArgs),
     Diff(diff::DiffArgs),
     Review(review::ReviewArgs),
+    /// Go to a session's worktree (with `nodwyn shell-init`'s shell function), the checkout
+    /// (`^`) or the folder before (`-`).
+    Switch(switch::SwitchArgs),
 }
 
 pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<Outcome> {
@@ -41,6 +45,7 @@ pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<
         WorktreeCommand::Keep(args) => keep::run(args, invocation),
         WorktreeCommand::Prune(args) => prune::run(args, invocation),
         WorktreeCommand::Diff(args) => diff::run(args, invocation),
+        WorktreeCommand::Switch(args) => switch::run(args, invocation),
     };
     done.map(|()| Outcome::Success)
 }

@@ -7,7 +7,7 @@ use nodwyn_core::{Session, WorktreeState};
 use crate::commands::Invocation;
 use crate::output;
 
-/// Print the folder of a session's worktree (for `cd "$(nodwyn worktree path ID)"`).
+/// Print the folder of a session's worktree (`nodwyn worktree switch ID` goes there).
 #[derive(Debug, Args)]
 pub struct PathArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
