@@ -331,9 +331,19 @@ fn install_merges_each_agents_configuration_and_keeps_what_was_there() {
     }
     let binary = nodwyn_binary().display().to_string();
     insta::assert_snapshot!(env.normalise(&shown).replace(&binary, "[NODWYN]"));
+    // The shared settings stay as the person had them; the deny rules are the person's own.
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap(),
+        r#"{"permissions": {"deny": ["WebFetch"]}, "model": "opus"}"#
+    );
+    let status = env.git(&repo, &["status", "--porcelain", "--", ".claude"]);
+    assert!(
+        !status.contains("settings.local.json"),
+        "kept out of commits: {status}"
+    );
     for file in [
         repo.join(".mcp.json"),
-        repo.join(".claude/settings.json"),
+        repo.join(".claude/settings.local.json"),
         env.home().join(".codex/config.toml"),
         repo.join(".gemini/settings.json"),
         env.home().join(".cursor/mcp.json"),
@@ -342,12 +352,23 @@ fn install_merges_each_agents_configuration_and_keeps_what_was_there() {
         assert_eq!(mode, 0o600, "{}", file.display());
     }
     // Installing again changes nothing; a file that is not JSON is refused, not overwritten.
-    let before = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    let before = std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap();
     env.nodwyn(&repo, &["mcp", "install", "claude"]).success();
     assert_eq!(
-        std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap(),
+        std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap(),
         before
     );
+    // With nodwyn on the PATH, the shared .mcp.json names it portably.
+    std::os::unix::fs::symlink(nodwyn_binary(), env.bin().join("nodwyn")).unwrap();
+    env.nodwyn(&repo, &["mcp", "install", "claude"]).success();
+    let servers: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(
+        servers["mcpServers"]["nodwyn"],
+        serde_json::json!({"command": "nodwyn", "args": ["mcp"], "type": "stdio"}),
+        "{servers}"
+    );
+    assert!(servers["mcpServers"]["other"].is_object(), "{servers}");
     write(&repo.join(".cursor/mcp.json"), "{ not json");
     let refused = env.nodwyn(&repo, &["mcp", "install", "cursor"]).refused();
     assert!(

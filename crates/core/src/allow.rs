@@ -144,28 +144,9 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
 
 /// Lists the file in the repository's `info/exclude` unless it is there; says whether it had to.
 fn exclude(repository: &Path) -> Result<bool, Error> {
-    let common = nodwyn_git::GitCommand::new(repository)
-        .read_only()
-        .args(["rev-parse", "--path-format=absolute", "--git-common-dir"])
-        .run_text()?;
-    let info = Path::new(&common).join("info");
-    let exclude = info.join("exclude");
-    let text = match std::fs::read_to_string(&exclude) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(Error::io(&exclude)(e)),
-    };
-    if text.lines().any(|l| l.trim() == EXCLUDED) {
-        return Ok(false);
-    }
-    std::fs::create_dir_all(&info).map_err(Error::io(&info))?;
-    let mut appended = text;
-    if !appended.is_empty() && !appended.ends_with('\n') {
-        appended.push('\n');
-    }
-    appended.push_str("# nodwyn: the person's standing answers, never committed\n");
-    appended.push_str(EXCLUDED);
-    appended.push('\n');
-    write_atomically(&exclude, &appended)?;
-    Ok(true)
+    crate::exclude::exclude_from_git(
+        repository,
+        EXCLUDED,
+        "the person's standing answers, never committed",
+    )
 }

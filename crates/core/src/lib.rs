@@ -11,6 +11,7 @@ pub mod clock;
 mod dont_ask;
 mod error;
 pub mod event;
+mod exclude;
 pub mod host;
 pub mod id;
 mod land;
@@ -29,6 +30,7 @@ pub mod worktree;
 
 pub use dont_ask::{hand_to, set_dont_ask};
 pub use error::Error;
+pub use exclude::exclude_from_git;
 pub use id::SessionId;
 pub use land::{abort as abort_landing, land};
 /// The guard's types a front-end reads (a decision, a verdict on a path, an effect). Named one

@@ -3,16 +3,20 @@
 //!
 //! | agent | project scope | user scope |
 //! | --- | --- | --- |
-//! | Claude Code | `.mcp.json`, `.claude/settings.json` | `~/.claude.json`, `~/.claude/settings.json` |
+//! | Claude Code | `.mcp.json`, `.claude/settings.local.json` | `~/.claude.json`, `~/.claude/settings.json` |
 //! | Codex | `.codex/config.toml` | `~/.codex/config.toml` |
 //! | Gemini CLI | `.gemini/settings.json` | `~/.gemini/settings.json` |
 //! | Cursor | `.cursor/mcp.json` | `~/.cursor/mcp.json` |
 //!
 //! Each file gets the server `nodwyn` (this binary, `mcp`: `--repo` the repository in project
-//! scope, the folder the agent starts it in for user scope); for Claude Code
-//! the settings also deny its built-in tools that edit files and run commands (`Bash`, `Edit`,
-//! `Write`, `MultiEdit`, `NotebookEdit`) and allow nodwyn's (`mcp__nodwyn__*`), so its work goes
-//! through nodwyn's guard. A file that is not what the agent reads (not a JSON object, not TOML)
+//! scope, the folder the agent starts it in for user scope). Claude Code's project `.mcp.json` is
+//! a file teams commit, so it names the server portably: `nodwyn mcp` from the `PATH`, started in
+//! the project (a machine's own paths only when nodwyn is not on the `PATH`). Its settings deny
+//! its built-in tools that edit files, run commands and read files (`Bash`, `Edit`, `Write`,
+//! `MultiEdit`, `NotebookEdit`, `Read`, `Grep`, `Glob`, `LS`: its own Read would open the `.env`
+//! nodwyn's `fs_read` refuses) and allow nodwyn's (`mcp__nodwyn__*`), so its work goes through
+//! nodwyn's guard; in project scope they are the person's own, in `.claude/settings.local.json`,
+//! never the shared `.claude/settings.json`. A file that is not what the agent reads (not a JSON object, not TOML)
 //! is refused, never overwritten; files are written whole and atomically, mode 0600.
 
 use std::path::{Path, PathBuf};
@@ -50,18 +54,30 @@ pub struct Change {
     pub content: String,
 }
 
-/// Claude Code's built-in tools that edit files or run commands: denied, so they go through
-/// nodwyn instead.
-pub const CLAUDE_DENIED: &[&str] = &["Bash", "Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// Claude Code's built-in tools that edit files, run commands or read files: denied, so they go
+/// through nodwyn instead.
+pub const CLAUDE_DENIED: &[&str] = &[
+    "Bash",
+    "Edit",
+    "Write",
+    "MultiEdit",
+    "NotebookEdit",
+    "Read",
+    "Grep",
+    "Glob",
+    "LS",
+];
 
 /// The changes that configure `agent` in `scope` to start `nodwyn` (this program) as `nodwyn mcp
-/// --repo REPO`; `top` is the repository's top folder, `home` the person's home.
+/// --repo REPO`; `top` is the repository's top folder, `home` the person's home. `on_path` says
+/// that `nodwyn` on the `PATH` is this program, so a shared file can name it portably.
 pub fn changes(
     agent: Agent,
     scope: Scope,
     top: &Path,
     home: &Path,
     nodwyn: &Path,
+    on_path: bool,
 ) -> Result<Vec<Change>, String> {
     let base = match scope {
         Scope::Project => top,
@@ -80,13 +96,20 @@ pub fn changes(
     match agent {
         Agent::Claude => {
             let (servers, settings) = match scope {
-                Scope::Project => (top.join(".mcp.json"), top.join(".claude/settings.json")),
+                Scope::Project => (
+                    top.join(".mcp.json"),
+                    top.join(".claude/settings.local.json"),
+                ),
                 Scope::User => (
                     home.join(".claude.json"),
                     home.join(".claude/settings.json"),
                 ),
             };
-            let mut stdio = server.clone();
+            let mut stdio = match scope {
+                // Claude Code starts a project's servers in the project.
+                Scope::Project if on_path => json!({"command": "nodwyn", "args": ["mcp"]}),
+                _ => server.clone(),
+            };
             stdio["type"] = json!("stdio");
             Ok(vec![
                 json_change(&servers, |config| {

@@ -123,11 +123,27 @@ fn install_agent(args: InstallArgs, invocation: &Invocation) -> anyhow::Result<(
         ScopeName::Project => Scope::Project,
         ScopeName::User => Scope::User,
     };
-    let changes = install::changes(agent, scope, &top, std::path::Path::new(&home), &nodwyn)
-        .map_err(anyhow::Error::msg)?;
+    let on_path = nodwyn_on_path(&nodwyn);
+    let changes = install::changes(
+        agent,
+        scope,
+        &top,
+        std::path::Path::new(&home),
+        &nodwyn,
+        on_path,
+    )
+    .map_err(anyhow::Error::msg)?;
     if !args.dry_run {
         for change in &changes {
             install::write(change).map_err(anyhow::Error::msg)?;
+        }
+        if agent == Agent::Claude && scope == Scope::Project {
+            // The person's own settings stay out of the repository's commits.
+            nodwyn_core::exclude_from_git(
+                &top,
+                "/.claude/settings.local.json",
+                "the person's own Claude Code settings, never committed",
+            )?;
         }
     }
     if invocation.json {
@@ -156,6 +172,41 @@ fn install_agent(args: InstallArgs, invocation: &Invocation) -> anyhow::Result<(
         lines.push(format!(
             "  claude --strict-mcp-config{config} --permission-prompt-tool mcp__nodwyn__permission_prompt"
         ));
+        lines.push(
+            "(--permission-prompt-tool is used in print mode, claude -p; interactively Claude Code asks you itself. Its own Bash, edits and reads are denied either way, so its work goes through nodwyn.)"
+                .to_owned(),
+        );
+        if scope == Scope::Project && !on_path {
+            lines.push(format!(
+                "note: nodwyn is not on your PATH, so .mcp.json names {} and works on this machine only; put nodwyn on the PATH (cargo install puts it in ~/.cargo/bin) and install again to name it portably",
+                nodwyn.display()
+            ));
+        }
+        if scope == Scope::User {
+            lines.push(
+                "note: user scope denies Claude Code's own shell, edits and reads in every project on this machine, not only this one; --scope project keeps it to this repository"
+                    .to_owned(),
+            );
+        }
+    }
+    if agent == Agent::Codex && scope == Scope::Project {
+        lines.push(
+            "note: Codex reads a project's .codex/config.toml only in a project you have marked trusted"
+                .to_owned(),
+        );
     }
     output::text(lines.join("\n"))
+}
+
+/// Whether `nodwyn` found on the `PATH` is this very program.
+fn nodwyn_on_path(nodwyn: &std::path::Path) -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    let this = nodwyn.canonicalize().ok();
+    std::env::split_paths(&path)
+        .map(|folder| folder.join("nodwyn"))
+        .find(|candidate| candidate.is_file())
+        .and_then(|found| found.canonicalize().ok())
+        .is_some_and(|found| Some(found) == this)
 }
