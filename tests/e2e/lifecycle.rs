@@ -679,3 +679,43 @@ fn worktree_switch_with_the_shell_function_goes_there_and_a_mistyped_id_stays_pu
     assert_eq!(printed.stdout.trim(), wt);
     assert!(printed.stderr.contains("shell-init"), "{}", printed.stderr);
 }
+
+#[test]
+fn a_worktree_moved_with_git_worktree_move_is_followed_where_git_says_it_is() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("work.txt"), "unfinished\n");
+    let moved = env.root().join("elsewhere-wt");
+    env.git(
+        &repo,
+        &[
+            "worktree",
+            "move",
+            wt.to_str().unwrap(),
+            moved.to_str().unwrap(),
+        ],
+    );
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["moved_to"], moved.to_str().unwrap(), "{listed}");
+    let shown = env.nodwyn(&repo, &["worktree", "list"]).success();
+    assert!(shown.stdout.contains("moved"), "{}", shown.stdout);
+    let resumed = env.nodwyn_json(&repo, &["worktree", "resume", &id]);
+    assert_eq!(resumed["moved_to"], moved.to_str().unwrap(), "{resumed}");
+    assert_eq!(resumed["restored"], false, "{resumed}");
+    // The session works there now, and nothing was made again where it was.
+    let path = env
+        .nodwyn(&repo, &["worktree", "path", &id])
+        .success()
+        .stdout;
+    assert_eq!(path.trim(), moved.to_str().unwrap());
+    assert!(!wt.exists());
+    let read = env
+        .nodwyn(
+            &repo,
+            &["call", "--session", &id, "fs-read", r#"["work.txt"]"#],
+        )
+        .success()
+        .stdout;
+    assert!(read.contains("unfinished"), "{read}");
+}

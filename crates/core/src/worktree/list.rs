@@ -51,6 +51,9 @@ pub struct Listed {
     pub landing: bool,
     /// Whether its folder is missing from disk.
     pub missing: bool,
+    /// Where git has it now, when it was moved with `git worktree move` (`resume` follows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<PathBuf>,
     /// The pull request it was made on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
@@ -128,6 +131,14 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
         open: session.open,
         landing: session.landing.is_some(),
         missing,
+        moved_to: if missing {
+            super::resume::moved_worktree(facts)
+                .ok()
+                .flatten()
+                .map(|moved| moved.path)
+        } else {
+            None
+        },
         pull_request: facts.pull_request,
         error: None,
     };

@@ -49,6 +49,10 @@ pub struct Resumed {
     /// What finishing a worktree whose making was cut short did, when it was one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished: Option<Finished>,
+    /// Where the worktree is now, when it was moved with `git worktree move` (the session
+    /// followed it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved_to: Option<std::path::PathBuf>,
 }
 
 /// What `resume` did to finish a worktree whose making was cut short.
@@ -79,6 +83,7 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
         included: Vec::new(),
         include_failed: Vec::new(),
         finished: None,
+        moved_to: None,
     };
     if let Some(facts) = &session.worktree
         && session.worktree_unfinished
@@ -109,7 +114,25 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
             });
         }
         let missing = std::fs::symlink_metadata(&facts.path).is_err();
-        if session.worktree_state == WorktreeState::Removed || missing {
+        let moved = match (missing, session.worktree_state) {
+            (true, WorktreeState::Active) => moved_worktree(facts)?,
+            _ => None,
+        };
+        if let Some(moved) = moved {
+            // Moved with `git worktree move`: the session follows git's record.
+            stored.log.append(&Record::new(
+                Timestamp::now(),
+                Event::WorktreeRestore {
+                    worktree: moved.clone(),
+                    branch_reused: true,
+                    included: Vec::new(),
+                    include_failed: Vec::new(),
+                },
+            ))?;
+            resumed.root = moved.path.clone();
+            resumed.moved_to = Some(moved.path.clone());
+            resumed.worktree = Some(moved);
+        } else if session.worktree_state == WorktreeState::Removed || missing {
             let (restored, reused, included) = restore(store, facts)?;
             stored.log.append(&Record::new(
                 Timestamp::now(),
@@ -135,6 +158,24 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
         },
     ))?;
     Ok(resumed)
+}
+
+/// The worktree of `facts` where git now has it, when its folder is gone from the recorded place
+/// because it was moved with `git worktree move`: git has the session's branch checked out in a
+/// linked worktree of the repository elsewhere, whose `.git` checks out.
+pub(crate) fn moved_worktree(facts: &WorktreeFacts) -> Result<Option<WorktreeFacts>, Error> {
+    let Some(path) =
+        super::verdict::checked_out_elsewhere(&facts.repository, &facts.branch, &facts.path)?
+    else {
+        return Ok(None);
+    };
+    if path == facts.repository || super::location::checkout_of(&path, &facts.repository).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(WorktreeFacts {
+        path,
+        ..facts.clone()
+    }))
 }
 
 /// Finishes the worktree of `facts`, whose making was cut short (see the module documentation).

@@ -35,7 +35,9 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
             if w.landing {
                 state.push("landing");
             }
-            if w.missing {
+            if w.moved_to.is_some() {
+                state.push("moved");
+            } else if w.missing {
                 state.push("missing");
             } else if w.dirty {
                 state.push("dirty");
@@ -56,7 +58,7 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
                 w.behind.map_or("-".to_owned(), |n| n.to_string()),
                 w.idle_seconds.map_or("-".to_owned(), output::age),
                 state.join(","),
-                w.path.display().to_string(),
+                w.moved_to.as_ref().unwrap_or(&w.path).display().to_string(),
             ]
         })
         .collect();
@@ -66,6 +68,12 @@ pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
         ],
         &rows,
     ))?;
+    for w in worktrees.iter().filter(|w| w.moved_to.is_some()) {
+        output::note(format!(
+            "note: {} was moved with `git worktree move`; `nodwyn worktree resume {}` has the session follow it",
+            w.id, w.id
+        ));
+    }
     for w in worktrees.iter().filter(|w| w.error.is_some()) {
         output::note(format!(
             "could not read {}: {}",
