@@ -266,17 +266,34 @@ fn how_it_went(ok: bool, content: &str) -> String {
 /// a rule of the step) or failed, its code, and its reason. The result starts `code: sentence`.
 fn refused_or_failed(content: &str) -> String {
     let first = content.lines().next().unwrap_or_default();
-    let (code, why) = first.split_once(": ").unwrap_or(("", first));
-    let refused = code.contains("refused")
-        || matches!(
-            code,
-            "needs_person"
-                | "declined"
-                | "not_handed_over"
-                | "changed_since_review"
-                | "config_changed"
-                | "worktree_redirected"
-        );
+    let (code, why) = match first.split_once(": ") {
+        Some((code, why))
+            if !code.is_empty() && code.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') =>
+        {
+            (code, why)
+        }
+        _ => ("", first),
+    };
+    // Every refusal has a code of its own; what failed (could not be done) is these few.
+    let failed = matches!(
+        code,
+        "" | "io"
+            | "io_error"
+            | "encode"
+            | "random"
+            | "walk"
+            | "git_not_started"
+            | "git_failed"
+            | "git_read"
+            | "spawn_failed"
+            | "sandbox_unavailable"
+            | "made_but_failed"
+            | "log_unwritable"
+            | "no_temporary_folder"
+            | "landed_unrecorded"
+            | "scheme"
+    );
+    let refused = !failed;
     let how = if refused { "refused" } else { "failed" };
     match code {
         "" => format!("{how}: {}", shorten(why, 160)),
@@ -351,6 +368,25 @@ mod tests {
         let failed_tests = format!("{MOVED}\n{{\"status\": 1, \"stdout\": \"\"}}");
         assert_eq!(how_it_went(true, &failed_tests), "exit 1");
         assert_eq!(how_it_went(true, "{\"status\": 0}"), "ok");
+    }
+
+    #[test]
+    fn a_refusal_is_told_from_a_failure_by_its_code() {
+        assert_eq!(
+            how_it_went(
+                false,
+                "text_not_found: fs-edit: the text to replace does not occur"
+            ),
+            "refused (text_not_found): fs-edit: the text to replace does not occur"
+        );
+        assert_eq!(
+            how_it_went(false, "git_failed: git could not write the index"),
+            "failed (git_failed): git could not write the index"
+        );
+        assert_eq!(
+            how_it_went(false, "the call failed: it panicked"),
+            "failed: the call failed: it panicked"
+        );
     }
 
     #[test]

@@ -38,7 +38,10 @@ impl Beneath {
             return Self::open(&root, path);
         }
         let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(Error::refused(format!("{} names no file", path.display())));
+            return Err(Error::declined(
+                "no_file_name",
+                format!("{} names no file", path.display()),
+            ));
         };
         let folder = std::fs::canonicalize(folder).map_err(Error::io(folder))?;
         Self::open(&folder, &folder.join(name))
@@ -48,14 +51,16 @@ impl Beneath {
     /// beneath: each folder on the way is opened without following links and made when missing.
     pub fn open(anchor: &Path, path: &Path) -> Result<Self, Error> {
         let relative = path.strip_prefix(anchor).map_err(|_| {
-            Error::refused(format!(
-                "{} is not beneath {}",
-                path.display(),
-                anchor.display()
-            ))
+            Error::declined(
+                "not_beneath",
+                format!("{} is not beneath {}", path.display(), anchor.display()),
+            )
         })?;
         let Some(name) = relative.file_name() else {
-            return Err(Error::refused(format!("{} names no file", path.display())));
+            return Err(Error::declined(
+                "no_file_name",
+                format!("{} names no file", path.display()),
+            ));
         };
         let (folder, folder_path) = open_folders(anchor, relative.parent(), path)?;
         Ok(Self {
@@ -69,11 +74,10 @@ impl Beneath {
     /// way, each opened without following links, as [`Beneath::open`] does for a file's folder.
     pub fn make_folders(anchor: &Path, path: &Path) -> Result<(), Error> {
         let relative = path.strip_prefix(anchor).map_err(|_| {
-            Error::refused(format!(
-                "{} is not beneath {}",
-                path.display(),
-                anchor.display()
-            ))
+            Error::declined(
+                "not_beneath",
+                format!("{} is not beneath {}", path.display(), anchor.display()),
+            )
         })?;
         open_folders(anchor, Some(relative), path).map(drop)
     }
@@ -321,11 +325,14 @@ fn open_folders(
     let mut folder_path = anchor.to_path_buf();
     for component in relative.into_iter().flat_map(Path::components) {
         let Component::Normal(part) = component else {
-            return Err(Error::refused(format!(
-                "{} is not a plain path (it holds `{}`)",
-                shown.display(),
-                component.as_os_str().to_string_lossy()
-            )));
+            return Err(Error::declined(
+                "not_a_plain_path",
+                format!(
+                    "{} is not a plain path (it holds `{}`)",
+                    shown.display(),
+                    component.as_os_str().to_string_lossy()
+                ),
+            ));
         };
         folder_path.push(part);
         folder = open_or_make_folder(&folder, part, &folder_path)?;
@@ -346,18 +353,21 @@ fn open_or_make_folder(parent: &OwnedFd, part: &OsStr, shown: &Path) -> Result<O
                 }
             }
             Err(Errno::LOOP | Errno::NOTDIR) => {
-                return Err(Error::refused(format!(
-                    "{} is a symbolic link or a file, not a real folder; nodwyn writes only through real folders, so a link cannot send a write elsewhere",
-                    shown.display()
-                )));
+                return Err(Error::declined(
+                    "link_on_the_way",
+                    format!(
+                        "{} is a symbolic link or a file, not a real folder; nodwyn writes only through real folders, so a link cannot send a write elsewhere",
+                        shown.display()
+                    ),
+                ));
             }
             Err(e) => return Err(io_error(shown)(e)),
         }
     }
-    Err(Error::refused(format!(
-        "{} keeps changing while nodwyn makes it",
-        shown.display()
-    )))
+    Err(Error::declined(
+        "folder_keeps_changing",
+        format!("{} keeps changing while nodwyn makes it", shown.display()),
+    ))
 }
 
 fn io_error(path: &Path) -> impl Fn(Errno) -> Error + '_ {

@@ -18,17 +18,23 @@ use crate::context::WorktreeInfo;
 /// The worktree's checkout, or a refusal when the folder is no longer that worktree.
 pub fn verified(worktree: &WorktreeInfo) -> Result<Checkout, Error> {
     let gone = |why: &str| {
-        Error::refused(format!(
-            "{} is no longer a worktree of {} ({why}), so nodwyn runs no git there; `git worktree repair` in the repository can restore it",
-            worktree.path.display(),
-            worktree.repository.display()
-        ))
+        Error::declined(
+            "not_a_worktree",
+            format!(
+                "{} is no longer a worktree of {} ({why}), so nodwyn runs no git there; `git worktree repair` in the repository can restore it",
+                worktree.path.display(),
+                worktree.repository.display()
+            ),
+        )
     };
     if !worktree.path.is_dir() {
-        return Err(Error::refused(format!(
-            "the session's worktree {} is missing; `nodwyn worktree resume` makes it again",
-            worktree.path.display()
-        )));
+        return Err(Error::declined(
+            "worktree_missing",
+            format!(
+                "the session's worktree {} is missing; `nodwyn worktree resume` makes it again",
+                worktree.path.display()
+            ),
+        ));
     }
     let checkout =
         nodwyn_git::discover(&worktree.path).map_err(|_| gone("git finds no checkout there"))?;

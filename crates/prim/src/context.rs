@@ -329,7 +329,10 @@ impl Context {
     pub fn report(&self, fact: Fact) -> Result<(), crate::Error> {
         if let Some(recorder) = &self.recorder.0 {
             return recorder(fact).map_err(|why| {
-                crate::Error::refused(format!("the session's log could not be written: {why}"))
+                crate::Error::declined(
+                    "log_unwritable",
+                    format!("the session's log could not be written: {why}"),
+                )
             });
         }
         self.facts
@@ -352,7 +355,7 @@ impl Context {
     /// The worktree, or the refusal of a primitive offered only in worktree sessions.
     pub fn require_worktree(&self, primitive: &str) -> Result<&WorktreeInfo, crate::Error> {
         self.worktree.as_ref().ok_or_else(|| {
-            crate::Error::refused(format!(
+            crate::Error::declined("needs_worktree", format!(
                 "{primitive} is offered only in a worktree session, and session {} has no worktree",
                 self.session
             ))

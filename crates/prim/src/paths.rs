@@ -51,28 +51,40 @@ const LONGEST_NAME: usize = 255;
 /// (`"caf\351.txt"`, as nodwyn shows a name that is not UTF-8) stands for the name it quotes.
 pub fn resolve(ctx: &Context, given: &str) -> Result<Target, Error> {
     if given.is_empty() {
-        return Err(Error::refused("the path is empty"));
+        return Err(Error::declined("empty_path", "the path is empty"));
     }
     if given.contains('\0') {
-        return Err(Error::refused("the path contains a NUL byte"));
+        return Err(Error::declined(
+            "nul_in_path",
+            "the path contains a NUL byte",
+        ));
     }
     // Longer than any system allows: refused before anything records or judges it.
     if given.len() > LONGEST_PATH {
-        return Err(Error::refused(format!(
-            "the path is {} bytes long; a path may have at most {LONGEST_PATH}",
-            given.len()
-        )));
+        return Err(Error::declined(
+            "path_too_long",
+            format!(
+                "the path is {} bytes long; a path may have at most {LONGEST_PATH}",
+                given.len()
+            ),
+        ));
     }
     if let Some(part) = given.split('/').find(|part| part.len() > LONGEST_NAME) {
-        return Err(Error::refused(format!(
-            "a name in the path is {} bytes long; a name may have at most {LONGEST_NAME}",
-            part.len()
-        )));
+        return Err(Error::declined(
+            "name_too_long",
+            format!(
+                "a name in the path is {} bytes long; a name may have at most {LONGEST_NAME}",
+                part.len()
+            ),
+        ));
     }
     // A name nodwyn showed in git's quoted form (not UTF-8) is read back to its bytes.
     let name = nodwyn_git::quote::os_name(given);
     if name.as_encoded_bytes().contains(&0) {
-        return Err(Error::refused("the path contains a NUL byte"));
+        return Err(Error::declined(
+            "nul_in_path",
+            "the path contains a NUL byte",
+        ));
     }
     let root = normalise(&ctx.root);
     let path = normalise(&root.join(name));

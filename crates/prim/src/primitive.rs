@@ -191,11 +191,14 @@ impl<P: Primitive> DynPrimitive for P {
         let args = parse_args(self, args)?;
         let effect = Primitive::effect(self, &args, ctx)?;
         if effect.action != permit.action() {
-            return Err(Error::refused(format!(
-                "the guard's permit is for `{}`, not for `{}`",
-                permit.action(),
-                effect.action
-            )));
+            return Err(Error::declined(
+                "permit_mismatch",
+                format!(
+                    "the guard's permit is for `{}`, not for `{}`",
+                    permit.action(),
+                    effect.action
+                ),
+            ));
         }
         let output = Primitive::run(self, args, ctx, &permit)?;
         serde_json::to_value(output).map_err(|e| Error::BadArguments {

@@ -133,7 +133,7 @@ impl VersionStore {
             .into_iter()
             .find(|v| v.version == version)
             .ok_or_else(|| {
-                Error::refused(format!(
+                Error::declined("no_such_version", format!(
                     "session {} has no kept version {version}; `nodwyn versions list {}` lists them",
                     self.session, self.session
                 ))
@@ -153,10 +153,13 @@ impl VersionStore {
             match fs::symlink_metadata(dir) {
                 Ok(meta) if meta.is_dir() => continue,
                 Ok(_) => {
-                    return Err(Error::refused(format!(
-                        "{} is not a real folder (a link or a file); nodwyn keeps versions only in a real folder of the repository",
-                        dir.display()
-                    )));
+                    return Err(Error::declined(
+                        "not_a_real_folder",
+                        format!(
+                            "{} is not a real folder (a link or a file); nodwyn keeps versions only in a real folder of the repository",
+                            dir.display()
+                        ),
+                    ));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(Error::io(dir)(e)),
@@ -179,9 +182,12 @@ impl VersionStore {
 /// reader never sees half a file, and a link at `path` is replaced rather than written through.
 /// The file keeps its permissions when it existed.
 pub fn write_file(path: &Path, content: &[u8]) -> Result<(), Error> {
-    let parent = path
-        .parent()
-        .ok_or_else(|| Error::refused(format!("{} has no parent folder", path.display())))?;
+    let parent = path.parent().ok_or_else(|| {
+        Error::declined(
+            "no_parent_folder",
+            format!("{} has no parent folder", path.display()),
+        )
+    })?;
     fs::create_dir_all(parent).map_err(Error::io(parent))?;
     let mut temporary = tempfile::NamedTempFile::new_in(parent).map_err(Error::io(parent))?;
     temporary.write_all(content).map_err(Error::io(path))?;

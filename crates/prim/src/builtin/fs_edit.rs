@@ -62,20 +62,24 @@ impl Primitive for FsEdit {
         let target = resolve(ctx, &args.path)?;
         let shown = target.shown(ctx);
         if args.old.is_empty() {
-            return Err(Error::refused(
+            return Err(Error::declined(
+                "empty_old",
                 "fs-edit: `old` is empty; give the exact text to replace",
             ));
         }
         super::fs_write::refuse_redaction_marker("fs-edit", &args.new)?;
         let bytes = std::fs::read(&target.path).map_err(Error::io(&target.path))?;
         let text = String::from_utf8(bytes)
-            .map_err(|_| Error::refused(format!("{shown} is not UTF-8 text")))?;
+            .map_err(|_| Error::declined("not_utf8", format!("{shown} is not UTF-8 text")))?;
         let starts: Vec<usize> = text.match_indices(&args.old).map(|(i, _)| i).collect();
         let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
         match starts.as_slice() {
-            [] => Err(Error::refused(format!(
-                "fs-edit: the text to replace does not occur in {shown}; nothing was changed"
-            ))),
+            [] => Err(Error::declined(
+                "text_not_found",
+                format!(
+                    "fs-edit: the text to replace does not occur in {shown}; nothing was changed"
+                ),
+            )),
             [start] => {
                 let mut edited = String::with_capacity(text.len() + args.new.len());
                 edited.push_str(&text[..*start]);
@@ -83,15 +87,18 @@ impl Primitive for FsEdit {
                 edited.push_str(&text[start + args.old.len()..]);
                 replace(ctx, "fs-edit", &args.path, edited.as_bytes())
             }
-            several => Err(Error::refused(format!(
-                "fs-edit: the text to replace occurs {} times in {shown} (lines {}); give more of the surrounding text so it occurs once; nothing was changed",
-                several.len(),
-                several
-                    .iter()
-                    .map(|s| line_of(*s).to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
+            several => Err(Error::declined(
+                "text_not_unique",
+                format!(
+                    "fs-edit: the text to replace occurs {} times in {shown} (lines {}); give more of the surrounding text so it occurs once; nothing was changed",
+                    several.len(),
+                    several
+                        .iter()
+                        .map(|s| line_of(*s).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
         }
     }
 }

@@ -76,7 +76,10 @@ impl Primitive for FsRead {
         let shown = target.shown(ctx);
         let meta = std::fs::metadata(&target.path).map_err(Error::io(&target.path))?;
         if !meta.is_file() {
-            return Err(Error::refused(format!("{shown} is not a file")));
+            return Err(Error::declined(
+                "not_a_file",
+                format!("{shown} is not a file"),
+            ));
         }
         let limit = ctx.limits.read;
         let mut bytes = Vec::new();
@@ -84,9 +87,10 @@ impl Primitive for FsRead {
             .and_then(|file| file.take(limit as u64 + 1).read_to_end(&mut bytes))
             .map_err(Error::io(&target.path))?;
         if looks_binary(&bytes) {
-            return Err(Error::refused(format!(
-                "{shown} is a binary file; fs-read gives text only"
-            )));
+            return Err(Error::declined(
+                "binary_file",
+                format!("{shown} is a binary file; fs-read gives text only"),
+            ));
         }
         let truncated = bytes.len() > limit;
         let kept = &bytes[..bytes.len().min(limit)];

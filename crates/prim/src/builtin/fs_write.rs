@@ -74,10 +74,13 @@ impl Primitive for FsWrite {
 /// by markers, and writing one back would replace the credential it stands for.
 pub(crate) fn refuse_redaction_marker(primitive: &str, text: &str) -> Result<(), Error> {
     if text.contains(nodwyn_guard::scan::REDACTION_MARKER) {
-        return Err(Error::refused(format!(
-            "{primitive}: the text holds a redaction marker (`{}...]`), which stands for a credential the agent was not shown; writing it would destroy that credential. Edit around it instead (fs-edit of the lines next to it)",
-            nodwyn_guard::scan::REDACTION_MARKER
-        )));
+        return Err(Error::declined(
+            "redaction_marker",
+            format!(
+                "{primitive}: the text holds a redaction marker (`{}...]`), which stands for a credential the agent was not shown; writing it would destroy that credential. Edit around it instead (fs-edit of the lines next to it)",
+                nodwyn_guard::scan::REDACTION_MARKER
+            ),
+        ));
     }
     Ok(())
 }
@@ -103,7 +106,10 @@ pub(crate) fn replace(
     // following links, and everything after happens in that open folder.
     let file = Beneath::for_session(&ctx.root, &target.path)?;
     if file.is_folder() {
-        return Err(Error::refused(format!("{shown} is a folder")));
+        return Err(Error::declined(
+            "is_a_folder",
+            format!("{shown} is a folder"),
+        ));
     }
     let created = !file.exists();
     let kept_version =

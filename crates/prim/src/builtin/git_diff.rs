@@ -58,13 +58,15 @@ impl Primitive for GitDiff {
             crate::checkout::verified(worktree)?;
         }
         let since = match args.since.as_deref().unwrap_or("head") {
-            "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?
-                .ok_or_else(|| Error::refused("git-diff: the checkout has no commit yet"))?,
+            "head" => nodwyn_git::repo::resolve_commit(&ctx.root, "HEAD")?.ok_or_else(|| {
+                Error::declined("no_commit", "git-diff: the checkout has no commit yet")
+            })?,
             "base" => ctx.require_worktree("git-diff since base")?.work_starts()?,
             other => {
-                return Err(Error::refused(format!(
-                    "git-diff: `since` is `head` or `base`, not `{other}`"
-                )));
+                return Err(Error::declined(
+                    "bad_since",
+                    format!("git-diff: `since` is `head` or `base`, not `{other}`"),
+                ));
             }
         };
         review(

@@ -82,17 +82,23 @@ impl ShellExecArgs {
             (Some(argv), None) if argv.first().is_some_and(|p| !p.is_empty()) => {
                 Ok(CommandLine::Argv(argv.clone()))
             }
-            (Some(_), None) => Err(Error::refused(
+            (Some(_), None) => Err(Error::declined(
+                "empty_argv",
                 "shell-exec: `argv` is empty; give the program and its arguments",
             )),
             (None, Some(script)) if !script.trim().is_empty() => {
                 Ok(CommandLine::Shell(script.clone()))
             }
-            (None, Some(_)) => Err(Error::refused("shell-exec: `script` is empty")),
-            (None, None) => Err(Error::refused(
+            (None, Some(_)) => Err(Error::declined(
+                "empty_script",
+                "shell-exec: `script` is empty",
+            )),
+            (None, None) => Err(Error::declined(
+                "no_command",
                 "shell-exec: give `argv` (a program and its arguments) or `script` (a line for sh -c)",
             )),
-            (Some(_), Some(_)) => Err(Error::refused(
+            (Some(_), Some(_)) => Err(Error::declined(
+                "argv_and_script",
                 "shell-exec: give `argv` or `script`, not both",
             )),
         }
@@ -147,7 +153,12 @@ impl Primitive for ShellExec {
             .prefix("nodwyn-call-")
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
             .tempdir()
-            .map_err(|e| Error::refused(format!("shell-exec: no temporary folder: {e}")))?;
+            .map_err(|e| {
+                Error::declined(
+                    "no_temporary_folder",
+                    format!("shell-exec: no temporary folder: {e}"),
+                )
+            })?;
         let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = ctx
             .shell_environment
             .iter()
