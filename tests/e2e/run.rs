@@ -1884,3 +1884,38 @@ fn a_run_that_moves_into_its_worktree_from_a_dirty_checkout_says_what_stayed_beh
     assert!(events.contains("nodwyn: this session moved"), "{events}");
     assert!(!events.contains("nodwyn: nodwyn:"), "{events}");
 }
+
+#[test]
+fn on_a_terminal_a_live_status_line_says_what_runs_and_that_the_model_is_awaited() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("shell-exec", json!({"argv": ["sleep", "2"]})),
+        openai::text("Slept.").paced(std::time::Duration::from_millis(1500)),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["run", "--worktree", "--dont-ask", "sleep a little"],
+        "",
+    );
+    assert!(
+        shown.contains("· running shell-exec argv=[\"sleep\",\"2\"] (1 s)"),
+        "{shown}"
+    );
+    assert!(shown.contains("· waiting for the model (1 s)"), "{shown}");
+    // The line is erased before the next output, and never part of what a program reads.
+    assert!(shown.contains("\r\x1b[2K"), "{shown}");
+    server.push([openai::text("Slept.").paced(std::time::Duration::from_millis(700))]);
+    let json = env
+        .nodwyn(
+            &repo,
+            &["--json", "run", "--worktree", "--dont-ask", "again"],
+        )
+        .success();
+    assert!(
+        !json.stdout.contains('·') && !json.stderr.contains('·'),
+        "{}",
+        json.stderr
+    );
+}

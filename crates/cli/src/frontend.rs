@@ -14,6 +14,7 @@ use nodwyn_protocol::{Envelope, Item, Notification};
 use nodwyn_text::{EscapingWriter, escape_line};
 
 use crate::person::Terminal;
+use crate::status::StatusLine;
 
 /// What every line of the model's text starts with on the terminal.
 pub const MODEL_GUTTER: &str = "\u{2502} ";
@@ -27,6 +28,18 @@ pub struct RunView {
     /// Each primitive's parameters in the order it declares them: a call's arguments are shown
     /// in it (the model's JSON object comes sorted by name).
     parameters: HashMap<String, Vec<&'static str>>,
+    /// What runs now, on the terminal's last line.
+    status: StatusLine,
+}
+
+/// What the status line shows after a notification.
+enum Next {
+    /// What it showed.
+    Keep,
+    /// This, from now.
+    Show(String),
+    /// Nothing.
+    Nothing,
 }
 
 #[derive(Default)]
@@ -36,6 +49,9 @@ struct ViewState {
     calls: HashMap<String, (String, Vec<String>)>,
     /// Whether the model's text left the line open.
     mid_line: bool,
+    /// The calls of the model's last answer not started yet, in order: the tool and its short
+    /// arguments, for the status line.
+    starting: std::collections::VecDeque<(String, String)>,
 }
 
 impl RunView {
@@ -46,6 +62,7 @@ impl RunView {
             state: Mutex::new(ViewState::default()),
             requests: std::sync::atomic::AtomicU64::new(1),
             parameters: HashMap::new(),
+            status: StatusLine::new(!json),
         }
     }
 
@@ -63,6 +80,17 @@ impl RunView {
     }
 
     fn text(&self, notification: &Notification) {
+        match self.status.around(|| self.write(notification)) {
+            Next::Keep => {}
+            Next::Show(what) => self.status.set(what),
+            Next::Nothing => self.status.clear(),
+        }
+    }
+
+    /// Writes what `notification` shows; says what the status line shows next, and whether the
+    /// model's text left a line open.
+    fn write(&self, notification: &Notification) -> (Next, bool) {
+        let mut next = Next::Keep;
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut stderr = std::io::stderr().lock();
         // Every line carries what a model, a tool or a repository wrote: escaped, never obeyed.
@@ -136,10 +164,11 @@ impl RunView {
                         .parameters
                         .get(&call.tool)
                         .map_or(&[][..], Vec::as_slice);
-                    state.calls.insert(
-                        call.call_id.clone(),
-                        shown_arguments(&call.arguments, order),
-                    );
+                    let shown = shown_arguments(&call.arguments, order);
+                    state
+                        .starting
+                        .push_back((call.tool.clone(), shown.0.clone()));
+                    state.calls.insert(call.call_id.clone(), shown);
                 }
             }
             Notification::ItemCompleted {
@@ -160,20 +189,49 @@ impl RunView {
                     line(&mut state, format!("  | {shown}"));
                 }
             }
-            Notification::TurnCompleted { usage, .. } => line(
-                &mut state,
-                format!(
-                    "nodwyn: {} model call(s), {} tokens ({} in, {} out)",
-                    usage.model_calls,
-                    usage.input_tokens + usage.output_tokens,
-                    usage.input_tokens,
-                    usage.output_tokens
-                ),
-            ),
+            Notification::TurnCompleted { usage, .. } => {
+                next = Next::Nothing;
+                line(
+                    &mut state,
+                    format!(
+                        "nodwyn: {} model call(s), {} tokens ({} in, {} out)",
+                        usage.model_calls,
+                        usage.input_tokens + usage.output_tokens,
+                        usage.input_tokens,
+                        usage.output_tokens
+                    ),
+                );
+            }
+            Notification::TurnStarted { .. } => next = Next::Show(WAITING.to_owned()),
+            Notification::ItemStarted {
+                kind,
+                tool: Some(tool),
+                ..
+            } if kind == "tool_call" => {
+                let arguments = match state.starting.pop_front() {
+                    Some((started, arguments)) if started == *tool => arguments,
+                    _ => String::new(),
+                };
+                next = Next::Show(format!("running {tool} {arguments}").trim_end().to_owned());
+            }
             _ => {}
         }
+        if let Notification::ItemDelta { .. } = notification {
+            next = Next::Nothing;
+        }
+        if let Notification::ItemCompleted {
+            value: Item::ToolResult { .. },
+            ..
+        } = notification
+        {
+            next = Next::Show(WAITING.to_owned());
+        }
+        (next, state.mid_line)
     }
 }
+
+/// What the status line says while the model is asked.
+const WAITING: &str = "waiting for the model";
 
 impl Frontend for RunView {
     fn notify(&self, notification: &Notification) {
@@ -203,7 +261,9 @@ impl Frontend for RunView {
                 let _ = stdout.flush();
             }
         }
-        // A question starts on a fresh line, after whatever the model was writing.
+        // A question starts on a fresh line, after whatever the model was writing, with no
+        // status line under it.
+        self.status.clear();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.mid_line {
             let _ = writeln!(std::io::stderr());

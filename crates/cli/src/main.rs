@@ -9,6 +9,7 @@ mod error;
 mod frontend;
 mod output;
 mod person;
+mod status;
 
 use std::process::ExitCode;
 
