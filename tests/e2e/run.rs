@@ -1919,3 +1919,74 @@ fn on_a_terminal_a_live_status_line_says_what_runs_and_that_the_model_is_awaited
         json.stderr
     );
 }
+
+/// The person's messages in a request to the model, in order.
+fn users_said(request: &Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn chat_edits_a_line_with_its_history_and_a_paste_is_one_message() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::text("One."),
+        openai::text("Two."),
+        openai::text("Three."),
+    ]);
+    configure(&env, &server, "openai");
+    // The up arrow brings the message before back; it is sent as it was.
+    env.nodwyn_on_terminal(
+        &repo,
+        &["chat", "--no-worktree"],
+        "first message\n\x1b[A\n/exit",
+    );
+    let received = server.received();
+    assert_eq!(
+        users_said(&received[1].body),
+        ["first message", "first message"]
+    );
+    // A paste of several lines is one message; the history outlives the conversation.
+    env.nodwyn_on_terminal_typing(
+        &repo,
+        &["chat", "--no-worktree"],
+        "\x1b[200~line one\nline two\x1b[201~\n",
+        "/exit",
+    );
+    let received = server.received();
+    assert_eq!(received.len(), 3, "one message for the paste");
+    assert_eq!(users_said(&received[2].body), ["line one\nline two"]);
+    let history = std::fs::read_dir(env.data().join("history"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let kept = std::fs::read_to_string(history).unwrap();
+    assert_eq!(kept, "first message\n/exit\nline one\\nline two\n/exit\n");
+}
+
+#[test]
+fn exit_typed_at_a_question_declines_it_and_ends_the_conversation() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Not written."),
+    ]);
+    configure(&env, &server, "openai");
+    let shown = env.nodwyn_on_terminal(&repo, &["chat", "--no-worktree"], "write a note\n/exit");
+    assert!(shown.contains("[y/N]"), "{shown}");
+    assert!(!repo.join("notes.txt").exists(), "declined");
+    assert_eq!(server.received().len(), 2, "{shown}");
+    assert!(
+        shown.contains("closed session") || shown.contains("Closed session"),
+        "{shown}"
+    );
+}

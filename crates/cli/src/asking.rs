@@ -45,9 +45,22 @@ pub fn yes_or_no(prompt: &str) -> Option<bool> {
             );
             continue;
         }
+        if answer.trim() == "/exit" {
+            // In a conversation, `/exit` at a question declines it and ends the conversation.
+            EXIT_ASKED.store(true, std::sync::atomic::Ordering::SeqCst);
+            return Some(false);
+        }
         return Some(matches!(answer.trim(), "y" | "Y" | "yes"));
     }
     Some(false)
+}
+
+/// Whether a question was answered `/exit`: the conversation asking it ends once its turn has.
+static EXIT_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a question was answered `/exit` (see [`yes_or_no`]).
+pub fn exit_asked() -> bool {
+    EXIT_ASKED.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// Discards what waits in the terminal's input queue; returns how many bytes did.

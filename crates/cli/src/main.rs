@@ -7,6 +7,7 @@ mod commands;
 mod environment;
 mod error;
 mod frontend;
+mod line_editor;
 mod output;
 mod person;
 mod status;

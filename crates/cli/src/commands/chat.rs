@@ -3,7 +3,7 @@
 //! lines starting with `/` are commands. Ctrl-C interrupts the turn, not the program; Ctrl-D or
 //! `/exit` ends, closing the session as `worktree close` would (a worktree with work stays).
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -116,21 +116,26 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     .with_profiles(profiles_of(&settings));
     output::note(format!("nodwyn chat: session {id}; /help for commands"));
     let waiting = idle_interrupts(&runtime.settings().interrupt);
-    let stdin = std::io::stdin();
-    let mut line = String::new();
+    let history = repository.as_deref().map(|repository| {
+        store.home().join("history").join(format!(
+            "{}.txt",
+            nodwyn_core::Store::project_id(repository)
+        ))
+    });
+    let mut editor = crate::line_editor::LineEditor::new(history);
     loop {
+        if crate::asking::exit_asked() {
+            break;
+        }
         // A Ctrl-C raised before now belonged to what ran before (a turn, a landing); one
         // pressed from the prompt on gets the hint.
         runtime.settings().interrupt.lower();
         waiting.store(true, Ordering::SeqCst);
-        let _ = write!(std::io::stderr(), "> ");
-        let _ = std::io::stderr().flush();
-        line.clear();
-        let read = stdin.lock().read_line(&mut line);
+        let read = editor.read("> ");
         waiting.store(false, Ordering::SeqCst);
-        if read? == 0 {
+        let Some(line) = read? else {
             break;
-        }
+        };
         let said = line.trim();
         match said {
             "" => continue,
