@@ -130,7 +130,7 @@ const FISH_FUNCTION: &str = r#"function nodwyn
     if test (count $argv) -ge 2; and test "$argv[1]" = worktree; and test "$argv[2]" = switch
         set -l nodwyn_folder (env NODWYN_SHELL_FOLLOWS=1 nodwyn $argv); or return
         set -gx NODWYN_PREVIOUS_WORKTREE $PWD
-        cd -- $nodwyn_folder; or return
+        cd $nodwyn_folder; or return
     else
         command nodwyn $argv
     end
