@@ -636,7 +636,9 @@ fn worktree_switch_with_the_shell_function_goes_there_and_a_mistyped_id_stays_pu
         nodwyn worktree switch {id} && echo "now=$PWD"
         nodwyn worktree switch ^ && echo "checkout=$PWD"
         nodwyn worktree switch - && echo "back=$PWD"
-        nodwyn worktree switch nosuchname; echo "rc=$? still=$PWD""#,
+        nodwyn worktree switch nosuchname; echo "rc=$? still=$PWD"
+        nodwyn worktree close {id} >/dev/null
+        nodwyn worktree switch ^ && echo "home=$PWD""#,
         repo = repo.display()
     );
     let output = std::process::Command::new("bash")
@@ -661,6 +663,8 @@ fn worktree_switch_with_the_shell_function_goes_there_and_a_mistyped_id_stays_pu
         format!("checkout={repo}\n"),
         format!("back={wt}\n"),
         format!("rc=1 still={wt}\n"),
+        // The worktree it stood in is gone: `^` finds the checkout from what is left.
+        format!("home={repo}\n"),
     ] {
         assert!(
             stdout.contains(&expected),
@@ -674,9 +678,9 @@ fn worktree_switch_with_the_shell_function_goes_there_and_a_mistyped_id_stays_pu
     );
     // Without the function it prints the folder and says how to follow it.
     let printed = env
-        .nodwyn(repo.as_ref(), &["worktree", "switch", &id])
+        .nodwyn(repo.as_ref(), &["worktree", "switch", "^"])
         .success();
-    assert_eq!(printed.stdout.trim(), wt);
+    assert_eq!(printed.stdout.trim(), repo);
     assert!(printed.stderr.contains("shell-init"), "{}", printed.stderr);
 }
 

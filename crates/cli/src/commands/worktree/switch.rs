@@ -32,10 +32,7 @@ const FOLLOWED: &str = "NODWYN_SHELL_FOLLOWS";
 
 pub fn run(args: SwitchArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let folder = match args.target.as_str() {
-        "^" => {
-            let here = std::env::current_dir().context("could not read the current folder")?;
-            nodwyn_core::repository_of(&here)?
-        }
+        "^" => nodwyn_core::repository_of(&here_or_nearest()?)?,
         "-" => match std::env::var_os(PREVIOUS) {
             Some(previous) if std::path::Path::new(&previous).is_dir() => previous.into(),
             _ => {
@@ -79,6 +76,20 @@ pub fn run(args: SwitchArgs, invocation: &Invocation) -> anyhow::Result<()> {
         );
     }
     output::text(folder.display().to_string())
+}
+
+/// The current folder, or, when it is gone (the worktree the shell stood in was removed), the
+/// nearest folder above it that is still there, as the shell's `PWD` names it.
+fn here_or_nearest() -> anyhow::Result<std::path::PathBuf> {
+    if let Ok(here) = std::env::current_dir() {
+        return Ok(here);
+    }
+    let gone = std::env::var_os("PWD").context("could not read the current folder")?;
+    std::path::Path::new(&gone)
+        .ancestors()
+        .find(|folder| folder.is_dir())
+        .map(std::path::Path::to_path_buf)
+        .context("could not read the current folder, nor any folder above it")
 }
 
 /// Print the shell function that lets `nodwyn worktree switch` change the shell's folder.
