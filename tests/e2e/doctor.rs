@@ -64,3 +64,32 @@ fn doctor_checks_the_machine_and_asks_the_model_one_tiny_question() {
         "{keyless}"
     );
 }
+
+#[test]
+fn doctor_names_a_socket_no_daemon_answers_at() {
+    let env = TestEnv::new();
+    let repo = env.repo("shop");
+    let runtime = env.root().join("runtime");
+    std::fs::create_dir_all(runtime.join("nodwyn")).unwrap();
+    // What a killed daemon leaves: its socket file, nobody listening.
+    let socket = runtime.join("nodwyn/nodwyn.sock");
+    drop(std::os::unix::net::UnixListener::bind(&socket).unwrap());
+    let mut command = env.nodwyn_command(&repo, &["doctor", "--offline"]);
+    command.env("XDG_RUNTIME_DIR", &runtime);
+    let output = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("FAIL daemon") && stdout.contains("no daemon answers"),
+        "{stdout}"
+    );
+    // One that listens answers.
+    std::fs::remove_file(&socket).unwrap();
+    let _listening = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let mut command = env.nodwyn_command(&repo, &["doctor", "--offline"]);
+    command.env("XDG_RUNTIME_DIR", &runtime);
+    let stdout = String::from_utf8_lossy(&command.output().unwrap().stdout).into_owned();
+    assert!(
+        stdout.contains("ok   daemon           one answers at"),
+        "{stdout}"
+    );
+}

@@ -67,3 +67,12 @@ fn catch_interrupts(interrupt: &nodwyn_core::prim::Interrupt) -> anyhow::Result<
     }
     Ok(())
 }
+
+/// Where the daemon's socket is: `$XDG_RUNTIME_DIR/nodwyn/nodwyn.sock`, else `run/nodwyn.sock`
+/// in the data directory.
+pub fn daemon_socket() -> anyhow::Result<std::path::PathBuf> {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(runtime) => Ok(std::path::PathBuf::from(runtime).join("nodwyn/nodwyn.sock")),
+        None => Ok(data_dir()?.join("run/nodwyn.sock")),
+    }
+}

@@ -11,7 +11,8 @@ use crate::commands::{Invocation, Outcome};
 use crate::environment;
 use crate::output;
 
-/// Check this machine and your configuration: git, the sandbox, the data directory, the model.
+/// Check this machine and your configuration: git, the sandbox, the data directory, a running
+/// daemon's socket, the model.
 ///
 /// One line a check, and for each that fails what to do. The model is sent one tiny request
 /// (a few tokens) to see that it answers. Exits 1 when a check fails.
@@ -63,7 +64,7 @@ const OLDEST_GIT: (u32, u32) = (2, 40);
 const MODEL_DEADLINE: Duration = Duration::from_secs(30);
 
 pub fn run(args: DoctorArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
-    let mut checks = vec![git(), sandbox(), namespaces(), data_directory()];
+    let mut checks = vec![git(), sandbox(), namespaces(), data_directory(), daemon()];
     checks.extend(model(args.offline));
     let healthy = checks.iter().all(|c| c.ok);
     if invocation.json {
@@ -170,6 +171,27 @@ fn data_directory() -> Check {
             "data directory",
             format!("{} cannot be written: {e}", dir.display()),
             "free some space, or make the folder yours, or point NODWYN_HOME elsewhere",
+        ),
+    }
+}
+
+fn daemon() -> Check {
+    let socket = match environment::daemon_socket() {
+        Ok(socket) => socket,
+        Err(e) => return Check::failed("daemon", format!("{e:#}"), "set NODWYN_HOME, or HOME"),
+    };
+    if std::fs::symlink_metadata(&socket).is_err() {
+        return Check::passed(
+            "daemon",
+            format!("none running (its socket would be {})", socket.display()),
+        );
+    }
+    match std::os::unix::net::UnixStream::connect(&socket) {
+        Ok(_) => Check::passed("daemon", format!("one answers at {}", socket.display())),
+        Err(e) => Check::failed(
+            "daemon",
+            format!("{} is there but no daemon answers ({e})", socket.display()),
+            "a daemon that was killed left it: the next daemon replaces it, or remove it",
         ),
     }
 }
