@@ -148,7 +148,7 @@ mod tests {
         let release = {
             let lock = lock.clone();
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(150));
+                std::thread::sleep(std::time::Duration::from_millis(400));
                 std::fs::remove_file(lock).unwrap();
             })
         };
