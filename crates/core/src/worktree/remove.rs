@@ -147,9 +147,13 @@ fn finish_removal(
     })
 }
 
-/// Every file and link below `dir`, relative to it, found without following links.
+/// Every file and link below the folder `dir`, relative to it, found without following links.
 fn files_below(dir: &std::path::Path) -> Result<Vec<String>, Error> {
     let mut found = Vec::new();
+    // A link where the folder was is removed itself; nothing it points at is listed or touched.
+    if !std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.is_dir()) {
+        return Ok(found);
+    }
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
         for entry in std::fs::read_dir(&folder).map_err(Error::io(&folder))? {
