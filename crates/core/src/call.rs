@@ -120,14 +120,7 @@ pub(crate) fn call_in_turn(
     let session = session.refresh()?;
     let id = &session.id.to_string();
     if !session.open {
-        return Err(Error::declined(
-            "session_closed",
-            format!(
-                "session {} is closed; `nodwyn worktree resume {}` opens it again",
-                session.id,
-                session.id.short()
-            ),
-        ));
+        return Err(Error::session_closed(&session.id));
     }
     crate::worktree::refuse_unfinished(session)?;
     if let Some(path) = session.unended_write() {

@@ -275,6 +275,17 @@ pub(crate) fn preview(items: &[String]) -> String {
 }
 
 impl Error {
+    /// The refusal of work in session `id` while it is closed.
+    pub(crate) fn session_closed(id: &crate::SessionId) -> Self {
+        Error::declined(
+            "session_closed",
+            format!(
+                "session {id} is closed; `nodwyn worktree resume {}` opens it again",
+                id.short()
+            ),
+        )
+    }
+
     /// The refusal of a second turn while session `id` has one running.
     pub(crate) fn declined_busy(id: &str) -> Self {
         Error::Declined {

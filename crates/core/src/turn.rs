@@ -47,14 +47,7 @@ impl SessionRuntime {
         let followed = Followed::load(&stored)?;
         let session = followed.session();
         if !session.open {
-            return Err(Error::declined(
-                "session_closed",
-                format!(
-                    "session {} is closed; `nodwyn worktree resume {}` opens it again",
-                    session.id,
-                    session.id.short()
-                ),
-            ));
+            return Err(Error::session_closed(&session.id));
         }
         Ok(Arc::new(Self {
             store,

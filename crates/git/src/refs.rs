@@ -110,38 +110,28 @@ mod tests {
         let (origin, local) = (dir.path().join("origin"), dir.path().join("local"));
         std::fs::create_dir_all(&origin).unwrap();
         git(&origin, &["init", "-q", "-b", "main"]);
-        git(
-            &origin,
-            &[
-                "-c",
-                "user.name=a",
-                "-c",
-                "user.email=a@b.invalid",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "one",
-            ],
-        );
+        let commit = |message: &str| {
+            git(
+                &origin,
+                &[
+                    "-c",
+                    "user.name=a",
+                    "-c",
+                    "user.email=a@b.invalid",
+                    "commit",
+                    "-q",
+                    "--allow-empty",
+                    "-m",
+                    message,
+                ],
+            );
+        };
+        commit("one");
         git(
             dir.path(),
             &["clone", "-q", origin.to_str().unwrap(), "local"],
         );
-        git(
-            &origin,
-            &[
-                "-c",
-                "user.name=a",
-                "-c",
-                "user.email=a@b.invalid",
-                "commit",
-                "-q",
-                "--allow-empty",
-                "-m",
-                "two",
-            ],
-        );
+        commit("two");
         // Another fetch holds origin/main's lock for a moment, as a concurrent landing's does.
         let lock = local.join(".git/refs/remotes/origin/main.lock");
         std::fs::write(&lock, "").unwrap();

@@ -39,29 +39,18 @@ pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
         branch: None,
         kept: Vec::new(),
     };
-    match (&session.worktree, session.worktree_state) {
-        (Some(facts), WorktreeState::Active) => {
-            let others = other_claimants(store, facts, &session.id)?;
-            closed.kept = if others.is_empty() {
-                keep_reasons(store, facts, session.landing.as_ref())?
-            } else {
-                vec![claimed_by_others(&others)]
-            };
-            if closed.kept.is_empty() {
-                closed.branch = Some(remove_worktree(
-                    &stored.log,
-                    facts,
-                    false,
-                    Vec::new(),
-                    RemovedBy::Close,
-                )?);
-                closed.removed = true;
-            }
-        }
-        (Some(_), WorktreeState::Kept) => {
-            closed.kept = vec!["it was handed over to you with `nodwyn worktree keep`".to_owned()];
-        }
-        _ => {}
+    closed.kept = kept_because(store, &session)?;
+    if let (Some(facts), WorktreeState::Active) = (&session.worktree, session.worktree_state)
+        && closed.kept.is_empty()
+    {
+        closed.branch = Some(remove_worktree(
+            &stored.log,
+            facts,
+            false,
+            Vec::new(),
+            RemovedBy::Close,
+        )?);
+        closed.removed = true;
     }
     stored.log.append(&Record::new(
         Timestamp::now(),
@@ -91,7 +80,7 @@ pub fn close_open(
     let (sessions, _) = crate::session::sessions_of(store, repository)?;
     let mut closed = Vec::new();
     for session in sessions.into_iter().filter(|s| s.open) {
-        if which == Which::Landed && would_keep(store, &session)? {
+        if which == Which::Landed && !kept_because(store, &session)?.is_empty() {
             continue;
         }
         closed.push(close(store, &session.id.to_string())?);
@@ -99,15 +88,21 @@ pub fn close_open(
     Ok(closed)
 }
 
-/// Whether closing `session` would keep its worktree (something in it would be lost, another
-/// session claims it, or it was handed over).
-fn would_keep(store: &Store, session: &crate::session::Session) -> Result<bool, Error> {
+/// Why closing `session` would keep its worktree (something in it would be lost, another
+/// session claims it, or it was handed over); empty when it would go, or there is none.
+fn kept_because(store: &Store, session: &crate::session::Session) -> Result<Vec<String>, Error> {
     Ok(match (&session.worktree, session.worktree_state) {
         (Some(facts), WorktreeState::Active) => {
-            !other_claimants(store, facts, &session.id)?.is_empty()
-                || !keep_reasons(store, facts, session.landing.as_ref())?.is_empty()
+            let others = other_claimants(store, facts, &session.id)?;
+            if others.is_empty() {
+                keep_reasons(store, facts, session.landing.as_ref())?
+            } else {
+                vec![claimed_by_others(&others)]
+            }
         }
-        (Some(_), WorktreeState::Kept) => true,
-        _ => false,
+        (Some(_), WorktreeState::Kept) => {
+            vec!["it was handed over to you with `nodwyn worktree keep`".to_owned()]
+        }
+        _ => Vec::new(),
     })
 }
