@@ -588,10 +588,11 @@ impl Agent {
 
     fn record(&mut self, work: &mut Working, id: &str, item: Item) -> Result<(), String> {
         work.turn()
-            .record_for(item.clone(), self.speaker_path().as_deref())
+            .record_for(item.clone(), self.speaker_path().as_deref(), Some(id))
             .map_err(|e| e.to_string())?;
         self.frontend.notify(&Notification::ItemCompleted {
             item: id.to_owned(),
+            agent: self.speaker_path(),
             value: item.clone(),
         });
         self.items.push(item);

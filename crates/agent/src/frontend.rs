@@ -25,11 +25,21 @@ pub trait Frontend: Send + Sync {
     }
 }
 
-/// The guard's question as the protocol asks it of a client (`approval.request`).
-pub fn approval_request(question: &Question) -> ServerRequest {
+/// The guard's question as the protocol asks it of a client (`approval.request`): `request` is
+/// its id, `turn` and `call` (the tool call's item id) what waits for it.
+pub fn approval_request(
+    question: &Question,
+    request: String,
+    turn: Option<u32>,
+    call: Option<String>,
+) -> ServerRequest {
     ServerRequest::ApprovalRequest {
+        request,
         session: question.session.clone(),
+        turn,
+        call,
         action: question.effect.action.clone(),
+        effect: serde_json::to_value(&question.effect).unwrap_or_default(),
         why: question.verdict.why.clone(),
         kind: match question.verdict.decision {
             Decision::Ask(AskKind::Security) => ApprovalKind::Security,

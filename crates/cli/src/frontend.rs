@@ -249,11 +249,12 @@ impl Frontend for RunView {
     fn ask(&self, question: &Question) -> Option<bool> {
         if self.json {
             // A program reading the stream sees that the turn waits for a person.
+            let id = self
+                .requests
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let request = Envelope {
-                id: self
-                    .requests
-                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst),
-                message: nodwyn_agent::approval_request(question),
+                id,
+                message: nodwyn_agent::approval_request(question, id.to_string(), None, None),
             };
             if let Ok(text) = serde_json::to_string(&request) {
                 let mut stdout = std::io::stdout().lock();

@@ -31,7 +31,18 @@ struct ConfigFile {
     #[serde(default)]
     run: RunSection,
     judge: Option<JudgeSection>,
+    serve: Option<ServeSection>,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServeSection {
+    approval_timeout_seconds: Option<u64>,
+}
+
+/// How long `nodwyn serve` waits for an answer to a question before declining it, unless the
+/// person's configuration says otherwise (`[serve] approval_timeout_seconds`).
+pub const APPROVAL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -139,6 +150,10 @@ pub struct Settings {
     models: BTreeMap<String, ModelSection>,
     /// The judge model, from the person's own file only.
     pub judge: Option<JudgeChoice>,
+    /// How long `nodwyn serve` waits for a client to answer a question before declining it
+    /// (`[serve] approval_timeout_seconds`, from the person's own file only; default
+    /// [`APPROVAL_TIMEOUT`]).
+    pub approval_timeout: Option<std::time::Duration>,
 }
 
 impl Settings {
@@ -200,6 +215,13 @@ impl Settings {
                 timeout: std::time::Duration::from_secs(judge.timeout_seconds.unwrap_or(30).max(1)),
             });
         }
+        if let Some(seconds) = user
+            .as_ref()
+            .and_then(|c| c.serve.as_ref())
+            .and_then(|s| s.approval_timeout_seconds)
+        {
+            settings.approval_timeout = Some(std::time::Duration::from_secs(seconds.max(1)));
+        }
         if let Some(sandbox) = user.and_then(|c| c.sandbox) {
             settings.sandbox = SandboxChoice {
                 mode: match sandbox.mode {
@@ -240,6 +262,7 @@ impl Settings {
                     ("[sandbox]", config.sandbox.is_some()),
                     ("[git]", config.git.is_some()),
                     ("[judge]", config.judge.is_some()),
+                    ("[serve]", config.serve.is_some()),
                 ];
                 if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
                     anyhow::bail!(

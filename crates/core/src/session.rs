@@ -281,6 +281,7 @@ impl Session {
             | Event::SchemeEval { .. }
             | Event::StrategyHook { .. }
             | Event::ConversationItem { .. }
+            | Event::ApprovalTimedOut { .. }
             | Event::Other => {}
         }
     }

@@ -104,9 +104,47 @@ impl SessionRuntime {
         }
     }
 
+    /// Records that question `request` about `action` waited `waited_seconds` for an answer
+    /// nobody gave, and was declined.
+    pub fn record_unanswered(
+        &self,
+        request: &str,
+        action: &str,
+        waited_seconds: u64,
+    ) -> Result<(), Error> {
+        append(
+            &self.stored.log,
+            Event::ApprovalTimedOut {
+                request: request.to_owned(),
+                action: action.to_owned(),
+                waited_seconds,
+            },
+        )
+    }
+
     /// Whether a turn is running in this session now, in any process (its lock is held).
     pub fn turn_running(&self) -> Result<bool, Error> {
         Ok(turn_lock(&self.stored)?.is_none())
+    }
+
+    /// Ends, as interrupted, a turn an earlier run left open (a killed process): `true` when
+    /// there was one. Nothing is done while a turn runs (its lock is held).
+    pub fn end_open_turn(&self) -> Result<bool, Error> {
+        let Some(_held) = turn_lock(&self.stored)? else {
+            return Ok(false);
+        };
+        let Some(open) = self.session()?.open_turn else {
+            return Ok(false);
+        };
+        append(
+            &self.stored.log,
+            Event::TurnEnd {
+                turn: open,
+                end: TurnEnd::Interrupted,
+                usage: TurnUsage::default(),
+            },
+        )?;
+        Ok(true)
     }
 
     /// Begins the session's next turn (recorded as `turn.start`); refused while another turn
@@ -259,15 +297,21 @@ impl Turn {
 
     /// Records an item of the conversation, as the log keeps it ([`for_the_log`]).
     pub fn record(&self, item: Item) -> Result<(), Error> {
-        self.record_for(item, None)
+        self.record_for(item, None, None)
     }
 
-    /// Records an item of sub-agent `agent`'s conversation (`None`: the session's agent's).
-    pub fn record_for(&self, item: Item, agent: Option<&str>) -> Result<(), Error> {
+    /// Records item `id` of sub-agent `agent`'s conversation (`None`: the session's agent's).
+    pub fn record_for(
+        &self,
+        item: Item,
+        agent: Option<&str>,
+        id: Option<&str>,
+    ) -> Result<(), Error> {
         append(
             &self.runtime.stored.log,
             Event::ConversationItem {
                 turn: self.number,
+                item_id: id.map(str::to_owned),
                 agent: agent.map(str::to_owned),
                 item: for_the_log(item),
             },
@@ -372,6 +416,7 @@ pub fn conversation(store: &Store, id: &str) -> Result<Vec<(u32, Item)>, Error> 
             turn,
             agent: None,
             item,
+            ..
         } = record.event
         {
             items.push((turn, item));

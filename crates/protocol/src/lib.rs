@@ -16,12 +16,13 @@
 mod item;
 mod message;
 pub mod record;
+pub mod rpc;
 
 pub use item::{Item, ModelCall, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{
-    Approval, ApprovalKind, Envelope, FileComment, Hello, LineComment, Notification, Request,
-    Response, ServerRequest, WorktreeMode,
+    Approval, ApprovalKind, Decision, Envelope, FileComment, Hello, LineComment, Notification,
+    Request, Response, ServerRequest, WorktreeMode,
 };
 
 /// The protocol's version: raised when a message changes in a way an older client cannot read.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;

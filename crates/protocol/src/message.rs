@@ -30,9 +30,10 @@ pub enum WorktreeMode {
     Off,
 }
 
-/// What a client asks of the engine.
+/// What a client asks of the engine. A parameter an engine does not know is refused, never
+/// passed over: features arrive as new methods, not as new parameters of old ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", content = "params")]
+#[serde(tag = "method", content = "params", deny_unknown_fields)]
 pub enum Request {
     /// The first message: the engine answers with [`Hello`].
     #[serde(rename = "hello")]
@@ -60,9 +61,28 @@ pub enum Request {
         /// The repository.
         repo: PathBuf,
     },
-    /// A session's log.
+    /// A session's log: its records after `after` (a record's `seq`; none: from the first).
     #[serde(rename = "session.events")]
     SessionEvents {
+        /// The session.
+        session: String,
+        /// The last `seq` the client has.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<u64>,
+    },
+    /// Sends the session's events after `after` to this client, then every new one as it
+    /// happens, and the questions still waiting for an answer.
+    #[serde(rename = "session.subscribe")]
+    SessionSubscribe {
+        /// The session.
+        session: String,
+        /// The last `seq` the client has (none: from the first record).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after: Option<u64>,
+    },
+    /// Stops sending the session's events to this client.
+    #[serde(rename = "session.unsubscribe")]
+    SessionUnsubscribe {
         /// The session.
         session: String,
     },
@@ -153,6 +173,50 @@ pub enum Request {
         /// The session.
         session: String,
     },
+}
+
+impl Request {
+    /// Every method a client may call, in the order `hello` lists them.
+    pub const METHODS: &'static [&'static str] = &[
+        "hello",
+        "session.open",
+        "session.list",
+        "session.events",
+        "session.subscribe",
+        "session.unsubscribe",
+        "session.resume",
+        "session.close",
+        "worktree.open",
+        "worktree.list",
+        "worktree.remove",
+        "worktree.diff",
+        "worktree.review",
+        "run.start",
+        "turn.start",
+        "turn.interrupt",
+    ];
+
+    /// The request's method.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Hello { .. } => "hello",
+            Self::SessionOpen { .. } => "session.open",
+            Self::SessionList { .. } => "session.list",
+            Self::SessionEvents { .. } => "session.events",
+            Self::SessionSubscribe { .. } => "session.subscribe",
+            Self::SessionUnsubscribe { .. } => "session.unsubscribe",
+            Self::SessionResume { .. } => "session.resume",
+            Self::SessionClose { .. } => "session.close",
+            Self::WorktreeOpen { .. } => "worktree.open",
+            Self::WorktreeList { .. } => "worktree.list",
+            Self::WorktreeRemove { .. } => "worktree.remove",
+            Self::WorktreeDiff { .. } => "worktree.diff",
+            Self::WorktreeReview { .. } => "worktree.review",
+            Self::RunStart { .. } => "run.start",
+            Self::TurnStart { .. } => "turn.start",
+            Self::TurnInterrupt { .. } => "turn.interrupt",
+        }
+    }
 }
 
 /// A review comment on one line.
@@ -262,6 +326,10 @@ pub enum Notification {
     ItemCompleted {
         /// The item's id in this turn.
         item: String,
+        /// The sub-agent whose conversation it belongs to (`reviewer`, `planner/reviewer`);
+        /// absent for the session's own agent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        agent: Option<String>,
         /// The item.
         #[serde(flatten)]
         value: Item,
@@ -284,9 +352,39 @@ pub enum Notification {
         #[serde(default, skip_serializing_if = "String::is_empty")]
         answer: String,
     },
+    /// A record of the session's log that no other notification tells (a guard's decision, a
+    /// landing's step, a worktree kept).
+    #[serde(rename = "session.record")]
+    SessionRecord {
+        /// The record, as the log holds it.
+        record: crate::record::Record,
+    },
+    /// A question was settled: answered by a client, cancelled by an interrupt or the turn's
+    /// end, or declined when nobody answered in time. Every client that was asked hears it.
+    #[serde(rename = "approval.resolved")]
+    ApprovalResolved {
+        /// The question's id (`approval.request`'s `request`).
+        request: String,
+        /// How it was settled.
+        decision: Decision,
+        /// Why, when no client's answer settled it (`timed_out`, `interrupted`, `turn_ended`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// The events after the client's cursor cannot all be sent again: those from `from` on
+    /// follow; `session.events` reads the rest of the log.
+    #[serde(rename = "resync")]
+    Resync {
+        /// The cursor the client gave.
+        after: u64,
+        /// The first `seq` sent again.
+        from: u64,
+        /// Why, in words.
+        why: String,
+    },
 }
 
-/// What kind of question the guard asks.
+/// What kind of question the engine asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalKind {
@@ -294,6 +392,8 @@ pub enum ApprovalKind {
     Ordinary,
     /// A security confirm: only a person gives it.
     Security,
+    /// May a repository's `.nodwyn/init.scm` run (its files and their hash in `effect`)?
+    Strategy,
 }
 
 /// A request from the engine to its client.
@@ -303,10 +403,23 @@ pub enum ServerRequest {
     /// May this call run? The client answers with [`Approval`].
     #[serde(rename = "approval.request")]
     ApprovalRequest {
+        /// The question's id, unique in the engine's life: the same question sent again (on a
+        /// client's subscribe) has the same id.
+        request: String,
         /// The session.
         session: String,
+        /// The turn that waits, when the question belongs to one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turn: Option<u32>,
+        /// The tool call that waits (its item id), when a model's call asks.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call: Option<String>,
         /// What the call would do, in words.
         action: String,
+        /// What it would do, in data: the paths it reads and writes, the command line, what it
+        /// sends off the machine, whether it can be undone.
+        #[serde(default, skip_serializing_if = "Value::is_null")]
+        effect: Value,
         /// Why the guard asks.
         why: String,
         /// What kind of confirm.
@@ -316,9 +429,22 @@ pub enum ServerRequest {
 
 /// A client's answer to an approval request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Approval {
-    /// Whether the person allows it.
-    pub allow: bool,
+    /// What the person decides.
+    pub decision: Decision,
+}
+
+/// What a person decides about a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// It may run.
+    Allow,
+    /// It may not; the turn goes on (the model hears the call was declined).
+    Decline,
+    /// It may not, and the turn ends as interrupted.
+    Cancel,
 }
 
 fn is_zero(count: &usize) -> bool {

@@ -453,6 +453,10 @@ pub enum Event {
     ConversationItem {
         /// The turn it belongs to.
         turn: u32,
+        /// The item's id (`3.2`: the turn, then its place in the turn), which the live
+        /// `item.started` and `item.delta` notifications named it by.
+        #[serde(rename = "item", default, skip_serializing_if = "Option::is_none")]
+        item_id: Option<String>,
         /// The sub-agent whose conversation it is; absent for the session's own agent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         agent: Option<String>,
@@ -479,6 +483,17 @@ pub enum Event {
         end: crate::item::TurnEnd,
         /// What it used.
         usage: crate::item::TurnUsage,
+    },
+    /// A question nobody answered in time (`nodwyn serve`'s `[serve] approval_timeout_seconds`):
+    /// it was declined, and the turn went on.
+    #[serde(rename = "approval.timed_out")]
+    ApprovalTimedOut {
+        /// The question's id.
+        request: String,
+        /// What the call would have done, in words.
+        action: String,
+        /// How long it waited, in seconds.
+        waited_seconds: u64,
     },
     /// The line before this record was torn (nodwyn stopped, or the disk filled, while writing
     /// it): it is left in the log as it is, and no reader warns of it again.

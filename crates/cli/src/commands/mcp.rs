@@ -86,10 +86,11 @@ fn serve(repo: &RepoArg, invocation: &Invocation) -> anyhow::Result<()> {
         .context("could not start the server's runtime")?;
     let store = invocation.store()?;
     // The person's judge model, if they configured one, answers before they are asked.
-    let host = super::run::judged(
+    let host = nodwyn_server::engine::judged(
         environment::host_settings_confined(),
         &settings,
         &store,
+        &super::scheme_options::script_options(None)?,
         engine.handle(),
     )?;
     let options = nodwyn_mcp::Options {

@@ -14,6 +14,7 @@ mod prompt;
 pub(crate) mod run;
 mod scan;
 mod scheme_options;
+mod serve;
 mod session;
 mod versions;
 mod worktree;
@@ -76,6 +77,8 @@ enum Command {
     Call(call::CallArgs),
     /// Serve guarded worktrees and primitives to any agent over the Model Context Protocol.
     Mcp(mcp::McpArgs),
+    /// Serve the engine to many clients on a private Unix socket (JSON-RPC 2.0).
+    Serve(serve::ServeArgs),
     /// Kept versions of the files a session's primitives replaced.
     #[command(subcommand)]
     Versions(versions::VersionsCommand),
@@ -140,6 +143,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Chat(args) => chat::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
+        Command::Serve(args) => serve::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),

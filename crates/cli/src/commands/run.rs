@@ -7,12 +7,13 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use clap::Args;
 use nodwyn_agent::{Agent, Options};
-use nodwyn_config::{ModelProfile, ModelProvider, Settings, WorktreeMode};
+use nodwyn_config::{ModelProfile, Settings, WorktreeMode};
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::NewWorktree;
-use nodwyn_model::{ApiKey, Client, Profile, Provider};
+use nodwyn_model::{Client, Profile};
 use nodwyn_protocol::{Notification, TurnEnd};
+pub(crate) use nodwyn_server::engine::{model_profile, profiles_of};
 
 use crate::commands::scheme_options::script_options;
 use crate::commands::{Invocation, Outcome, RepoArg, text_or_standard_input};
@@ -185,10 +186,11 @@ pub(crate) fn engine_and_host(
     // A turn composes its prompt in a Scheme engine of its own: one is made ahead, in the
     // background, while the session is set up (a conversation keeps more, see chat).
     nodwyn_core::scheme::keep_warm(1);
-    let host = judged(
+    let host = nodwyn_server::engine::judged(
         environment::host_settings_for_agent()?,
         settings,
         store,
+        &script_options(None)?,
         engine.handle(),
     )?;
     Ok((engine, host))
@@ -217,19 +219,13 @@ pub(crate) fn agent_options(
     new_worktree: NewWorktree,
     context_tokens: Option<u64>,
 ) -> anyhow::Result<Options> {
-    Ok(Options {
-        max_model_calls: settings.max_turns,
-        max_tokens: settings.max_tokens,
-        worktree: match mode {
-            WorktreeMode::Auto => nodwyn_protocol::WorktreeMode::Auto,
-            WorktreeMode::Always => nodwyn_protocol::WorktreeMode::Always,
-            WorktreeMode::Off => nodwyn_protocol::WorktreeMode::Off,
-        },
+    Ok(nodwyn_server::engine::agent_options(
+        settings,
+        mode,
         new_worktree,
         context_tokens,
-        scripts: script_options(None)?,
-        ..Options::default()
-    })
+        script_options(None)?,
+    ))
 }
 
 /// The runtime an agent's turn runs on (model calls, the judge's questions).
@@ -240,42 +236,6 @@ fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("could not start the engine's runtime")
 }
 
-/// `host` with the judge model the person configured (`[judge] model`), if any: it answers
-/// ordinary questions before the person is asked, its prompt composed by `(judge-prompt
-/// effect)` from nodwyn's prompts and the person's own.
-pub(crate) fn judged(
-    mut host: nodwyn_core::host::HostSettings,
-    settings: &Settings,
-    store: &nodwyn_core::Store,
-    handle: &tokio::runtime::Handle,
-) -> anyhow::Result<nodwyn_core::host::HostSettings> {
-    let Some(choice) = &settings.judge else {
-        return Ok(host);
-    };
-    let profile = settings
-        .model(Some(&choice.profile))
-        .map_err(|e| anyhow::anyhow!("[judge] model = \"{}\": {e}", choice.profile))?;
-    let model = Arc::new(Client::new(model_profile(&profile)?.0)?);
-    let scripting_store = store.clone();
-    let scripting_settings = host.clone();
-    let scripts = script_options(None)?;
-    let compose = Box::new(move |effect: &nodwyn_core::guard::Effect, why: &str| {
-        let scripting = nodwyn_core::scripts::Scripting {
-            store: &scripting_store,
-            registry: &Registry::builtin(),
-            settings: &scripting_settings,
-            options: &scripts,
-            spent: None,
-            only: None,
-        };
-        nodwyn_core::scripts::judge_prompt(&scripting, effect, why).map_err(|e| e.to_string())
-    });
-    host.judge = Some(nodwyn_core::host::SharedJudge(Arc::new(
-        nodwyn_agent::judge::ModelJudge::new(model, compose, handle.clone(), choice.timeout),
-    )));
-    Ok(host)
-}
-
 /// The model profile `--model` names (`None`: the default), or a sentence naming the flag.
 pub(crate) fn chosen_model(
     settings: &Settings,
@@ -284,17 +244,6 @@ pub(crate) fn chosen_model(
     settings.model(name).map_err(|error| match name {
         Some(name) => crate::error::coded("unknown_model", format!("--model {name}: {error}")),
         None => crate::error::coded("no_model", format!("{error:#}")),
-    })
-}
-
-/// The person's model profiles by name, for a sub-agent that names one (`'model "PROFILE"`).
-pub(crate) fn profiles_of(settings: &Settings) -> Arc<nodwyn_agent::Profiles> {
-    let settings = settings.clone();
-    Arc::new(move |name: &str| {
-        let profile = settings.model(Some(name)).map_err(|e| e.to_string())?;
-        let (profile, _) = model_profile(&profile).map_err(|e| e.to_string())?;
-        let client = Client::new(profile).map_err(|e| e.to_string())?;
-        Ok(Arc::new(client) as Arc<dyn nodwyn_model::Model>)
     })
 }
 
@@ -367,33 +316,4 @@ fn open(
             .id
             .to_string(),
     )
-}
-
-/// The model client's profile, with the key read from the variable the profile names; and the
-/// model's context size.
-pub(crate) fn model_profile(profile: &ModelProfile) -> anyhow::Result<(Profile, Option<u64>)> {
-    let api_key = match &profile.api_key_env {
-        Some(variable) => match std::env::var(variable) {
-            Ok(key) if !key.trim().is_empty() => Some(ApiKey::new(key.trim().to_owned())),
-            _ => bail!(
-                "{variable} is not set: the model profile `{}` takes its key from it (api_key_env)",
-                profile.profile
-            ),
-        },
-        None => None,
-    };
-    Ok((
-        Profile {
-            provider: match profile.provider {
-                ModelProvider::OpenAi => Provider::OpenAi,
-                ModelProvider::Anthropic => Provider::Anthropic,
-            },
-            base_url: profile.base_url.clone(),
-            name: profile.name.clone(),
-            api_key,
-            stream_tools: profile.stream_tools,
-            max_output_tokens: profile.max_output_tokens,
-        },
-        profile.context_tokens,
-    ))
 }

@@ -1,0 +1,84 @@
+//! `nodwyn serve`: the engine as a daemon for many clients, on a private Unix socket, in the
+//! foreground until SIGTERM or SIGINT (then every running turn ends as interrupted, every
+//! waiting question is cancelled, the socket is removed, and nodwyn exits 0).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use nodwyn_core::prim::Registry;
+use nodwyn_server::{Engine, Limits, Server};
+
+use crate::commands::Invocation;
+use crate::commands::scheme_options::script_options;
+use crate::{environment, output};
+
+/// Serve nodwyn's engine to many clients (`nodwyn chat --daemon`, `run --daemon`, your own
+/// programs) over JSON-RPC 2.0 on a Unix socket of mode 0600, one message per line. Runs in the
+/// foreground; a service manager (docs/serve.md has a systemd user unit) or `&` puts it in the
+/// background.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The socket (default `$XDG_RUNTIME_DIR/nodwyn/nodwyn.sock`, else `run/nodwyn.sock` in the
+    /// data directory); its folder is made with mode 0700, or must have it.
+    #[arg(long, value_name = "PATH")]
+    socket: Option<PathBuf>,
+}
+
+pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
+    let socket = match args.socket {
+        Some(socket) => socket,
+        None => environment::daemon_socket()?,
+    };
+    let store = invocation.store()?;
+    let settings =
+        nodwyn_config::Settings::resolve(environment::user_config_file().as_deref(), None)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(signal, Arc::clone(&stop))?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("could not start the engine's runtime")?;
+    nodwyn_core::scheme::keep_warm(1);
+    let engine = Engine {
+        store,
+        registry: Arc::new(Registry::builtin()),
+        host: environment::host_settings_confined(),
+        user_config: environment::user_config_file(),
+        scripts: script_options(None)?,
+    };
+    let server = Server::new(
+        engine,
+        Limits::default(),
+        settings
+            .approval_timeout
+            .unwrap_or(nodwyn_config::APPROVAL_TIMEOUT),
+        runtime.handle().clone(),
+    );
+    let (listener, listening) = {
+        let _entered = runtime.enter();
+        nodwyn_server::socket::bind(&socket)?
+    };
+    output::note(format!(
+        "nodwyn: serving on {} (Ctrl-C stops)",
+        listening.path().display()
+    ));
+    runtime.block_on(async {
+        let stopping = async {
+            while !stop.load(Ordering::SeqCst) {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        };
+        nodwyn_server::socket::serve(Arc::clone(&server), listener, stopping).await;
+        server.stop().await;
+    });
+    drop(listening);
+    output::note("nodwyn: stopped; every running turn ended as interrupted".to_owned());
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(())
+}

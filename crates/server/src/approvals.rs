@@ -1,0 +1,225 @@
+//! Questions as requests: each has an id, its session, turn and call, and what it touches in
+//! data. Every subscriber of the session is asked; the first answer settles it, and every
+//! subscriber hears `approval.resolved`. An interrupt or the turn's end settles it as
+//! cancelled; a question nobody answers in time is declined.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use nodwyn_core::prim::Interrupt;
+use nodwyn_protocol::{Decision, Notification, ServerRequest};
+
+use crate::events::request_line;
+use crate::hub::{Hub, lock};
+use crate::outbox::Line;
+
+/// How often a waiting question looks at its turn's interrupt.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+
+/// The questions waiting for an answer.
+pub struct Approvals {
+    waiting: Mutex<HashMap<String, Waiting>>,
+    next: AtomicU64,
+    timeout: Duration,
+}
+
+struct Waiting {
+    session: String,
+    line: Line,
+    reply: mpsc::Sender<Settled>,
+}
+
+/// How a question was settled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settled {
+    /// What was decided.
+    pub decision: Decision,
+    /// Why, when no client's answer decided it (`timed_out`, `interrupted`, `turn_ended`,
+    /// `shutting_down`).
+    pub reason: Option<String>,
+}
+
+/// An answer that settled nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotWaiting(pub String);
+
+impl std::fmt::Display for NotWaiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "no question {} is waiting: it was answered, cancelled or declined already",
+            self.0
+        )
+    }
+}
+
+impl Approvals {
+    /// Questions that wait at most `timeout` for an answer.
+    pub fn new(timeout: Duration) -> Self {
+        Self {
+            waiting: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            timeout,
+        }
+    }
+
+    /// Asks session `session`'s subscribers the request `make` builds from the question's id,
+    /// and waits (on a blocking thread) until a client answers, `interrupt` is raised
+    /// (cancelled), or the time runs out (declined). The second value is the question's id.
+    pub fn ask(
+        &self,
+        hub: &Hub,
+        session: &str,
+        make: impl FnOnce(String) -> ServerRequest,
+        interrupt: &Interrupt,
+    ) -> (Settled, String) {
+        let id = format!("approval-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let line = request_line(&make(id.clone()));
+        let (reply, answer) = mpsc::channel();
+        let asked = hub.with_feed(session, |feed| {
+            lock(&self.waiting).insert(
+                id.clone(),
+                Waiting {
+                    session: session.to_owned(),
+                    line: Line::clone(&line),
+                    reply,
+                },
+            );
+            feed.broadcast(&line);
+        });
+        if asked.is_none() {
+            return (
+                Settled {
+                    decision: Decision::Decline,
+                    reason: Some("no_session".to_owned()),
+                },
+                id,
+            );
+        }
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            match answer.recv_timeout(INTERRUPT_POLL) {
+                Ok(settled) => return (settled, id),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return (
+                        Settled {
+                            decision: Decision::Cancel,
+                            reason: Some("interrupted".to_owned()),
+                        },
+                        id,
+                    );
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+            }
+            let ending = if interrupt.is_raised() {
+                Some((Decision::Cancel, "interrupted"))
+            } else if Instant::now() >= deadline {
+                Some((Decision::Decline, "timed_out"))
+            } else {
+                None
+            };
+            if let Some((decision, reason)) = ending {
+                // Settled here unless an answer won the race, which then waits in the channel.
+                self.settle(
+                    hub,
+                    &id,
+                    Settled {
+                        decision,
+                        reason: Some(reason.to_owned()),
+                    },
+                );
+                if let Ok(settled) = answer.recv() {
+                    return (settled, id);
+                }
+            }
+        }
+    }
+
+    /// A client's answer to question `request`; the first answer wins.
+    pub fn answer(&self, hub: &Hub, request: &str, decision: Decision) -> Result<(), NotWaiting> {
+        if self.settle(
+            hub,
+            request,
+            Settled {
+                decision,
+                reason: None,
+            },
+        ) {
+            Ok(())
+        } else {
+            Err(NotWaiting(request.to_owned()))
+        }
+    }
+
+    /// Settles every question of session `session` as cancelled, for `reason`.
+    pub fn cancel_session(&self, hub: &Hub, session: &str, reason: &str) {
+        let ids: Vec<String> = lock(&self.waiting)
+            .iter()
+            .filter(|(_, w)| w.session == session)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            self.settle(
+                hub,
+                &id,
+                Settled {
+                    decision: Decision::Cancel,
+                    reason: Some(reason.to_owned()),
+                },
+            );
+        }
+    }
+
+    /// Settles every question, for `reason` (the engine is stopping).
+    pub fn cancel_all(&self, hub: &Hub, reason: &str) {
+        let ids: Vec<String> = lock(&self.waiting).keys().cloned().collect();
+        for id in ids {
+            self.settle(
+                hub,
+                &id,
+                Settled {
+                    decision: Decision::Cancel,
+                    reason: Some(reason.to_owned()),
+                },
+            );
+        }
+    }
+
+    /// The requests of session `session`'s questions still waiting, for a client that
+    /// subscribes.
+    pub(crate) fn waiting(&self, session: &str) -> Vec<Line> {
+        lock(&self.waiting)
+            .values()
+            .filter(|w| w.session == session)
+            .map(|w| Line::clone(&w.line))
+            .collect()
+    }
+
+    /// How many questions wait.
+    pub fn len(&self) -> usize {
+        lock(&self.waiting).len()
+    }
+
+    /// Whether no question waits.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Settles question `id` if it still waits: its asker gets `settled`, and every subscriber
+    /// of its session hears `approval.resolved`.
+    fn settle(&self, hub: &Hub, id: &str, settled: Settled) -> bool {
+        let Some(waiting) = lock(&self.waiting).remove(id) else {
+            return false;
+        };
+        let resolved = Notification::ApprovalResolved {
+            request: id.to_owned(),
+            decision: settled.decision,
+            reason: settled.reason.clone(),
+        };
+        let _ = waiting.reply.send(settled);
+        hub.live(&waiting.session, &resolved);
+        true
+    }
+}

@@ -1,0 +1,34 @@
+//! `session.list`: a repository's sessions, each with whether a turn runs in this engine.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::refusal::{Refusal, blocking};
+use crate::server::Server;
+
+pub(super) async fn call(server: &Arc<Server>, repo: PathBuf) -> Result<Value, Refusal> {
+    let store = server.engine.store.clone();
+    let (sessions, unreadable) = blocking(move || {
+        let repository = nodwyn_core::repository_of(&repo)?;
+        Ok(nodwyn_core::sessions_of(&store, &repository)?)
+    })
+    .await?;
+    let sessions: Vec<Value> = sessions
+        .iter()
+        .map(|session| {
+            let id = session.id.to_string();
+            json!({
+                "session": id,
+                "root": session.root,
+                "branch": session.active_worktree().map(|w| w.branch.clone()),
+                "name": session.active_worktree().and_then(|w| w.name.clone()),
+                "open": session.open,
+                "turns": session.turns,
+                "turn_running": server.turn_running(&id),
+            })
+        })
+        .collect();
+    Ok(json!({"sessions": sessions, "unreadable": unreadable}))
+}

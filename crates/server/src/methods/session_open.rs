@@ -1,0 +1,82 @@
+//! `session.open`: a session for an agent in a folder: a new worktree (`always`, in a git
+//! repository), or the folder itself (`auto` moves into a worktree at its first change, `off`
+//! stays). The session is held open for turns.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use nodwyn_core::worktree::NewWorktree;
+use nodwyn_protocol::WorktreeMode;
+use serde_json::{Value, json};
+
+use crate::engine::config_mode;
+use crate::refusal::{Refusal, blocking, configuration};
+use crate::server::{Holding, Server};
+
+pub(super) async fn call(
+    server: &Arc<Server>,
+    repo: PathBuf,
+    mode: WorktreeMode,
+    base: Option<String>,
+    name: Option<String>,
+) -> Result<Value, Refusal> {
+    let (id, holding) = open(server, repo, mode, base, name, None).await?;
+    let live = server.live(&id, holding).await?;
+    let session = live.runtime.session()?;
+    Ok(json!({
+        "session": id,
+        "root": session.root,
+        "branch": session.active_worktree().map(|w| w.branch.clone()),
+    }))
+}
+
+/// Opens the session `mode` asks for in `repo`: its id, and how to hold it.
+pub(super) async fn open(
+    server: &Arc<Server>,
+    repo: PathBuf,
+    mode: WorktreeMode,
+    base: Option<String>,
+    name: Option<String>,
+    model: Option<String>,
+) -> Result<(String, Holding), Refusal> {
+    if mode == WorktreeMode::Off && (base.is_some() || name.is_some()) {
+        return Err(Refusal::params(
+            "base and name choose a worktree, and worktree mode off works in the folder itself",
+        ));
+    }
+    let engine = server.engine.clone();
+    blocking(move || {
+        let repository = nodwyn_core::repository_of(&repo).ok();
+        let settings = engine
+            .settings_for(repository.as_deref())
+            .map_err(|e| configuration("bad_configuration", &e))?;
+        let request = NewWorktree {
+            dir: repo.clone(),
+            base,
+            name,
+            location: settings.worktree_location,
+            ..NewWorktree::default()
+        };
+        let home = engine.host.home.clone();
+        let id = match (mode, &repository) {
+            (WorktreeMode::Always, Some(top)) => {
+                nodwyn_core::open::refuse_task_root(top, home.as_deref(), engine.store.home())?;
+                nodwyn_core::worktree::create(&engine.store, &request)?
+                    .session
+                    .to_string()
+            }
+            _ => nodwyn_core::open::open_in_folder(&engine.store, &repo, home.as_deref())?
+                .id
+                .to_string(),
+        };
+        Ok((
+            id,
+            Holding {
+                mode: Some(config_mode(mode)),
+                new_worktree: Some(request),
+                model,
+            },
+        ))
+    })
+    .await
+}

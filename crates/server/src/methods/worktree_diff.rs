@@ -1,0 +1,24 @@
+//! `worktree.diff`: a session's changes for review, shown to a person (`review.shown` names
+//! the tree a landing must match). A large branch stops at the diff's time limit (30 s at
+//! most), each file capped, the rest counted as omitted.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::refusal::{Refusal, blocking};
+use crate::server::Server;
+
+/// The longest a diff over the wire may take.
+const LONGEST: Duration = Duration::from_secs(30);
+
+pub(super) async fn call(server: &Arc<Server>, session: &str) -> Result<Value, Refusal> {
+    let store = server.engine.store.clone();
+    let mut limits = server.engine.host.limits.clone();
+    limits.diff_time = limits.diff_time.min(LONGEST);
+    let id = session.to_owned();
+    let review =
+        blocking(move || Ok(nodwyn_core::worktree::diff_shown(&store, &id, &limits)?)).await?;
+    super::json(review)
+}

@@ -1,0 +1,19 @@
+//! `worktree.list`: a repository's worktrees, as `nodwyn worktree list --json` lists them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use crate::refusal::{Refusal, blocking};
+use crate::server::Server;
+
+pub(super) async fn call(server: &Arc<Server>, repo: PathBuf) -> Result<Value, Refusal> {
+    let store = server.engine.store.clone();
+    let (worktrees, unreadable) = blocking(move || {
+        let repository = nodwyn_core::repository_of(&repo)?;
+        Ok(nodwyn_core::worktree::list(&store, &repository)?)
+    })
+    .await?;
+    Ok(json!({"worktrees": worktrees, "unreadable": unreadable}))
+}
