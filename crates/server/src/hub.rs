@@ -147,23 +147,25 @@ impl Hub {
         }
     }
 
-    /// Where a replay after `after` must start instead, and why, when it cannot start there.
+    /// Where a replay after `after` must start instead, and why, when it cannot start there:
+    /// a cursor past the log's end belongs to another log (everything follows, within the
+    /// limit); one further back than [`Limits::replay`] gets the last events the limit allows.
     fn resync(&self, after: u64, published: u64) -> Option<(u64, String)> {
+        let oldest = published.saturating_sub(self.limits.replay) + 1;
         if after > published {
             return Some((
-                1,
+                oldest,
                 format!(
-                    "the cursor {after} is past the session's last event ({published}): it belongs to another log; every event follows"
+                    "the cursor {after} is past the session's last event ({published}): it belongs to another log; the events from {oldest} follow"
                 ),
             ));
         }
-        let missing = published - after;
-        (missing > self.limits.replay).then(|| {
-            let from = published - self.limits.replay + 1;
+        (after + 1 < oldest).then(|| {
             (
-                from,
+                oldest,
                 format!(
-                    "{missing} events follow the cursor, more than the {} sent again: those from {from} follow, and session.events reads the ones before",
+                    "{} events follow the cursor, more than the {} sent again: those from {oldest} follow, and session.events reads the ones before",
+                    published - after,
                     self.limits.replay
                 ),
             )
