@@ -23,5 +23,6 @@ mod run;
 mod sandbox;
 mod scan;
 mod scheme;
+mod serve;
 mod supervision;
 mod terminal;

@@ -109,7 +109,14 @@ async fn a_subscribe_while_records_are_written_misses_and_doubles_nothing() {
 async fn a_cursor_past_what_is_replayed_gets_one_resync() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
-    let hub = Hub::new(store, Limits { ring: 4, replay: 10 }, Duration::from_secs(5));
+    let hub = Hub::new(
+        store,
+        Limits {
+            ring: 4,
+            replay: 10,
+        },
+        Duration::from_secs(5),
+    );
     for n in 0..29 {
         append(&runtime, n);
     }
@@ -130,7 +137,10 @@ async fn a_cursor_past_what_is_replayed_gets_one_resync() {
     hub.subscribe(&id, Some(500), &outbox).await.unwrap();
     let messages = drain(&mut inbox);
     assert_eq!(messages[0]["method"], "resync");
-    assert_eq!(messages[0]["params"]["from"], 21, "still at most the replay limit");
+    assert_eq!(
+        messages[0]["params"]["from"], 21,
+        "still at most the replay limit"
+    );
     // Live events follow, numbered on.
     append(&runtime, 99);
     hub.catch_up(&id);
@@ -187,7 +197,10 @@ async fn the_first_answer_wins_and_every_subscriber_hears_it() {
     drain(&mut second_inbox);
     let asking = {
         let (hub, id) = (Arc::clone(&hub), id.clone());
-        std::thread::spawn(move || hub.approvals.ask(&hub, &id, question(&id), &Interrupt::new()))
+        std::thread::spawn(move || {
+            hub.approvals
+                .ask(&hub, &id, question(&id), &Interrupt::new())
+        })
     };
     while hub.approvals.is_empty() {
         tokio::time::sleep(Duration::from_millis(5)).await;
@@ -196,7 +209,10 @@ async fn the_first_answer_wins_and_every_subscriber_hears_it() {
     // A client that subscribes now is asked too.
     let (late, mut late_inbox) = Outbox::new(100);
     hub.subscribe(&id, Some(1), &late).await.unwrap();
-    assert_eq!(asked_and_resolved(&drain(&mut late_inbox)).0, vec![request.clone()]);
+    assert_eq!(
+        asked_and_resolved(&drain(&mut late_inbox)).0,
+        vec![request.clone()]
+    );
 
     hub.approvals
         .answer(&hub, &request, Decision::Allow)
@@ -220,7 +236,11 @@ async fn the_first_answer_wins_and_every_subscriber_hears_it() {
 async fn an_interrupt_cancels_a_question_and_nobody_answering_declines_it() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
-    let hub = Arc::new(Hub::new(store, Limits::default(), Duration::from_millis(300)));
+    let hub = Arc::new(Hub::new(
+        store,
+        Limits::default(),
+        Duration::from_millis(300),
+    ));
     let (client, mut inbox) = Outbox::new(100);
     hub.subscribe(&id, None, &client).await.unwrap();
 
@@ -241,7 +261,8 @@ async fn an_interrupt_cancels_a_question_and_nobody_answering_declines_it() {
     let (settled, request) = {
         let hub = Arc::clone(&hub);
         tokio::task::spawn_blocking(move || {
-            hub.approvals.ask(&hub, &id, question(&id), &Interrupt::new())
+            hub.approvals
+                .ask(&hub, &id, question(&id), &Interrupt::new())
         })
         .await
         .unwrap()

@@ -76,6 +76,8 @@ pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
         };
         nodwyn_server::socket::serve(Arc::clone(&server), listener, stopping).await;
         server.stop().await;
+        // The connections' writers send what the ended turns published, then nodwyn exits.
+        tokio::time::sleep(Duration::from_millis(200)).await;
     });
     drop(listening);
     output::note("nodwyn: stopped; every running turn ended as interrupted".to_owned());

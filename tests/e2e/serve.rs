@@ -1,0 +1,633 @@
+//! `nodwyn serve`: the built binary as a daemon on a real Unix socket, driven by clients that
+//! speak the JSON-RPC wire by hand, with the stand-in model: clients on one session see the same
+//! events in the same order, one that connects late with a cursor gets exactly what it missed,
+//! a question is answered from another client, an interrupt ends one session's turn only, slow
+//! git work holds nobody, and a daemon killed mid-turn loses nothing.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use nodwyn_standin::{StandIn, openai};
+use nodwyn_tests::{TestEnv, write};
+use serde_json::{Value, json};
+
+/// A daemon started by the test, killed when dropped.
+struct Daemon {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Daemon {
+    fn start(env: &TestEnv, dir: &Path) -> Self {
+        let socket = env.root().join("run/d.sock");
+        let child = env
+            .nodwyn_command(dir, &["serve", "--socket", socket.to_str().unwrap()])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while UnixStream::connect(&socket).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the daemon did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self { child, socket }
+    }
+
+    fn client(&self) -> Wire {
+        Wire::connect(&self.socket)
+    }
+
+    /// Sends `signal` and waits for the daemon to end: its exit code and what it said.
+    fn stop_with(mut self, signal: &str) -> (Option<i32>, String) {
+        let pid = self.child.id().to_string();
+        std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        let status = self.child.wait().unwrap();
+        let mut said = String::new();
+        if let Some(mut stderr) = self.child.stderr.take() {
+            use std::io::Read;
+            let _ = stderr.read_to_string(&mut said);
+        }
+        (status.code(), said)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One client connection, speaking the wire by hand.
+struct Wire {
+    stream: UnixStream,
+    incoming: mpsc::Receiver<Value>,
+    held: VecDeque<Value>,
+    next: u64,
+}
+
+const WAIT: Duration = Duration::from_secs(60);
+
+impl Wire {
+    fn connect(socket: &Path) -> Self {
+        let stream = UnixStream::connect(socket).unwrap();
+        let reading = stream.try_clone().unwrap();
+        let (arrived, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(reading).lines() {
+                let Ok(line) = line else { break };
+                let message: Value = serde_json::from_str(&line).expect("every line is JSON");
+                assert_eq!(message["jsonrpc"], "2.0", "{line}");
+                if arrived.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            stream,
+            incoming,
+            held: VecDeque::new(),
+            next: 1,
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        self.stream.write_all(line.as_bytes()).unwrap();
+        self.stream.write_all(b"\n").unwrap();
+    }
+
+    /// The whole answer to `method` (`result` or `error`), other messages kept for later.
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_line(&line.to_string());
+        loop {
+            let message = self.incoming.recv_timeout(WAIT).expect("an answer");
+            if message.get("method").is_none() && message["id"] == id {
+                return message;
+            }
+            self.held.push_back(message);
+        }
+    }
+
+    /// The result of `method`, which must succeed.
+    fn ok(&mut self, method: &str, params: Value) -> Value {
+        let answer = self.call(method, params);
+        assert!(answer.get("error").is_none(), "{method}: {answer}");
+        answer["result"].clone()
+    }
+
+    /// Every message from the engine up to and including the first that `until` accepts.
+    fn until(&mut self, until: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut got = Vec::new();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let message = match self.held.pop_front() {
+                Some(message) => message,
+                None => self
+                    .incoming
+                    .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                    .unwrap_or_else(|_| panic!("timed out; got {got:#?}")),
+            };
+            let done = until(&message);
+            got.push(message);
+            if done {
+                return got;
+            }
+        }
+    }
+
+    fn answer(&mut self, request: &str, decision: &str) {
+        let line = json!({"jsonrpc": "2.0", "id": request, "result": {"decision": decision}});
+        self.send_line(&line.to_string());
+    }
+}
+
+fn is(method: &'static str) -> impl Fn(&Value) -> bool {
+    move |m| m["method"] == method
+}
+
+/// The `seq` of each sequenced event (records; live events repeat the seq they follow).
+fn record_seqs(messages: &[Value]) -> Vec<u64> {
+    messages
+        .iter()
+        .filter(|m| {
+            let method = m["method"].as_str().unwrap_or_default();
+            !method.is_empty()
+                && m.get("id").is_none()
+                && ![
+                    "item.started",
+                    "item.delta",
+                    "approval.resolved",
+                    "session.worktree",
+                    "resync",
+                ]
+                .contains(&method)
+        })
+        .map(|m| m["params"]["seq"].as_u64().unwrap())
+        .collect()
+}
+
+/// The person's configuration: profiles `default`, and `a` and `b` on `servers`.
+fn configure(env: &TestEnv, servers: &[(&str, &StandIn)], extra: &str) {
+    let mut text = String::new();
+    for (name, server) in servers {
+        let section = if *name == "default" {
+            "[model]".to_owned()
+        } else {
+            format!("[models.{name}]")
+        };
+        text.push_str(&format!(
+            "{section}\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            server.url()
+        ));
+    }
+    text.push_str(extra);
+    write(&env.home().join(".config/nodwyn/config.toml"), &text);
+}
+
+#[test]
+fn clients_see_one_order_a_late_one_catches_up_and_another_answers_the_question() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call("fs-list", json!({"path": "."})),
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Wrote the note."),
+    ]);
+    configure(&env, &[("default", &model)], "");
+    let daemon = Daemon::start(&env, &repo);
+    let mut first = daemon.client();
+    let mut second = daemon.client();
+    let hello = first.ok("hello", json!({"client": "e2e"}));
+    assert_eq!(hello["protocol"], 2);
+    assert!(
+        hello["methods"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("session.subscribe"))
+    );
+
+    let opened = first.ok("session.open", json!({"repo": repo, "worktree": "off"}));
+    let session = opened["session"].as_str().unwrap().to_owned();
+    first.ok("session.subscribe", json!({"session": session}));
+    second.ok("session.subscribe", json!({"session": session}));
+    first.ok(
+        "turn.start",
+        json!({"session": session, "text": "write a note"}),
+    );
+
+    // The turn waits at the write's question, asked of both clients.
+    let first_seen = first.until(is("approval.request"));
+    let second_seen = second.until(is("approval.request"));
+    let question = first_seen.last().unwrap().clone();
+    assert_eq!(question, *second_seen.last().unwrap());
+    assert_eq!(question["params"]["session"], session);
+    assert_eq!(question["params"]["turn"], 1);
+    assert_eq!(question["params"]["kind"], "ordinary");
+    assert!(
+        question["params"]["call"]
+            .as_str()
+            .unwrap()
+            .starts_with("1.")
+    );
+    assert!(
+        question["params"]["effect"]["writes"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("notes.txt")
+    );
+    let request = question["id"].as_str().unwrap().to_owned();
+    assert_eq!(record_seqs(&first_seen), record_seqs(&second_seen));
+
+    // A third client comes in mid-turn with the cursor of an event the first saw.
+    let seqs = record_seqs(&first_seen);
+    let cursor = seqs[seqs.len() / 2];
+    let mut third = daemon.client();
+    third.ok(
+        "session.subscribe",
+        json!({"session": session, "after": cursor}),
+    );
+    let caught_up = third.until(is("approval.request"));
+    assert_eq!(
+        record_seqs(&caught_up),
+        seqs.iter()
+            .copied()
+            .filter(|s| *s > cursor)
+            .collect::<Vec<_>>(),
+        "exactly the events after the cursor"
+    );
+    assert_eq!(
+        caught_up.last().unwrap()["id"],
+        request.as_str(),
+        "the waiting question again"
+    );
+
+    // The second client answers; every client hears it was settled.
+    second.answer(&request, "allow");
+    let ended = |m: &Value| m["method"] == "turn.completed";
+    let first_rest = first.until(ended);
+    let second_rest = second.until(ended);
+    let third_rest = third.until(ended);
+    for rest in [&first_rest, &second_rest, &third_rest] {
+        let resolved: Vec<&Value> = rest
+            .iter()
+            .filter(|m| m["method"] == "approval.resolved")
+            .collect();
+        assert_eq!(resolved.len(), 1, "{rest:#?}");
+        assert_eq!(resolved[0]["params"]["request"], request.as_str());
+        assert_eq!(resolved[0]["params"]["decision"], "allow");
+        assert_eq!(rest.last().unwrap()["params"]["end"]["reason"], "finished");
+    }
+    assert_eq!(record_seqs(&first_rest), record_seqs(&second_rest));
+    assert_eq!(record_seqs(&first_rest), record_seqs(&third_rest));
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hi\n"
+    );
+
+    // What was sent live is what session.events reads, number for number.
+    let mut live: Vec<u64> = record_seqs(&first_seen);
+    live.extend(record_seqs(&first_rest));
+    let events = first.ok("session.events", json!({"session": session}));
+    let logged: Vec<u64> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect();
+    assert_eq!(live, logged[..live.len()].to_vec());
+    // Items carry the ids the live notifications named them by.
+    let started: Vec<&str> = first_seen
+        .iter()
+        .chain(&first_rest)
+        .filter(|m| m["method"] == "item.started")
+        .map(|m| m["params"]["item"].as_str().unwrap())
+        .collect();
+    let completed: Vec<&str> = first_seen
+        .iter()
+        .chain(&first_rest)
+        .filter(|m| m["method"] == "item.completed" && m["params"]["kind"] != "user_message")
+        .map(|m| m["params"]["item"].as_str().unwrap())
+        .collect();
+    assert!(
+        started.iter().all(|id| completed.contains(id)),
+        "{started:?} {completed:?}"
+    );
+    let logged_items: Vec<&str> = events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["record"]["type"] == "conversation.item")
+        .map(|e| e["record"]["item"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        completed,
+        logged_items[1..].to_vec(),
+        "the person's message is 1.1"
+    );
+}
+
+#[test]
+fn an_interrupt_ends_one_sessions_turn_and_the_other_runs_on() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let sleeper = |seconds: u32| {
+        openai::call(
+            "shell-exec",
+            json!({"argv": ["sleep", seconds.to_string()]}),
+        )
+    };
+    let a = StandIn::start(vec![sleeper(60), openai::text("a is done")]);
+    let b = StandIn::start(vec![sleeper(3), openai::text("b is done")]);
+    configure(&env, &[("default", &a), ("a", &a), ("b", &b)], "");
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    let mut sessions = Vec::new();
+    for model in ["a", "b"] {
+        let started = client.ok(
+            "run.start",
+            json!({"repo": repo, "task": "wait", "worktree": "always", "model": model}),
+        );
+        let session = started["session"].as_str().unwrap().to_owned();
+        client.ok("session.subscribe", json!({"session": session, "after": 0}));
+        sessions.push(session);
+    }
+    // Both commands run at once (each asked first: commands ask unless a standing answer
+    // allows them, and this client allows them).
+    let running = |client: &mut Wire, session: &str| loop {
+        // A record, so a subscribe after the call began still hears of it.
+        let seen = client.until(|m| {
+            (m["method"] == "session.record"
+                && m["params"]["session"] == session
+                && m["params"]["record"]["type"] == "guard.decision"
+                && m["params"]["record"]["answer"] == "allow")
+                || m["method"] == "approval.request"
+                || m["method"] == "turn.completed"
+        });
+        let last = seen.last().unwrap();
+        assert_ne!(last["method"], "turn.completed", "{seen:#?}");
+        if last["method"] == "approval.request" {
+            let request = last["id"].as_str().unwrap().to_owned();
+            client.answer(&request, "allow");
+            continue;
+        }
+        break;
+    };
+    running(&mut client, &sessions[0]);
+    running(&mut client, &sessions[1]);
+    let again = client.call(
+        "turn.start",
+        json!({"session": sessions[0], "text": "more"}),
+    );
+    assert_eq!(again["error"]["data"]["code"], "turn_running", "{again}");
+
+    let interrupted_at = Instant::now();
+    let answer = client.ok("turn.interrupt", json!({"session": sessions[0]}));
+    assert_eq!(answer["interrupted"], true);
+    let mut ends = Vec::new();
+    let seen =
+        client.until(|m| m["method"] == "turn.completed" && m["params"]["session"] == sessions[0]);
+    assert!(interrupted_at.elapsed() < Duration::from_secs(20));
+    for message in &seen {
+        if message["method"] == "turn.completed" {
+            ends.push(message["params"]["session"].clone());
+        }
+    }
+    assert_eq!(ends, vec![json!(sessions[0])], "b's turn runs on");
+    let last = seen.last().unwrap();
+    assert_eq!(last["params"]["end"]["reason"], "interrupted");
+    // b's three-second command ends on its own, and its turn finishes.
+    let rest =
+        client.until(|m| m["method"] == "turn.completed" && m["params"]["session"] == sessions[1]);
+    assert_eq!(
+        rest.last().unwrap()["params"]["end"]["reason"],
+        "finished",
+        "{rest:#?}"
+    );
+    assert_eq!(
+        client.ok("turn.interrupt", json!({"session": sessions[1]}))["interrupted"],
+        false
+    );
+}
+
+#[test]
+fn a_slow_checkout_hook_holds_no_other_client() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![]);
+    configure(&env, &[("default", &model)], "");
+    write(
+        &repo.join(".git/hooks/post-checkout"),
+        "#!/bin/sh\nsleep 4\n",
+    );
+    std::fs::set_permissions(
+        repo.join(".git/hooks/post-checkout"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let daemon = Daemon::start(&env, &repo);
+    let slow = {
+        let (socket, repo) = (daemon.socket.clone(), repo.clone());
+        std::thread::spawn(move || {
+            let mut client = Wire::connect(&socket);
+            let started = Instant::now();
+            let opened = client.ok("worktree.open", json!({"repo": repo, "name": "slow"}));
+            (opened, started.elapsed())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let mut other = daemon.client();
+    let asked = Instant::now();
+    other.ok("session.list", json!({"repo": repo}));
+    let listed_in = asked.elapsed();
+    let (opened, opened_in) = slow.join().unwrap();
+    assert!(
+        opened_in >= Duration::from_secs(4),
+        "the hook ran: {opened_in:?}"
+    );
+    assert!(
+        listed_in < Duration::from_secs(2),
+        "session.list waited {listed_in:?}"
+    );
+    assert!(
+        opened["branch"]
+            .as_str()
+            .unwrap()
+            .starts_with("nodwyn/slow-")
+    );
+}
+
+#[test]
+fn a_daemon_killed_mid_turn_loses_nothing_and_the_next_one_resumes_the_session() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![openai::call(
+        "fs-write",
+        json!({"path": "notes.txt", "content": "hi\n"}),
+    )]);
+    configure(&env, &[("default", &model)], "");
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    let started = client.ok(
+        "run.start",
+        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
+    );
+    let session = started["session"].as_str().unwrap().to_owned();
+    client.ok("session.subscribe", json!({"session": session}));
+    let before = client.until(is("approval.request"));
+    let (code, _) = daemon.stop_with("KILL");
+    assert_eq!(code, None, "killed");
+
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    client.ok("session.resume", json!({"session": session}));
+    let events = client.ok("session.events", json!({"session": session}));
+    let records: Vec<&Value> = events["events"].as_array().unwrap().iter().collect();
+    // Everything the first daemon sent is in the log under the same numbers.
+    for seq in record_seqs(&before) {
+        assert!(records.iter().any(|e| e["seq"] == seq));
+    }
+    let last = records.last().unwrap();
+    assert_eq!(last["record"]["type"], "turn.end", "{last}");
+    assert_eq!(last["record"]["reason"], "interrupted");
+    assert!(!repo.join("notes.txt").exists());
+    // The session takes turns again.
+    model.push([openai::text("Here again.")]);
+    client.ok(
+        "session.subscribe",
+        json!({"session": session, "after": events["last"]}),
+    );
+    client.ok(
+        "turn.start",
+        json!({"session": session, "text": "are you there?"}),
+    );
+    let rest = client.until(is("turn.completed"));
+    assert_eq!(rest.last().unwrap()["params"]["end"]["reason"], "finished");
+    assert_eq!(
+        rest[0]["params"]["seq"],
+        events["last"].as_u64().unwrap() + 1
+    );
+}
+
+#[test]
+fn the_socket_is_private_one_daemon_listens_and_sigterm_ends_turns_and_exits_0() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![openai::call(
+        "fs-write",
+        json!({"path": "notes.txt", "content": "hi\n"}),
+    )]);
+    configure(&env, &[("default", &model)], "");
+    let daemon = Daemon::start(&env, &repo);
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&daemon.socket), 0o600);
+    assert_eq!(mode(daemon.socket.parent().unwrap()), 0o700);
+    let second = env
+        .nodwyn(
+            &repo,
+            &["serve", "--socket", daemon.socket.to_str().unwrap()],
+        )
+        .failed_with(1);
+    assert!(
+        second.contains("another nodwyn serve is listening on") && second.contains("d.sock"),
+        "{second}"
+    );
+    assert_eq!(second.lines().count(), 1, "{second}");
+
+    // Bad input over the wire: one error each, and the connection goes on.
+    let mut client = daemon.client();
+    client.send_line("this is not json");
+    let parse = client.until(|m| m.get("error").is_some());
+    assert_eq!(parse[0]["error"]["code"], -32700);
+    assert_eq!(
+        client.call("session.explode", json!({}))["error"]["code"],
+        -32601
+    );
+    let unknown = client.call("session.list", json!({"repo": repo, "colour": "red"}));
+    assert_eq!(unknown["error"]["code"], -32602);
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("colour"),
+        "{unknown}"
+    );
+    let missing = client.call("session.events", json!({"session": "nosuch"}));
+    assert_eq!(
+        missing["error"]["data"]["code"], "no_such_session",
+        "{missing}"
+    );
+
+    let started = client.ok(
+        "run.start",
+        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
+    );
+    let session = started["session"].as_str().unwrap().to_owned();
+    client.ok("session.subscribe", json!({"session": session}));
+    let asked = client.until(is("approval.request"));
+    let request = asked.last().unwrap()["id"].clone();
+    let socket = daemon.socket.clone();
+    let (code, said) = daemon.stop_with("TERM");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(!socket.exists(), "the socket is removed");
+    let rest = client.until(is("turn.completed"));
+    let resolved = rest
+        .iter()
+        .find(|m| m["method"] == "approval.resolved")
+        .unwrap();
+    assert_eq!(resolved["params"]["request"], request);
+    assert_eq!(resolved["params"]["decision"], "cancel");
+    assert_eq!(
+        rest.last().unwrap()["params"]["end"]["reason"],
+        "interrupted"
+    );
+    let types = env.record_types(&session[session.len() - 8..]);
+    assert_eq!(types.last().unwrap(), "turn.end");
+}
+
+#[test]
+fn a_question_nobody_answers_is_declined_at_the_configured_timeout_and_recorded() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Nobody answered."),
+    ]);
+    configure(
+        &env,
+        &[("default", &model)],
+        "[serve]\napproval_timeout_seconds = 1\n",
+    );
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    let started = client.ok(
+        "run.start",
+        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
+    );
+    let session = started["session"].as_str().unwrap().to_owned();
+    client.ok("session.subscribe", json!({"session": session}));
+    let rest = client.until(is("turn.completed"));
+    assert_eq!(rest.last().unwrap()["params"]["end"]["reason"], "finished");
+    let resolved = rest
+        .iter()
+        .find(|m| m["method"] == "approval.resolved")
+        .unwrap();
+    assert_eq!(resolved["params"]["decision"], "decline");
+    assert_eq!(resolved["params"]["reason"], "timed_out");
+    assert!(env.has_record(&session[session.len() - 8..], "approval.timed_out"));
+    assert!(!repo.join("notes.txt").exists());
+}
