@@ -2,7 +2,7 @@
 //! in `tests/snapshots/`. Each value also reads back as itself.
 
 use nodwyn_protocol::{
-    Approval, ApprovalKind, Envelope, Hello, Item, ModelCall, Notification, Request, Response,
+    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, Request, Response,
     ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
 };
 use serde::Serialize;
@@ -38,6 +38,14 @@ fn requests() {
             repo: "/src/app".into(),
         },
         Request::SessionEvents {
+            session: "1968c13a".into(),
+            after: Some(41),
+        },
+        Request::SessionSubscribe {
+            session: "1968c13a".into(),
+            after: None,
+        },
+        Request::SessionUnsubscribe {
             session: "1968c13a".into(),
         },
         Request::SessionResume {
@@ -157,6 +165,7 @@ fn notifications() {
         },
         Notification::ItemCompleted {
             item: "1.1".into(),
+            agent: None,
             value: Item::AssistantMessage {
                 text: "Let me read it.".into(),
                 tool_calls: vec![ToolCallItem {
@@ -173,6 +182,7 @@ fn notifications() {
         },
         Notification::ItemCompleted {
             item: "1.2".into(),
+            agent: None,
             value: Item::ToolResult {
                 call_id: "call_0".into(),
                 tool: "fs-read".into(),
@@ -183,12 +193,14 @@ fn notifications() {
         },
         Notification::ItemCompleted {
             item: "1.3".into(),
+            agent: None,
             value: Item::UserMessage {
                 text: "fix it".into()
             },
         },
         Notification::ItemCompleted {
             item: "1.4".into(),
+            agent: None,
             value: Item::Notice {
                 text: "switched to worktree".into()
             },
@@ -233,6 +245,31 @@ fn notifications() {
             usage,
             answer: String::new(),
         },
+        Notification::SessionRecord {
+            record: nodwyn_protocol::record::Record::new(
+                "2026-12-01T00:00:00.000Z",
+                nodwyn_protocol::record::Event::ApprovalTimedOut {
+                    request: "approval-3".into(),
+                    action: "fs-write notes.txt".into(),
+                    waited_seconds: 600,
+                },
+            ),
+        },
+        Notification::ApprovalResolved {
+            request: "approval-3".into(),
+            decision: Decision::Allow,
+            reason: None,
+        },
+        Notification::ApprovalResolved {
+            request: "approval-4".into(),
+            decision: Decision::Cancel,
+            reason: Some("interrupted".into()),
+        },
+        Notification::Resync {
+            after: 5,
+            from: 21,
+            why: "30 events follow the cursor, more than the 10 sent again".into(),
+        },
     ]));
 }
 
@@ -241,16 +278,23 @@ fn requests_to_the_client() {
     insta::assert_snapshot!(shown(&[Envelope {
         id: 7,
         message: ServerRequest::ApprovalRequest {
+            request: "approval-7".into(),
             session: "20261201T000000Z-1968c13a".into(),
+            turn: Some(3),
+            call: Some("3.4".into()),
             action: "run `cargo test`".into(),
+            effect: json!({"action": "run `cargo test`", "reads": [], "writes": [], "command": {"argv": ["cargo", "test"]}, "irreversible": false}),
             why: "commands ask unless a standing answer allows them".into(),
             kind: ApprovalKind::Ordinary,
         },
     }]));
-    insta::assert_snapshot!(shown(&[Envelope {
-        id: 7,
-        message: Approval { allow: true },
-    }]));
+    insta::assert_snapshot!(shown(
+        &[Decision::Allow, Decision::Decline, Decision::Cancel]
+            .map(|decision| Envelope {
+                id: 7,
+                message: Approval { decision },
+            })
+    ));
 }
 
 #[test]
@@ -431,6 +475,7 @@ fn log_records() {
         Event::TurnStart { turn: 1 },
         Event::ConversationItem {
             turn: 1,
+            item_id: Some("1.1".into()),
             agent: None,
             item: Item::UserMessage {
                 text: "fix it".into(),
@@ -458,4 +503,27 @@ fn log_records() {
         .map(|event| Record::new("2026-12-01T00:00:00.000Z", event))
         .collect();
     insta::assert_snapshot!(shown(&records));
+}
+
+#[test]
+fn wire_errors() {
+    use nodwyn_protocol::rpc::{ErrorData, METHOD_NOT_FOUND, REFUSED, RpcError};
+    insta::assert_snapshot!(shown(&[
+        RpcError {
+            code: METHOD_NOT_FOUND,
+            message: "there is no method \"session.explode\"".into(),
+            data: Some(ErrorData {
+                code: "unknown_method".into(),
+                files: vec![],
+            }),
+        },
+        RpcError {
+            code: REFUSED,
+            message: "the worktree has uncommitted changes".into(),
+            data: Some(ErrorData {
+                code: "worktree_dirty".into(),
+                files: vec!["src/lib.rs".into()],
+            }),
+        },
+    ]));
 }
