@@ -631,3 +631,110 @@ fn a_question_nobody_answers_is_declined_at_the_configured_timeout_and_recorded(
     assert!(env.has_record(&session[session.len() - 8..], "approval.timed_out"));
     assert!(!repo.join("notes.txt").exists());
 }
+
+/// What an agent's command runs to approve another session's question through the daemon.
+const APPROVER: &str = r#"
+import json, socket, sys
+client = socket.socket(socket.AF_UNIX)
+client.connect(sys.argv[1])
+wire = client.makefile("rw")
+wire.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.subscribe", "params": {"session": sys.argv[2]}}) + "\n")
+wire.flush()
+for line in wire:
+    message = json.loads(line)
+    if message.get("method") == "approval.request":
+        wire.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"decision": "allow"}}) + "\n")
+        wire.flush()
+        print("answered", message["id"])
+        break
+"#;
+
+#[test]
+fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let victim = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "pwned\n"}),
+        ),
+        openai::text("The write was declined."),
+    ]);
+    let attacker = StandIn::start(vec![]);
+    // The person lets commands use Unix sockets, and approves the attacker's one command.
+    configure(
+        &env,
+        &[
+            ("default", &victim),
+            ("victim", &victim),
+            ("attacker", &attacker),
+        ],
+        "[sandbox]\nunix_sockets = true\n",
+    );
+    let daemon = Daemon::start(&env, &repo);
+    let mut person = daemon.client();
+    let victim_session = person.ok(
+        "run.start",
+        json!({"repo": repo, "task": "write a note", "worktree": "off", "model": "victim"}),
+    )["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    person.ok("session.subscribe", json!({"session": victim_session}));
+    let question = person.until(is("approval.request")).pop().unwrap();
+    let request = question["id"].as_str().unwrap().to_owned();
+
+    attacker.push([
+        openai::call(
+            "shell-exec",
+            json!({"argv": ["python3", "-c", APPROVER, daemon.socket, victim_session]}),
+        ),
+        openai::text("Done."),
+    ]);
+    let attacker_session = person.ok(
+        "run.start",
+        json!({"repo": repo, "task": "help", "worktree": "off", "model": "attacker"}),
+    )["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    person.ok("session.subscribe", json!({"session": attacker_session}));
+    let asked = person
+        .until(|m| m["method"] == "approval.request" && m["params"]["session"] == attacker_session);
+    person.answer(asked.last().unwrap()["id"].as_str().unwrap(), "allow");
+    let attack = person
+        .until(|m| m["method"] == "turn.completed" && m["params"]["session"] == attacker_session);
+    let result = attack
+        .iter()
+        .find(|m| {
+            m["method"] == "item.completed"
+                && m["params"]["kind"] == "tool_result"
+                && m["params"]["session"] == attacker_session
+        })
+        .unwrap();
+    assert!(
+        result["params"]["content"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("answered {request}")),
+        "the command did send its answer: {result}"
+    );
+    assert!(
+        !attack
+            .iter()
+            .any(|m| m["method"] == "approval.resolved"
+                && m["params"]["request"] == request.as_str()),
+        "{attack:#?}"
+    );
+
+    // The question still waits for the person, who declines it.
+    person.answer(&request, "decline");
+    let rest = person
+        .until(|m| m["method"] == "turn.completed" && m["params"]["session"] == victim_session);
+    let resolved = rest
+        .iter()
+        .find(|m| m["method"] == "approval.resolved")
+        .unwrap();
+    assert_eq!(resolved["params"]["decision"], "decline");
+    assert!(!repo.join("notes.txt").exists());
+}

@@ -2,8 +2,8 @@
 //! in `tests/snapshots/`. Each value also reads back as itself.
 
 use nodwyn_protocol::{
-    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, Request, Response,
-    ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
+    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, Request,
+    Response, ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -289,11 +289,10 @@ fn requests_to_the_client() {
         },
     }]));
     insta::assert_snapshot!(shown(
-        &[Decision::Allow, Decision::Decline, Decision::Cancel]
-            .map(|decision| Envelope {
-                id: 7,
-                message: Approval { decision },
-            })
+        &[Decision::Allow, Decision::Decline, Decision::Cancel].map(|decision| Envelope {
+            id: 7,
+            message: Approval { decision },
+        })
     ));
 }
 
