@@ -25,9 +25,19 @@ struct Daemon {
 
 impl Daemon {
     fn start(env: &TestEnv, dir: &Path) -> Self {
-        let socket = env.root().join("run/d.sock");
+        Self::start_at(env, dir, Some(env.root().join("run/d.sock")))
+    }
+
+    /// The daemon on `socket`, or where `nodwyn serve` listens by default.
+    fn start_at(env: &TestEnv, dir: &Path, socket: Option<PathBuf>) -> Self {
+        let mut args = vec!["serve".to_owned()];
+        if let Some(socket) = &socket {
+            args.extend(["--socket".to_owned(), socket.display().to_string()]);
+        }
+        let socket = socket.unwrap_or_else(|| env.data().join("run/nodwyn.sock"));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let child = env
-            .nodwyn_command(dir, &["serve", "--socket", socket.to_str().unwrap()])
+            .nodwyn_command(dir, &args)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -737,4 +747,110 @@ fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
         .unwrap();
     assert_eq!(resolved["params"]["decision"], "decline");
     assert!(!repo.join("notes.txt").exists());
+}
+
+/// What a terminal showed so far, read on a thread of its own.
+struct Screen {
+    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl Screen {
+    fn of(child: &mut Child) -> Self {
+        use std::io::Read;
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut stdout = child.stdout.take().unwrap();
+        let filling = std::sync::Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                filling.lock().unwrap().extend_from_slice(&buffer[..n]);
+            }
+        });
+        Self { shown }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.shown.lock().unwrap()).into_owned()
+    }
+
+    fn wait_for(&self, wanted: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let text = self.text();
+            if text.contains(wanted) {
+                return text;
+            }
+            assert!(
+                started.elapsed() < WAIT,
+                "waited for {wanted:?}; the terminal shows:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_question_of_one_terminals_run_is_answered_from_another_terminals_chat() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Wrote the note."),
+    ]);
+    configure(&env, &[("default", &model)], "");
+    let _daemon = Daemon::start_at(&env, &repo, None);
+
+    let mut running =
+        env.nodwyn_on_a_terminal(&repo, &["run", "--daemon", "--no-worktree", "write a note"]);
+    let run_screen = Screen::of(&mut running);
+    run_screen.wait_for("[y/N] ");
+    let logs = env.logs();
+    let session = logs[0].0.trim_end_matches(".jsonl").to_owned();
+
+    let mut joining = env.nodwyn_on_a_terminal(&repo, &["chat", "--daemon", "--resume", &session]);
+    let chat_screen = Screen::of(&mut joining);
+    let asked = chat_screen.wait_for("[y/N] ");
+    assert!(asked.contains("fs-write"), "{asked}");
+    std::thread::sleep(Duration::from_millis(100));
+    let mut typing = joining.stdin.take().unwrap();
+    typing.write_all(b"y\n").unwrap();
+
+    let status = running.wait().unwrap();
+    let shown = run_screen.text();
+    assert!(status.success(), "{shown}");
+    assert!(
+        shown.contains("another client answered that question"),
+        "{shown}"
+    );
+    assert!(shown.contains("Wrote the note."), "{shown}");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hi\n"
+    );
+
+    chat_screen.wait_for("> ");
+    typing.write_all(b"/exit\n").unwrap();
+    assert!(joining.wait().unwrap().success(), "{}", chat_screen.text());
+    // The run closed the session it opened; the chat that joined it closed nothing.
+    let types = env.record_types(&session[session.len() - 8..]);
+    assert_eq!(
+        types.iter().filter(|t| *t == "session.close").count(),
+        1,
+        "{types:?}"
+    );
+}
+
+#[test]
+fn run_daemon_with_no_daemon_says_how_to_start_one() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let said = env
+        .nodwyn(&repo, &["run", "--daemon", "do something"])
+        .failed_with(1);
+    assert!(said.contains("no nodwyn serve listens on"), "{said}");
+    assert!(said.contains("start one with `nodwyn serve`"), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
 }

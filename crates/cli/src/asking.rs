@@ -21,6 +21,26 @@ const PASTE_WINDOW: Duration = Duration::from_millis(30);
 /// Asks `prompt` (already escaped) on stderr and reads the answer from stdin: yes, no, or
 /// `None` when stdin ended.
 pub fn yes_or_no(prompt: &str) -> Option<bool> {
+    match yes_or_no_while(prompt, || true) {
+        Asked::Answered(answer) => Some(answer),
+        Asked::Ended | Asked::Settled => None,
+    }
+}
+
+/// What came of a question asked while something else could settle it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// The person answered.
+    Answered(bool),
+    /// Standard input ended.
+    Ended,
+    /// It was settled elsewhere (another client answered) before the person did.
+    Settled,
+}
+
+/// [`yes_or_no`], looking every 100 ms whether `still_open` says the question still waits
+/// (a daemon's question another client may answer first).
+pub fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool) -> Asked {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     let discarded = discard_waiting_input(&stdin);
@@ -33,9 +53,16 @@ pub fn yes_or_no(prompt: &str) -> Option<bool> {
     for _ in 0..TRIES {
         let _ = stderr.write_all(prompt.as_bytes());
         let _ = stderr.flush();
+        while !input_waits(&stdin, Duration::from_millis(100)) {
+            if !still_open() {
+                let _ = writeln!(stderr);
+                return Asked::Settled;
+            }
+        }
         let mut answer = String::new();
-        if stdin.lock().read_line(&mut answer).ok()? == 0 {
-            return None;
+        match stdin.lock().read_line(&mut answer) {
+            Ok(0) | Err(_) => return Asked::Ended,
+            Ok(_) => {}
         }
         if more_input_arrives(&stdin) {
             discard_waiting_input(&stdin);
@@ -48,11 +75,28 @@ pub fn yes_or_no(prompt: &str) -> Option<bool> {
         if answer.trim() == "/exit" {
             // In a conversation, `/exit` at a question declines it and ends the conversation.
             EXIT_ASKED.store(true, std::sync::atomic::Ordering::SeqCst);
-            return Some(false);
+            return Asked::Answered(false);
         }
-        return Some(matches!(answer.trim(), "y" | "Y" | "yes"));
+        return Asked::Answered(matches!(answer.trim(), "y" | "Y" | "yes"));
     }
-    Some(false)
+    Asked::Answered(false)
+}
+
+/// Whether standard input has something to read within `wait` (always, when it is no
+/// terminal: a read then simply blocks or ends).
+pub fn input_waits(stdin: &std::io::Stdin, wait: Duration) -> bool {
+    if !stdin.is_terminal() {
+        return true;
+    }
+    let mut fds = [rustix::event::PollFd::new(
+        stdin,
+        rustix::event::PollFlags::IN,
+    )];
+    let timeout = rustix::event::Timespec {
+        tv_sec: 0,
+        tv_nsec: wait.as_nanos().min(999_999_999) as i64,
+    };
+    matches!(rustix::event::poll(&mut fds, Some(&timeout)), Ok(n) if n > 0)
 }
 
 /// Whether a question was answered `/exit`: the conversation asking it ends once its turn has.

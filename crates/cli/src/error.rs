@@ -87,6 +87,12 @@ pub fn coded(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
     })
 }
 
+/// An error with a code the daemon gave (`turn_running`, `worktree_dirty`, ...) and its
+/// sentence, exit 1. The code is kept for the rest of the process, which ends with this error.
+pub fn coded_owned(code: String, sentence: impl Into<String>) -> anyhow::Error {
+    coded(Box::leak(code.into_boxed_str()), sentence)
+}
+
 /// Arguments that do not parse: `code` and `sentence`, exit 2 as a usage error.
 pub fn bad_input(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Coded {

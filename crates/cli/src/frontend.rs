@@ -230,6 +230,19 @@ impl RunView {
     }
 }
 
+impl RunView {
+    /// Makes room for a question: it starts on a fresh line, after whatever the model was
+    /// writing, with no status line under it.
+    pub fn before_question(&self) {
+        self.status.clear();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if state.mid_line {
+            let _ = writeln!(std::io::stderr());
+            state.mid_line = false;
+        }
+    }
+}
+
 /// What the status line says while the model is asked.
 const WAITING: &str = "waiting for the model";
 
@@ -262,15 +275,7 @@ impl Frontend for RunView {
                 let _ = stdout.flush();
             }
         }
-        // A question starts on a fresh line, after whatever the model was writing, with no
-        // status line under it.
-        self.status.clear();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.mid_line {
-            let _ = writeln!(std::io::stderr());
-            state.mid_line = false;
-        }
-        drop(state);
+        self.before_question();
         Terminal.ask(question)
     }
 

@@ -10,6 +10,7 @@ mod frontend;
 mod line_editor;
 mod output;
 mod person;
+mod remote;
 mod status;
 
 use std::process::ExitCode;

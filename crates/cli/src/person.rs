@@ -21,12 +21,11 @@ impl Person for Terminal {
             Decision::Ask(AskKind::Security) => "security confirm",
             _ => "confirm",
         };
-        // What the call does comes from the agent (a command line, a path): shown, not obeyed.
-        yes_or_no(&format!(
-            "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
-            question.session,
-            printable(&question.effect.action),
-            printable(&question.verdict.why)
+        yes_or_no(&question_prompt(
+            kind,
+            &question.session,
+            &question.effect.action,
+            &question.verdict.why,
         ))
     }
 
@@ -60,6 +59,17 @@ impl Person for Terminal {
             &question.sha256[..12],
         ))
     }
+}
+
+/// The question put to the person: what the call does comes from the agent (a command line, a
+/// path), so it is shown escaped, not obeyed.
+pub fn question_prompt(kind: &str, session: &str, action: &str, why: &str) -> String {
+    format!(
+        "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
+        printable(session),
+        printable(action),
+        printable(why)
+    )
 }
 
 /// Asks the person at this terminal `prompt`; `None` when nobody is at a terminal.

@@ -17,6 +17,9 @@ use crate::hub::{Hub, Limits, lock};
 use crate::live::{HubFrontend, LiveSession};
 use crate::refusal::{Refusal, blocking, configuration};
 
+/// How many times, 20 ms apart, closing a session looks whether its turn has ended.
+const RELEASE_TRIES: usize = 50;
+
 /// How long a stopping engine waits for its turns to end.
 const STOP_WAIT: Duration = Duration::from_secs(10);
 
@@ -126,14 +129,24 @@ impl Server {
         Ok(true)
     }
 
-    /// Lets go of session `id` (it is closed); refused while a turn runs.
-    pub fn release(&self, id: &str) -> Result<(), Refusal> {
-        let mut live = lock(&self.live);
-        if live.get(id).is_some_and(|l| l.turn_running()) {
-            return Err(turn_running(id));
+    /// Lets go of session `id` (it is closed); refused while a turn runs. A turn whose end was
+    /// just told is given a moment to finish.
+    pub async fn release(&self, id: &str) -> Result<(), Refusal> {
+        for _ in 0..RELEASE_TRIES {
+            let released = {
+                let mut live = lock(&self.live);
+                let running = live.get(id).is_some_and(|l| l.turn_running());
+                if !running {
+                    live.remove(id);
+                }
+                !running
+            };
+            if released {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        live.remove(id);
-        Ok(())
+        Err(turn_running(id))
     }
 
     /// Whether session `id` runs a turn in this engine.

@@ -41,9 +41,13 @@ pub struct ChatArgs {
     /// The model profile (`[models.PROFILE]` in your configuration; default `[model]`).
     #[arg(long, value_name = "PROFILE")]
     model: Option<String>,
-    /// Go on with session ID's conversation.
+    /// Go on with session ID's conversation (with --daemon: join it, and leave it open).
     #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree"])]
     resume: Option<String>,
+    /// Talk through a running `nodwyn serve`: another terminal can join the session
+    /// (`nodwyn chat --daemon --resume ID`) and answer its questions.
+    #[arg(long, conflicts_with = "model")]
+    daemon: bool,
 }
 
 /// Answers a Ctrl-C pressed while the chat waits for a line (nothing to interrupt) with a hint,
@@ -72,6 +76,14 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         bail!(
             "nodwyn chat is a conversation on a terminal; for JSON Lines use `nodwyn run --json`"
+        );
+    }
+    if args.daemon {
+        return super::chat_daemon::run(
+            args.repo.dir()?,
+            args.worktree,
+            args.no_worktree,
+            args.resume.as_deref(),
         );
     }
     let store = invocation.store()?;

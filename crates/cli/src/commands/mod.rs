@@ -4,6 +4,7 @@
 mod allow;
 mod call;
 mod chat;
+mod chat_daemon;
 mod completions;
 mod doctor;
 mod eval;

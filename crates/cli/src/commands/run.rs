@@ -63,6 +63,11 @@ pub struct RunArgs {
     /// is gone).
     #[arg(long, value_name = "ID", conflicts_with_all = ["worktree", "no_worktree", "base", "name"])]
     resume: Option<String>,
+    /// Drive a running `nodwyn serve` instead of an engine of this command's own: the session
+    /// is the daemon's, and another client (`nodwyn chat --daemon --resume ID`) can watch it and
+    /// answer its questions.
+    #[arg(long, conflicts_with_all = ["max_model_calls", "max_tokens"])]
+    daemon: bool,
     /// The task; `-` reads it from standard input (no question can then be asked on the
     /// terminal).
     task: String,
@@ -80,6 +85,9 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         if value == Some(0) {
             bail!("{flag} 0: give a number above 0");
         }
+    }
+    if args.daemon {
+        return run_through_the_daemon(&args, &task, invocation);
     }
     let store = invocation.store()?;
     let dir = args.repo.dir()?;
@@ -134,6 +142,99 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
         close_after_the_run(&store, &id, invocation.json)?;
     }
     Ok(outcome)
+}
+
+/// `nodwyn run --daemon`: the same run, through a running `nodwyn serve`.
+fn run_through_the_daemon(
+    args: &RunArgs,
+    task: &str,
+    invocation: &Invocation,
+) -> anyhow::Result<Outcome> {
+    use serde_json::json;
+    let mut client = crate::remote::connect()?;
+    let dir = std::fs::canonicalize(args.repo.dir()?)?;
+    let repository = nodwyn_core::repository_of(&dir).ok();
+    let settings = settings_for(repository.as_deref())?;
+    let mode = nodwyn_server::engine::protocol_mode(chosen_mode(
+        args.worktree,
+        args.no_worktree,
+        &settings,
+    ));
+    let (session, after, started) = if let Some(id) = &args.resume {
+        let resumed = crate::remote::call(&mut client, "session.resume", json!({"session": id}))?;
+        let session = resumed["session"].as_str().unwrap_or_default().to_owned();
+        let last = crate::remote::call(
+            &mut client,
+            "session.events",
+            json!({"session": session, "after": u64::MAX}),
+        )?["last"]
+            .as_u64()
+            .unwrap_or(0);
+        (session, last, false)
+    } else if let Some(model) = &args.model {
+        let started = crate::remote::call(
+            &mut client,
+            "run.start",
+            json!({"repo": dir, "task": task, "worktree": mode, "model": model}),
+        )?;
+        (
+            started["session"].as_str().unwrap_or_default().to_owned(),
+            0,
+            true,
+        )
+    } else {
+        let opened = crate::remote::call(
+            &mut client,
+            "session.open",
+            json!({"repo": dir, "worktree": mode, "base": args.base, "name": args.name}),
+        )?;
+        (
+            opened["session"].as_str().unwrap_or_default().to_owned(),
+            0,
+            false,
+        )
+    };
+    if args.dont_ask {
+        let store = invocation.store()?;
+        let person = environment::host_settings().person;
+        nodwyn_core::set_dont_ask(
+            &store,
+            &session,
+            true,
+            &format!("{person} (nodwyn run --dont-ask)"),
+        )?;
+    }
+    let mut remote =
+        crate::remote::Remote::follow(client, session.clone(), after, invocation.json)?;
+    if !started {
+        crate::remote::call(
+            remote.client(),
+            "turn.start",
+            json!({"session": session, "text": task}),
+        )?;
+    }
+    let end = remote.until_turn_ends()?;
+    if !args.keep_open {
+        crate::remote::call(
+            remote.client(),
+            "session.close",
+            json!({"session": session}),
+        )?;
+    }
+    let short = &session[session.len().saturating_sub(8)..];
+    Ok(match end {
+        TurnEnd::Finished => Outcome::Success,
+        TurnEnd::Interrupted => {
+            output::note(format!(
+                "nodwyn: interrupted; `nodwyn run --daemon --resume {short} TASK` goes on"
+            ));
+            Outcome::Exit(130)
+        }
+        TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
+            output::note(format!("nodwyn: {}", output::printable(&why)));
+            Outcome::Exit(1)
+        }
+    })
 }
 
 /// Closes the session a run ended in, as `nodwyn worktree close` does (the worktree stays when

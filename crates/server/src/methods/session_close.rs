@@ -10,7 +10,7 @@ use crate::server::Server;
 
 pub(super) async fn call(server: &Arc<Server>, session: &str) -> Result<Value, Refusal> {
     let id = server.session_id(session).await?;
-    server.release(&id)?;
+    server.release(&id).await?;
     let store = server.engine.store.clone();
     let closing = id.clone();
     let closed = blocking(move || Ok(nodwyn_core::worktree::close(&store, &closing)?)).await?;

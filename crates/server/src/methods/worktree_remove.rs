@@ -14,7 +14,7 @@ pub(super) async fn call(
     force: bool,
 ) -> Result<Value, Refusal> {
     let id = server.session_id(session).await?;
-    server.release(&id)?;
+    server.release(&id).await?;
     let store = server.engine.store.clone();
     let removing = id.clone();
     let removed =

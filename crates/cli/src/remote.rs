@@ -1,0 +1,218 @@
+//! `run --daemon` and `chat --daemon`: the command line as a client of a running `nodwyn serve`.
+//! A session's events are shown as `nodwyn run` shows its own (the same [`RunView`]), and the
+//! daemon's questions are asked on this terminal; another client may answer first, and then the
+//! question here is withdrawn.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context;
+use nodwyn_agent::Frontend;
+use nodwyn_protocol::{Decision, Notification, TurnEnd};
+use nodwyn_server::client::Client;
+use serde_json::{Value, json};
+
+use crate::asking::{Asked, yes_or_no_while};
+use crate::frontend::RunView;
+use crate::{environment, output};
+
+/// A session followed through the daemon.
+pub struct Remote {
+    client: Client,
+    view: RunView,
+    json: bool,
+    /// The session followed.
+    pub session: String,
+    interrupt: Arc<AtomicBool>,
+}
+
+/// The client of the daemon at its socket, or a sentence saying none listens.
+pub fn connect() -> anyhow::Result<Client> {
+    let socket = environment::daemon_socket()?;
+    let mut client = Client::connect(&socket).map_err(|e| {
+        crate::error::coded(
+            "no_daemon",
+            format!(
+                "no nodwyn serve listens on {} ({e}); start one with `nodwyn serve`",
+                socket.display()
+            ),
+        )
+    })?;
+    call(
+        &mut client,
+        "hello",
+        json!({"client": format!("nodwyn-cli {}", env!("CARGO_PKG_VERSION"))}),
+    )?;
+    Ok(client)
+}
+
+/// Calls `method`; a refusal becomes an error with its code.
+pub fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
+    client.request(method, params).map_err(|error| {
+        let code = error
+            .data
+            .map_or_else(|| "daemon_error".to_owned(), |d| d.code);
+        crate::error::coded_owned(code, output::printable(&error.message))
+    })
+}
+
+impl Remote {
+    /// Follows `session` through `client`, from after event `after`.
+    pub fn follow(
+        mut client: Client,
+        session: String,
+        after: u64,
+        json: bool,
+    ) -> anyhow::Result<Self> {
+        call(
+            &mut client,
+            "session.subscribe",
+            json!({"session": session, "after": after}),
+        )?;
+        let interrupt = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&interrupt))
+                .context("could not catch Ctrl-C")?;
+        }
+        Ok(Self {
+            client,
+            view: RunView::new(json).knowing(&nodwyn_core::prim::Registry::builtin()),
+            json,
+            session,
+            interrupt,
+        })
+    }
+
+    /// The client, for requests of its own.
+    pub fn client(&mut self) -> &mut Client {
+        &mut self.client
+    }
+
+    /// Shows the session's events, asks its questions, until its turn ends: how it ended. Ctrl-C
+    /// interrupts the turn (the daemon ends it).
+    pub fn until_turn_ends(&mut self) -> anyhow::Result<TurnEnd> {
+        let mut asked_to_stop = false;
+        loop {
+            if self.interrupt.swap(false, Ordering::SeqCst) && !asked_to_stop {
+                asked_to_stop = true;
+                let session = self.session.clone();
+                call(
+                    &mut self.client,
+                    "turn.interrupt",
+                    json!({"session": session}),
+                )?;
+            }
+            let Some(message) = self.client.next(Duration::from_millis(100)) else {
+                continue;
+            };
+            if let Some(end) = self.show(message)? {
+                return Ok(end);
+            }
+        }
+    }
+
+    /// Shows what arrived while the person was idle (questions of turns other clients run).
+    pub fn while_idle(&mut self) -> anyhow::Result<()> {
+        while let Some(message) = self.client.next(Duration::ZERO) {
+            self.show(message)?;
+        }
+        Ok(())
+    }
+
+    /// Shows one message; the end of the followed session's turn, when it is that.
+    fn show(&mut self, message: Value) -> anyhow::Result<Option<TurnEnd>> {
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        if method == "approval.request" {
+            self.ask(&message)?;
+            return Ok(None);
+        }
+        if self.json {
+            let mut stdout = std::io::stdout().lock();
+            use std::io::Write;
+            let _ = writeln!(stdout, "{message}");
+        }
+        let params = message.get("params").cloned().unwrap_or_default();
+        let Ok(notification) =
+            serde_json::from_value::<Notification>(json!({"method": method, "params": params}))
+        else {
+            return Ok(None);
+        };
+        if !self.json {
+            self.view.notify(&notification);
+        }
+        Ok(match notification {
+            Notification::TurnCompleted { session, end, .. } if session == self.session => {
+                Some(end)
+            }
+            _ => None,
+        })
+    }
+
+    /// Asks the daemon's question on the terminal, unless another client settles it first.
+    fn ask(&mut self, message: &Value) -> anyhow::Result<()> {
+        let request = message["id"].as_str().unwrap_or_default().to_owned();
+        let params = &message["params"];
+        if !output::person_at_terminal() {
+            // Another client may answer; this one cannot.
+            return Ok(());
+        }
+        let kind = match params["kind"].as_str() {
+            Some("security") => "security confirm",
+            Some("strategy") => "strategy approval",
+            _ => "confirm",
+        };
+        let prompt = crate::person::question_prompt(
+            kind,
+            params["session"].as_str().unwrap_or_default(),
+            params["action"].as_str().unwrap_or_default(),
+            params["why"].as_str().unwrap_or_default(),
+        );
+        self.view.before_question();
+        let mut held = Vec::new();
+        let client = &mut self.client;
+        let asked = yes_or_no_while(&prompt, || {
+            while let Some(next) = client.next(Duration::ZERO) {
+                let settled = next["method"] == "approval.resolved"
+                    && next["params"]["request"] == request.as_str();
+                held.push(next);
+                if settled {
+                    return false;
+                }
+            }
+            true
+        });
+        match asked {
+            Asked::Answered(allow) => {
+                let decision = if allow {
+                    Decision::Allow
+                } else {
+                    Decision::Decline
+                };
+                self.client.answer(&request, decision)?;
+            }
+            Asked::Settled => output::note("nodwyn: another client answered that question"),
+            Asked::Ended => {
+                // This terminal cannot answer (its input ended): the question is another
+                // client's to answer, or the daemon declines it at its timeout.
+                output::note("nodwyn: no answer can be read here; waiting for another client");
+                'waiting: loop {
+                    let Some(next) = self.client.next(Duration::from_millis(100)) else {
+                        continue;
+                    };
+                    let settled = next["method"] == "approval.resolved"
+                        && next["params"]["request"] == request.as_str();
+                    held.push(next);
+                    if settled {
+                        break 'waiting;
+                    }
+                }
+                output::note("nodwyn: another client answered that question");
+            }
+        }
+        for message in held {
+            self.show(message)?;
+        }
+        Ok(())
+    }
+}
