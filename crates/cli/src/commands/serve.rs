@@ -80,7 +80,7 @@ pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
         tokio::time::sleep(Duration::from_millis(200)).await;
     });
     drop(listening);
-    output::note("nodwyn: stopped; every running turn ended as interrupted".to_owned());
+    output::note("nodwyn: stopped; every running turn ended as interrupted");
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(())
 }

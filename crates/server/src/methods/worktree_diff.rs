@@ -15,7 +15,7 @@ const LONGEST: Duration = Duration::from_secs(30);
 
 pub(super) async fn call(server: &Arc<Server>, session: &str) -> Result<Value, Refusal> {
     let store = server.engine.store.clone();
-    let mut limits = server.engine.host.limits.clone();
+    let mut limits = server.engine.host.limits;
     limits.diff_time = limits.diff_time.min(LONGEST);
     let id = session.to_owned();
     let review =

@@ -28,7 +28,7 @@ pub(super) async fn call(
         ));
     }
     let store = server.engine.store.clone();
-    let limits = server.engine.host.limits.clone();
+    let limits = server.engine.host.limits;
     let id = live.id.clone();
     let text = blocking(move || {
         let review = nodwyn_core::worktree::diff(&store, &id, &limits)?;
