@@ -805,12 +805,14 @@ fn a_question_of_one_terminals_run_is_answered_from_another_terminals_chat() {
 
     let mut running =
         env.nodwyn_on_a_terminal(&repo, &["run", "--daemon", "--no-worktree", "write a note"]);
+    let mut cleanup = KillOnDrop(vec![running.id()]);
     let run_screen = Screen::of(&mut running);
     run_screen.wait_for("[y/N] ");
     let logs = env.logs();
     let session = logs[0].0.trim_end_matches(".jsonl").to_owned();
 
     let mut joining = env.nodwyn_on_a_terminal(&repo, &["chat", "--daemon", "--resume", &session]);
+    cleanup.0.push(joining.id());
     let chat_screen = Screen::of(&mut joining);
     let asked = chat_screen.wait_for("[y/N] ");
     assert!(asked.contains("fs-write"), "{asked}");
@@ -822,7 +824,7 @@ fn a_question_of_one_terminals_run_is_answered_from_another_terminals_chat() {
     let shown = run_screen.text();
     assert!(status.success(), "{shown}");
     assert!(
-        shown.contains("another client answered that question"),
+        shown.contains("another client answered that question: allow"),
         "{shown}"
     );
     assert!(shown.contains("Wrote the note."), "{shown}");
@@ -853,4 +855,63 @@ fn run_daemon_with_no_daemon_says_how_to_start_one() {
     assert!(said.contains("no nodwyn serve listens on"), "{said}");
     assert!(said.contains("start one with `nodwyn serve`"), "{said}");
     assert_eq!(said.lines().count(), 1, "{said}");
+}
+
+/// Kills the processes a test started on terminals if it ends early (a failed assertion).
+struct KillOnDrop(Vec<u32>);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for pid in &self.0 {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+#[test]
+fn a_client_whose_daemon_stops_says_so_and_exits() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![openai::call(
+        "fs-write",
+        json!({"path": "notes.txt", "content": "hi\n"}),
+    )]);
+    configure(&env, &[("default", &model)], "");
+    let daemon = Daemon::start_at(&env, &repo, None);
+    let mut client = env
+        .nodwyn_command(&repo, &["run", "--daemon", "--no-worktree", "write a note"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _cleanup = KillOnDrop(vec![client.id()]);
+    // The run waits at the write's question, which nobody at its end can answer.
+    let started = Instant::now();
+    while !env
+        .logs()
+        .first()
+        .is_some_and(|(_, records)| records.iter().any(|r| r["type"] == "primitive.call"))
+    {
+        assert!(started.elapsed() < WAIT, "the turn did not reach its call");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    daemon.stop_with("KILL");
+    let stopped = Instant::now();
+    let output = loop {
+        if client.try_wait().unwrap().is_some() {
+            break client.wait_with_output().unwrap();
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(10),
+            "the client did not end"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(output.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("the daemon stopped"), "{said}");
 }

@@ -47,6 +47,17 @@ pub fn connect() -> anyhow::Result<Client> {
     Ok(client)
 }
 
+/// The error of a daemon that went away.
+fn gone(error: nodwyn_protocol::rpc::RpcError) -> anyhow::Error {
+    crate::error::coded(
+        "daemon_gone",
+        format!(
+            "{} (the daemon stopped); the session's log keeps everything, and `nodwyn session events ID` shows it",
+            error.message
+        ),
+    )
+}
+
 /// Calls `method`; a refusal becomes an error with its code.
 pub fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
     client.request(method, params).map_err(|error| {
@@ -103,7 +114,7 @@ impl Remote {
                     json!({"session": session}),
                 )?;
             }
-            let Some(message) = self.client.next(Duration::from_millis(100)) else {
+            let Some(message) = self.client.next(Duration::from_millis(100)).map_err(gone)? else {
                 continue;
             };
             if let Some(end) = self.show(message)? {
@@ -114,7 +125,7 @@ impl Remote {
 
     /// Shows what arrived while the person was idle (questions of turns other clients run).
     pub fn while_idle(&mut self) -> anyhow::Result<()> {
-        while let Some(message) = self.client.next(Duration::ZERO) {
+        while let Some(message) = self.client.next(Duration::ZERO).map_err(gone)? {
             self.show(message)?;
         }
         Ok(())
@@ -171,17 +182,30 @@ impl Remote {
         self.view.before_question();
         let mut held = Vec::new();
         let client = &mut self.client;
+        let mut lost = None;
         let asked = yes_or_no_while(&prompt, || {
-            while let Some(next) = client.next(Duration::ZERO) {
-                let settled = next["method"] == "approval.resolved"
-                    && next["params"]["request"] == request.as_str();
-                held.push(next);
-                if settled {
-                    return false;
+            loop {
+                match client.next(Duration::ZERO) {
+                    Ok(Some(next)) => {
+                        let settled = next["method"] == "approval.resolved"
+                            && next["params"]["request"] == request.as_str();
+                        held.push(next);
+                        if settled {
+                            return false;
+                        }
+                    }
+                    Ok(None) => return true,
+                    // A daemon that went away settles nothing more: the question is withdrawn.
+                    Err(error) => {
+                        lost = Some(error);
+                        return false;
+                    }
                 }
             }
-            true
         });
+        if let Some(error) = lost {
+            return Err(gone(error));
+        }
         match asked {
             Asked::Answered(allow) => {
                 let decision = if allow {
@@ -191,13 +215,14 @@ impl Remote {
                 };
                 self.client.answer(&request, decision)?;
             }
-            Asked::Settled => output::note("nodwyn: another client answered that question"),
+            Asked::Settled => output::note(settled_how(held.last())),
             Asked::Ended => {
                 // This terminal cannot answer (its input ended): the question is another
                 // client's to answer, or the daemon declines it at its timeout.
                 output::note("nodwyn: no answer can be read here; waiting for another client");
                 'waiting: loop {
-                    let Some(next) = self.client.next(Duration::from_millis(100)) else {
+                    let Some(next) = self.client.next(Duration::from_millis(100)).map_err(gone)?
+                    else {
                         continue;
                     };
                     let settled = next["method"] == "approval.resolved"
@@ -207,12 +232,27 @@ impl Remote {
                         break 'waiting;
                     }
                 }
-                output::note("nodwyn: another client answered that question");
+                output::note(settled_how(held.last()));
             }
         }
         for message in held {
             self.show(message)?;
         }
         Ok(())
+    }
+}
+
+/// What the person is told when a question was settled elsewhere, from its `approval.resolved`.
+fn settled_how(resolved: Option<&Value>) -> String {
+    let params = resolved.map(|r| &r["params"]);
+    let decision = params
+        .and_then(|p| p["decision"].as_str())
+        .unwrap_or("settled");
+    match params.and_then(|p| p["reason"].as_str()) {
+        Some("timed_out") => {
+            "nodwyn: nobody answered that question in time, so it was declined".to_owned()
+        }
+        Some(reason) => format!("nodwyn: that question was cancelled ({reason})"),
+        None => format!("nodwyn: another client answered that question: {decision}"),
     }
 }

@@ -67,12 +67,19 @@ impl Client {
         }
     }
 
-    /// The next notification or question from the engine, waiting at most `wait`.
-    pub fn next(&mut self, wait: Duration) -> Option<Value> {
+    /// The next notification or question from the engine, waiting at most `wait` (`None`: none
+    /// came); an error once the daemon closed the connection.
+    pub fn next(&mut self, wait: Duration) -> Result<Option<Value>, RpcError> {
         if let Some(message) = self.held.pop_front() {
-            return Some(message);
+            return Ok(Some(message));
         }
-        self.incoming.recv_timeout(wait).ok()
+        match self.incoming.recv_timeout(wait) {
+            Ok(message) => Ok(Some(message)),
+            Err(mpsc::RecvTimeoutError::Timeout) => Ok(None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                Err(gone("the daemon closed the connection"))
+            }
+        }
     }
 
     /// Answers the engine's question `request`.
