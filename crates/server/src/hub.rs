@@ -17,6 +17,9 @@ use crate::events::notification_line;
 use crate::feed::{Feed, read_back};
 use crate::outbox::Outbox;
 
+/// Room kept in a subscriber's queue, beside the ring's events, for what happens meanwhile.
+const ROOM_FOR_LIVE: usize = 64;
+
 /// How much a hub keeps and sends again.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -110,6 +113,10 @@ impl Hub {
         let feed = self.feed(id)?;
         let mut after = after.unwrap_or(0);
         loop {
+            // What the ring holds is queued at once under the lock: room for it first.
+            if !outbox.wait_for_room(self.limits.ring + ROOM_FOR_LIVE).await {
+                return Ok(false);
+            }
             let (log, target) = {
                 let mut locked = lock(&feed);
                 locked.catch_up()?;

@@ -103,6 +103,24 @@ impl Outbox {
         }
     }
 
+    /// Waits until `room` messages fit in the queue (a replay's last part is queued at once);
+    /// `false` when the client does not make room in time, which drops it.
+    pub async fn wait_for_room(&self, room: usize) -> bool {
+        let room = room.min(self.queue.max_capacity());
+        let started = tokio::time::Instant::now();
+        while self.queue.capacity() < room {
+            if self.is_dropped() {
+                return false;
+            }
+            if started.elapsed() > REPLAY_WAIT {
+                self.drop_client();
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        !self.is_dropped()
+    }
+
     /// Whether the client was dropped or went away.
     pub fn is_dropped(&self) -> bool {
         self.dropped.flag.load(Ordering::SeqCst) || self.queue.is_closed()

@@ -275,3 +275,39 @@ async fn an_interrupt_cancels_a_question_and_nobody_answering_declines_it() {
     assert_eq!(resolved.len(), 2);
     assert!(hub.approvals.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backlog_larger_than_the_queue_reaches_a_client_that_reads() {
+    let (_dir, store, runtime) = session();
+    let id = runtime.id();
+    let hub = Hub::new(
+        store,
+        Limits {
+            ring: 16,
+            replay: 100_000,
+        },
+        Duration::from_secs(5),
+    );
+    for n in 0..499 {
+        append(&runtime, n);
+    }
+    let (outbox, mut inbox) = Outbox::new(64);
+    let reading = tokio::spawn(async move {
+        let mut seqs = Vec::new();
+        while let Some(line) = inbox.lines.recv().await {
+            // A client that reads steadily, more slowly than the hub queues.
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            let message: Value = serde_json::from_str(&line).unwrap();
+            seqs.push(message["params"]["seq"].as_u64().unwrap());
+            if seqs.len() == 500 {
+                break;
+            }
+        }
+        seqs
+    });
+    assert!(
+        hub.subscribe(&id, None, &outbox).await.unwrap(),
+        "the client was dropped"
+    );
+    assert_eq!(reading.await.unwrap(), (1..=500).collect::<Vec<_>>());
+}
