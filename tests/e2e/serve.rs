@@ -362,7 +362,7 @@ fn an_interrupt_ends_one_sessions_turn_and_the_other_runs_on() {
         )
     };
     let a = StandIn::start(vec![sleeper(60), openai::text("a is done")]);
-    let b = StandIn::start(vec![sleeper(3), openai::text("b is done")]);
+    let b = StandIn::start(vec![sleeper(8), openai::text("b is done")]);
     configure(&env, &[("default", &a), ("a", &a), ("b", &b)], "");
     let daemon = Daemon::start(&env, &repo);
     let mut client = daemon.client();
@@ -377,12 +377,12 @@ fn an_interrupt_ends_one_sessions_turn_and_the_other_runs_on() {
         sessions.push(session);
     }
     // Both commands run at once (each asked first: commands ask unless a standing answer
-    // allows them, and this client allows them).
-    let running = |client: &mut Wire, session: &str| loop {
-        // A record, so a subscribe after the call began still hears of it.
+    // allows them, and this client allows every question of both sessions). The allowed
+    // decisions are records, so a subscribe after a call began still hears of them.
+    let mut allowed = std::collections::BTreeSet::new();
+    while allowed.len() < 2 {
         let seen = client.until(|m| {
             (m["method"] == "session.record"
-                && m["params"]["session"] == session
                 && m["params"]["record"]["type"] == "guard.decision"
                 && m["params"]["record"]["answer"] == "allow")
                 || m["method"] == "approval.request"
@@ -393,12 +393,10 @@ fn an_interrupt_ends_one_sessions_turn_and_the_other_runs_on() {
         if last["method"] == "approval.request" {
             let request = last["id"].as_str().unwrap().to_owned();
             client.answer(&request, "allow");
-            continue;
+        } else {
+            allowed.insert(last["params"]["session"].as_str().unwrap().to_owned());
         }
-        break;
-    };
-    running(&mut client, &sessions[0]);
-    running(&mut client, &sessions[1]);
+    }
     let again = client.call(
         "turn.start",
         json!({"session": sessions[0], "text": "more"}),
@@ -420,7 +418,7 @@ fn an_interrupt_ends_one_sessions_turn_and_the_other_runs_on() {
     assert_eq!(ends, vec![json!(sessions[0])], "b's turn runs on");
     let last = seen.last().unwrap();
     assert_eq!(last["params"]["end"]["reason"], "interrupted");
-    // b's three-second command ends on its own, and its turn finishes.
+    // b's eight-second command ends on its own, and its turn finishes.
     let rest =
         client.until(|m| m["method"] == "turn.completed" && m["params"]["session"] == sessions[1]);
     assert_eq!(
