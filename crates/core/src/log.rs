@@ -92,7 +92,7 @@ impl EventLog {
             std::io::BufReader::new(file),
             LONGEST_LINE,
             Last::Read,
-            |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
+            |line, _| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
                 Some(value @ Value::Object(_)) => {
                     skips.read(&value);
                     each(value)
@@ -113,6 +113,16 @@ impl EventLog {
         offset: u64,
         mut each: impl FnMut(Record),
     ) -> Result<u64, Error> {
+        self.each_placed_record_from(offset, |record, _| each(record))
+    }
+
+    /// [`EventLog::each_record_from`], giving each record with the offset just past its line
+    /// (where reading again would start after it).
+    pub fn each_placed_record_from(
+        &self,
+        offset: u64,
+        mut each: impl FnMut(Record, u64),
+    ) -> Result<u64, Error> {
         let mut file = File::open(&self.path).map_err(Error::io(&self.path))?;
         file.seek(SeekFrom::Start(offset))
             .map_err(Error::io(&self.path))?;
@@ -121,11 +131,11 @@ impl EventLog {
             std::io::BufReader::new(file),
             LONGEST_LINE,
             Last::LeftForLater,
-            |line| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
+            |line, end| match line.and_then(|l| serde_json::from_slice::<Value>(l).ok()) {
                 Some(value @ Value::Object(_)) => {
                     skips.read(&value);
                     if let Ok(record) = serde_json::from_value::<Record>(value) {
-                        each(record);
+                        each(record, offset + end);
                     }
                     ControlFlow::Continue(())
                 }
@@ -280,7 +290,7 @@ fn each_line(
     mut reader: impl std::io::BufRead,
     longest: usize,
     last: Last,
-    mut each: impl FnMut(Option<&[u8]>) -> ControlFlow<()>,
+    mut each: impl FnMut(Option<&[u8]>, u64) -> ControlFlow<()>,
 ) -> std::io::Result<u64> {
     let mut line = Vec::new();
     let mut too_long = false;
@@ -307,13 +317,13 @@ fn each_line(
         read += used as u64;
         if ends_line {
             whole = read;
-            if emit(&mut line, &mut too_long, &mut each).is_break() {
+            if emit(&mut line, &mut too_long, &mut |l| each(l, whole)).is_break() {
                 return Ok(whole);
             }
         }
     }
     if last == Last::Read {
-        let _ = emit(&mut line, &mut too_long, &mut each);
+        let _ = emit(&mut line, &mut too_long, &mut |l| each(l, read));
     }
     Ok(whole)
 }
@@ -456,7 +466,7 @@ mod bounds {
             std::io::BufReader::with_capacity(64, text.as_bytes()),
             1000,
             Last::Read,
-            |line| {
+            |line, _| {
                 seen.push(line.map(|l| String::from_utf8_lossy(l).into_owned()));
                 ControlFlow::Continue(())
             },

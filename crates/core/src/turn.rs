@@ -133,7 +133,13 @@ impl SessionRuntime {
         let Some(_held) = turn_lock(&self.stored)? else {
             return Ok(false);
         };
-        let Some(open) = self.session()?.open_turn else {
+        self.end_left_open(&self.session()?)
+    }
+
+    /// Records the end, as interrupted, of the turn `session` shows open (one an earlier run
+    /// left open): `true` when there was one. The caller holds the turn lock.
+    fn end_left_open(&self, session: &Session) -> Result<bool, Error> {
+        let Some(open) = session.open_turn else {
             return Ok(false);
         };
         append(
@@ -161,16 +167,7 @@ impl SessionRuntime {
             return Err(Error::declined_busy(&self.id()));
         };
         let session = self.session()?;
-        if let Some(open) = session.open_turn {
-            append(
-                &self.stored.log,
-                Event::TurnEnd {
-                    turn: open,
-                    end: TurnEnd::Interrupted,
-                    usage: TurnUsage::default(),
-                },
-            )?;
-        }
+        self.end_left_open(&session)?;
         let number = session.turns + 1;
         append(&self.stored.log, Event::TurnStart { turn: number })?;
         // The turn follows the log from where the runtime has read it, not from its start.

@@ -155,26 +155,21 @@ impl Approvals {
 
     /// Settles every question of session `session` as cancelled, for `reason`.
     pub fn cancel_session(&self, hub: &Hub, session: &str, reason: &str) {
-        let ids: Vec<String> = lock(&self.waiting)
-            .iter()
-            .filter(|(_, w)| w.session == session)
-            .map(|(id, _)| id.clone())
-            .collect();
-        for id in ids {
-            self.settle(
-                hub,
-                &id,
-                Settled {
-                    decision: Decision::Cancel,
-                    reason: Some(reason.to_owned()),
-                },
-            );
-        }
+        self.cancel_where(hub, reason, |waiting| waiting.session == session);
     }
 
     /// Settles every question, for `reason` (the engine is stopping).
     pub fn cancel_all(&self, hub: &Hub, reason: &str) {
-        let ids: Vec<String> = lock(&self.waiting).keys().cloned().collect();
+        self.cancel_where(hub, reason, |_| true);
+    }
+
+    /// Settles as cancelled, for `reason`, every waiting question `which` picks.
+    fn cancel_where(&self, hub: &Hub, reason: &str, which: impl Fn(&Waiting) -> bool) {
+        let ids: Vec<String> = lock(&self.waiting)
+            .iter()
+            .filter(|(_, waiting)| which(waiting))
+            .map(|(id, _)| id.clone())
+            .collect();
         for id in ids {
             self.settle(
                 hub,

@@ -10,6 +10,17 @@ use nodwyn_protocol::Notification;
 use crate::events::{notification_line, notification_of};
 use crate::outbox::{Line, Outbox};
 
+/// How many records apart the feed notes where in the log a record begins, so a read back
+/// starts near the records it wants instead of at the log's start.
+const CHECKPOINT_EVERY: u64 = 1024;
+
+/// A place in the log: the records before it, and its byte offset.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Checkpoint {
+    records_before: u64,
+    offset: u64,
+}
+
 /// A session's feed.
 #[derive(Debug)]
 pub(crate) struct Feed {
@@ -23,6 +34,9 @@ pub(crate) struct Feed {
     pub(crate) ring: VecDeque<(u64, Line)>,
     ring_size: usize,
     pub(crate) subscribers: Vec<Outbox>,
+    /// Places in the log, in order, about [`CHECKPOINT_EVERY`] records apart; the first is
+    /// the log's start.
+    checkpoints: Vec<Checkpoint>,
 }
 
 impl Feed {
@@ -41,6 +55,10 @@ impl Feed {
             ring: VecDeque::new(),
             ring_size: ring_size.max(1),
             subscribers: Vec::new(),
+            checkpoints: vec![Checkpoint {
+                records_before: 0,
+                offset: 0,
+            }],
         };
         feed.catch_up()?;
         Ok(feed)
@@ -55,9 +73,16 @@ impl Feed {
         let mut records = Vec::new();
         self.offset = self
             .log
-            .each_record_from(self.offset, |record| records.push(record))?;
-        for record in records {
+            .each_placed_record_from(self.offset, |record, end| records.push((record, end)))?;
+        for (record, end) in records {
             self.published += 1;
+            let last = self.checkpoints.last().map_or(0, |c| c.records_before);
+            if self.published - last >= CHECKPOINT_EVERY {
+                self.checkpoints.push(Checkpoint {
+                    records_before: self.published,
+                    offset: end,
+                });
+            }
             let line = notification_line(
                 &self.session,
                 self.published,
@@ -93,22 +118,30 @@ impl Feed {
             .map_or(self.published + 1, |(seq, _)| *seq)
     }
 
+    /// The last place in the log before record `seq`, where reading it back can start.
+    pub(crate) fn checkpoint_before(&self, seq: u64) -> Checkpoint {
+        let after = self.checkpoints.partition_point(|c| c.records_before < seq);
+        self.checkpoints[after.saturating_sub(1)]
+    }
+
     /// Stops sending to client `client`.
     pub(crate) fn unsubscribe(&mut self, client: u64) {
         self.subscribers.retain(|s| s.client() != client);
     }
 }
 
-/// The lines of `log`'s records numbered `from` to `to`, read from the log itself.
+/// The lines of `log`'s records numbered `from` to `to`, read from the log itself, starting
+/// at `start` (a place before record `from`).
 pub(crate) fn read_back(
     session: &str,
     log: &EventLog,
+    start: Checkpoint,
     from: u64,
     to: u64,
 ) -> Result<Vec<Line>, nodwyn_core::Error> {
     let mut lines = Vec::new();
-    let mut seq = 0;
-    log.each_record_from(0, |record| {
+    let mut seq = start.records_before;
+    log.each_record_from(start.offset, |record| {
         seq += 1;
         if (from..=to).contains(&seq) {
             lines.push(notification_line(

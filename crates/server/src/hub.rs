@@ -117,7 +117,7 @@ impl Hub {
             if !outbox.wait_for_room(self.limits.ring + ROOM_FOR_LIVE).await {
                 return Ok(false);
             }
-            let (log, target) = {
+            let (log, start, target) = {
                 let mut locked = lock(&feed);
                 locked.catch_up()?;
                 if let Some((from, why)) = self.resync(after, locked.published) {
@@ -138,12 +138,17 @@ impl Hub {
                     }
                     return Ok(!outbox.is_dropped());
                 }
-                (locked.log.clone(), locked.ring_start() - 1)
+                let from = after + 1;
+                (
+                    locked.log.clone(),
+                    locked.checkpoint_before(from),
+                    locked.ring_start() - 1,
+                )
             };
             let session = id.to_owned();
             let from = after + 1;
             let lines =
-                tokio::task::spawn_blocking(move || read_back(&session, &log, from, target))
+                tokio::task::spawn_blocking(move || read_back(&session, &log, start, from, target))
                     .await??;
             for line in lines {
                 if !outbox.send_waiting(line).await {

@@ -311,3 +311,46 @@ async fn a_backlog_larger_than_the_queue_reaches_a_client_that_reads() {
     );
     assert_eq!(reading.await.unwrap(), (1..=500).collect::<Vec<_>>());
 }
+
+#[tokio::test]
+async fn a_replay_deep_in_a_long_log_numbers_every_event_as_the_log_does() {
+    let (_dir, store, runtime) = session();
+    let id = runtime.id();
+    let hub = Hub::new(
+        store,
+        Limits {
+            ring: 4,
+            replay: 100_000,
+        },
+        Duration::from_secs(5),
+    );
+    // Read in two batches, so the feed's places in the log are noted across both.
+    for n in 0..1500 {
+        append(&runtime, n);
+    }
+    hub.catch_up(&id);
+    for n in 1500..3199 {
+        append(&runtime, n);
+    }
+    hub.catch_up(&id);
+    for after in [0, 1022, 1023, 1024, 1025, 2047, 2048, 3100, 3199] {
+        let (outbox, mut inbox) = Outbox::new(10_000);
+        hub.subscribe(&id, Some(after), &outbox).await.unwrap();
+        let messages = drain(&mut inbox);
+        assert_eq!(
+            seqs(&messages),
+            (after + 1..=3200).collect::<Vec<_>>(),
+            "after {after}"
+        );
+        // Each is the record the log holds at that place.
+        let names: Vec<&str> = messages
+            .iter()
+            .filter(|m| m["params"]["record"]["type"] == "approval.timed_out")
+            .map(|m| m["params"]["record"]["request"].as_str().unwrap())
+            .collect();
+        // Record 1 is `session.start`; record `n + 2` is question `q{n}`.
+        let first = format!("q{}", after.max(1) - 1);
+        assert_eq!(names.first(), Some(&first.as_str()), "after {after}");
+        assert_eq!(names.len(), (3200 - after.max(1)) as usize, "after {after}");
+    }
+}
