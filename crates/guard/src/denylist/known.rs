@@ -297,6 +297,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/.serverless/{serverless-state.json,cloudformation-template-*.json}",
         "Serverless' packaged state (it holds resolved secrets)",
     ),
+    // helm-secrets' and sops' decrypted copies of encrypted values (`secrets.prod.yaml.dec`),
+    // which hold in plain text what the committed file encrypts.
+    (
+        "**/secrets*.{yaml,yml,json}.dec",
+        "a decrypted secrets file (helm-secrets, sops)",
+    ),
     // Agent and model tools' own credentials.
     ("**/.claude/.credentials.json", "Claude Code credentials"),
     (
@@ -398,6 +404,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Cloud and infrastructure command lines.
     ("**/.aws/sso/cache/**", "AWS SSO tokens"),
     ("**/.aws/cli/cache/**", "AWS CLI session credentials"),
+    // Akamai's EdgeGrid credentials (`~/.edgerc`: client secret and access token), and the
+    // Fastly command line's profiles, each with its API token.
+    ("**/.edgerc", "Akamai EdgeGrid credentials"),
+    ("**/fastly/config.toml", "the Fastly CLI's API tokens"),
     // The Azure CLI's folder is refused whole: its `config` holds no secret, but written it
     // chooses the cloud whose endpoints receive its tokens and where extensions are installed
     // from.
@@ -537,6 +547,8 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.circleci/cli.yml", "CircleCI CLI token"),
     ("**/.travis/config.yml", "Travis CLI token"),
     ("**/buildkite-agent.cfg", "a Buildkite agent token"),
+    // The Buildkite command line's organizations, each with its API token.
+    ("**/.config/bk.yaml", "the Buildkite CLI's API tokens"),
     (
         "**/{gitlab-runner,.gitlab-runner}/config.toml",
         "GitLab Runner tokens",
@@ -600,6 +612,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/{.hex,hex}/hex.config", "Hex's API key"),
     ("**/pub-credentials.json", "Dart pub credentials"),
     ("**/pub-tokens.json", "Dart pub tokens"),
+    // Conan's remotes' logins: 1.x keeps the user and token in the cache's `.conan.db`, 2.x
+    // the remotes' passwords in `credentials.json`.
+    ("**/.conan/.conan.db", "Conan's remote logins"),
+    ("**/.conan2/credentials.json", "Conan's remote passwords"),
     // Password managers and keyrings.
     (
         "**/{Bitwarden,Bitwarden CLI}/data.json",
@@ -1011,6 +1027,17 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Mail clients' passwords.
     ("**/.msmtprc", "msmtp's mail passwords"),
     ("**/.fetchmailrc", "fetchmail's mail passwords"),
+    // isync's mailboxes (`Pass`), and WeeChat's secured data (its IRC and relay passwords).
+    ("**/.mbsyncrc", "isync's mail passwords"),
+    ("**/.config/isyncrc", "isync's mail passwords"),
+    ("**/weechat/sec.conf", "WeeChat's secured passwords"),
+    // Game launchers' saved sign-ins: Steam's sentry files (`ssfn*`, which spare a machine the
+    // second factor) and Epic's remembered login, kept in its `GameUserSettings.ini`.
+    ("**/{Steam,steam}/ssfn*", "Steam's saved sign-in"),
+    (
+        "**/EpicGamesLauncher/Saved/Config/*/GameUserSettings.ini",
+        "the Epic Games Launcher's remembered sign-in",
+    ),
     // The operating system's secrets.
     // The system's own files, also inside another root (a container's, WSL's, a chroot's).
     (
@@ -1128,7 +1155,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a Bluetooth pairing's link keys",
     ),
     // Key agents' sockets: whoever may connect to one signs and decrypts with the keys it holds
-    // (ssh-agent's `$TMPDIR/ssh-XXXXXXXXXX/agent.PID`, gpg-agent's `S.gpg-agent*`, macOS launchd's
+    // (ssh-agent's `$TMPDIR/ssh-X/agent.PID`, gpg-agent's `S.gpg-agent*`, macOS launchd's
     // `com.apple.launchd.*/Listeners`, GNOME Keyring's and gcr's, systemd's user ssh-agent,
     // 1Password's, Bitwarden's and Secretive's).
     (
@@ -1226,6 +1253,14 @@ pub(super) const DENIED_UNTIL_READ: &[(&str, &str, Holding)] = &[
         "a sketch's or firmware's secrets header",
         Holding::LiteralSecret,
     ),
+    // Django projects keep the secret key and the database's password out of the repository in
+    // a `local_settings.py` imported at the end of `settings.py`; some write only debug flags
+    // there.
+    (
+        "**/local_settings.py",
+        "a Django project's local settings (its secret key)",
+        Holding::LiteralSecret,
+    ),
 ];
 
 /// File names matched with their case, where a folder of the same name in another case is
@@ -1266,6 +1301,9 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // The flags kubeadm writes for the kubelet (`kubeadm-flags.env`), in the kubelet's own folder:
     // command-line options, named like an environment file.
     "**/kubelet/*-flags.env",
+    // Test doubles named for what they stand in for (`fake_token.txt`, `dummy-credentials.json`,
+    // `mock_id_rsa`).
+    "**/{fake,dummy,mock}[-_]*",
 ];
 
 /// The words that make a name a template: `.env.example`, `credentials.json.template`,
