@@ -63,6 +63,8 @@ pub struct Limits {
     pub read: usize,
     /// The most of one file's diff `git-diff` and the review show.
     pub diff_per_file: usize,
+    /// The most of all files' diffs together the review shows.
+    pub diff_total: usize,
     /// How long a diff of many files may take before the rest is reported as not reached.
     pub diff_time: Duration,
     /// How long a fetch or push may take before it is stopped.
@@ -79,6 +81,7 @@ impl Default for Limits {
             shell_output: 64 * 1024,
             read: 1024 * 1024,
             diff_per_file: 256 * 1024,
+            diff_total: 16 * 1024 * 1024,
             diff_time: Duration::from_secs(30),
             git_network: nodwyn_git::Network::DEFAULT_DEADLINE,
             list: 1000,

@@ -64,10 +64,37 @@ pub struct Review {
     pub omitted: Vec<Omitted>,
 }
 
-/// The changes of the checkout at `dir` since `since`, each file's diff capped at `per_file` bytes,
-/// the whole taking about `time` at most.
-pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Result<Review, Error> {
+/// How much a review shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Caps {
+    /// The most bytes of lines of one file's diff.
+    pub per_file: usize,
+    /// The most bytes of lines of all the files' diffs together.
+    pub total: usize,
+    /// About the longest the review takes.
+    pub time: Duration,
+}
+
+impl Caps {
+    /// The caps `limits` set.
+    pub fn of(limits: &crate::Limits) -> Self {
+        Self {
+            per_file: limits.diff_per_file,
+            total: limits.diff_total,
+            time: limits.diff_time,
+        }
+    }
+}
+
+/// The changes of the checkout at `dir` since `since`, as much as `caps` allow.
+pub fn review(dir: &Path, since: &str, caps: &Caps) -> Result<Review, Error> {
+    let Caps {
+        per_file,
+        total,
+        time,
+    } = *caps;
     let started = Instant::now();
+    let mut shown = 0usize;
     // The snapshot counts against the limit (with at least a second to take it): a folder of a
     // million untracked files stops the review with a sentence rather than holding it.
     let snapshot = Snapshot::take(dir, time.max(Duration::from_secs(1)))?;
@@ -104,6 +131,16 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
             });
             continue;
         }
+        if shown >= total {
+            review.omitted.push(Omitted {
+                path: changed.path,
+                why: format!(
+                    "past the {} KiB of lines a review shows in all",
+                    total / 1024
+                ),
+            });
+            continue;
+        }
         let status = match changed.status {
             'A' => "added",
             'D' => "deleted",
@@ -114,7 +151,21 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
         let (hunks, note) = match changed.lines {
             None => (None, Some("a binary file: no lines to show".to_owned())),
             Some(_) => match snapshot.file_diff(since, &changed.path) {
-                Ok(diff) => hunks_of(&diff, per_file),
+                Ok(diff) if total - shown < per_file => {
+                    // The last room of the whole: once it is cut, the review is full.
+                    let (hunks, size, note) = hunks_of(&diff, total - shown, || {
+                        format!("cut: a review shows {} KiB of lines in all", total / 1024)
+                    });
+                    shown = if note.is_some() { total } else { shown + size };
+                    (hunks, note)
+                }
+                Ok(diff) => {
+                    let (hunks, size, note) = hunks_of(&diff, per_file, || {
+                        format!("cut at {} KiB", per_file / 1024)
+                    });
+                    shown += size;
+                    (hunks, note)
+                }
                 Err(e) => (None, Some(format!("git could not diff it: {e}"))),
             },
         };
@@ -130,9 +181,13 @@ pub fn review(dir: &Path, since: &str, per_file: usize, time: Duration) -> Resul
     Ok(review)
 }
 
-/// The hunks of one file's unified diff, stopping at `cap` bytes of lines, with a note when there
-/// are none or when they were cut.
-fn hunks_of(diff: &[u8], cap: usize) -> (Option<Vec<Hunk>>, Option<String>) {
+/// The hunks of one file's unified diff, stopping at `cap` bytes of lines, the bytes they hold,
+/// and a note when there are none or when they were cut (`cut_note` says how).
+fn hunks_of(
+    diff: &[u8],
+    cap: usize,
+    cut_note: impl FnOnce() -> String,
+) -> (Option<Vec<Hunk>>, usize, Option<String>) {
     let text = String::from_utf8_lossy(diff);
     let mut hunks: Vec<Hunk> = Vec::new();
     let mut size = 0usize;
@@ -159,11 +214,12 @@ fn hunks_of(diff: &[u8], cap: usize) -> (Option<Vec<Hunk>>, Option<String>) {
     if hunks.is_empty() {
         return (
             None,
+            0,
             Some("no lines to show (a mode change or an empty file)".to_owned()),
         );
     }
-    let note = cut.then(|| format!("cut at {} KiB", cap / 1024));
-    (Some(hunks), note)
+    let note = cut.then(cut_note);
+    (Some(hunks), size, note)
 }
 
 #[cfg(test)]
@@ -173,19 +229,20 @@ mod tests {
     #[test]
     fn hunks_are_read_and_capped() {
         let diff = b"diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n-a\n+b\n+c\n@@ -9 +10 @@\n-d\n+e\n";
-        let (hunks, note) = hunks_of(diff, 1 << 20);
+        let (hunks, size, note) = hunks_of(diff, 1 << 20, String::new);
         let hunks = hunks.unwrap();
+        assert_eq!(size, 15, "five lines of two bytes and their line breaks");
         assert_eq!(hunks.len(), 2);
         assert_eq!(hunks[0].header, "@@ -1 +1,2 @@");
         assert_eq!(hunks[0].lines, ["-a", "+b", "+c"]);
         assert_eq!(note, None);
-        let (hunks, note) = hunks_of(diff, 6);
+        let (hunks, _, note) = hunks_of(diff, 6, || "cut".to_owned());
         assert_eq!(hunks.unwrap()[0].lines, ["-a", "+b"]);
-        assert!(note.unwrap().starts_with("cut at"));
+        assert_eq!(note.as_deref(), Some("cut"));
     }
 
-    #[test]
-    fn files_past_the_time_limit_are_named_as_not_reached() {
+    /// A repository with one empty commit, and that commit.
+    fn repository() -> (tempfile::TempDir, String) {
         let dir = tempfile::tempdir().unwrap();
         let git = |args: &[&str]| {
             nodwyn_git::GitCommand::new(dir.path())
@@ -199,9 +256,23 @@ mod tests {
         let base = nodwyn_git::repo::resolve_commit(dir.path(), "HEAD")
             .unwrap()
             .unwrap();
+        (dir, base)
+    }
+
+    fn caps(total: usize, time: Duration) -> Caps {
+        Caps {
+            per_file: 1024,
+            total,
+            time,
+        }
+    }
+
+    #[test]
+    fn files_past_the_time_limit_are_named_as_not_reached() {
+        let (dir, base) = repository();
         std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
         std::fs::write(dir.path().join(".env"), "X=1\n").unwrap();
-        let late = review(dir.path(), &base, 1024, Duration::ZERO).unwrap();
+        let late = review(dir.path(), &base, &caps(1 << 20, Duration::ZERO)).unwrap();
         assert!(late.files.is_empty());
         let mut omitted: Vec<(&str, &str)> = late
             .omitted
@@ -212,16 +283,52 @@ mod tests {
         assert_eq!(omitted[0].0, ".env");
         assert!(omitted[0].1.contains("credential"));
         assert_eq!(omitted[1], ("a.txt", "not reached within 0 s"));
-        let on_time = review(dir.path(), &base, 1024, Duration::from_secs(30)).unwrap();
+        let on_time = review(dir.path(), &base, &caps(1 << 20, Duration::from_secs(30))).unwrap();
         assert_eq!(on_time.files[0].path, "a.txt");
         assert_eq!(on_time.files[0].added, Some(1));
     }
 
     #[test]
+    fn files_past_the_whole_cap_are_named_as_omitted() {
+        let (dir, base) = repository();
+        for name in ["a.txt", "b.txt", "c.txt"] {
+            std::fs::write(dir.path().join(name), "x\n".repeat(300)).unwrap();
+        }
+        // Room for one file's 900 bytes of lines (300 of `+x`) and part of the next.
+        let review = review(dir.path(), &base, &caps(1000, Duration::from_secs(30))).unwrap();
+        let shown: Vec<(&str, usize, Option<&str>)> = review
+            .files
+            .iter()
+            .map(|f| {
+                let lines = f.hunks.iter().flatten().map(|h| h.lines.len()).sum();
+                (f.path.as_str(), lines, f.note.as_deref())
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("a.txt", 300, None),
+                (
+                    "b.txt",
+                    33,
+                    Some("cut: a review shows 0 KiB of lines in all")
+                ),
+            ]
+        );
+        assert_eq!(review.omitted.len(), 1);
+        assert_eq!(review.omitted[0].path, "c.txt");
+        assert_eq!(
+            review.omitted[0].why,
+            "past the 0 KiB of lines a review shows in all"
+        );
+    }
+
+    #[test]
     fn a_diff_without_hunks_is_a_note() {
-        let (hunks, note) = hunks_of(
+        let (hunks, _, note) = hunks_of(
             b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n",
             1024,
+            String::new,
         );
         assert!(hunks.is_none());
         assert!(note.unwrap().contains("no lines"));

@@ -2,7 +2,7 @@
 //! or the last commit its branch shares with the base (see `nodwyn_prim::review`). Read-only, so it takes no lock: a diff never holds up other commands.
 
 use nodwyn_prim::Limits;
-use nodwyn_prim::review::{Review, review};
+use nodwyn_prim::review::{Caps, Review, review};
 
 use crate::Error;
 use crate::session::Session;
@@ -19,8 +19,7 @@ pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
     Ok(review(
         &facts.path,
         &info.work_starts()?,
-        limits.diff_per_file,
-        limits.diff_time,
+        &Caps::of(limits),
     )?)
 }
 

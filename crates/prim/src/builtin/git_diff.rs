@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::Error;
 use crate::context::Context;
 use crate::primitive::{Param, ParamKind, Primitive};
-use crate::review::{Review, review};
+use crate::review::{Caps, Review, review};
 
 /// `git-diff [since]`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,11 +69,6 @@ impl Primitive for GitDiff {
                 ));
             }
         };
-        review(
-            &ctx.root,
-            &since,
-            ctx.limits.diff_per_file,
-            ctx.limits.diff_time,
-        )
+        review(&ctx.root, &since, &Caps::of(&ctx.limits))
     }
 }

@@ -109,7 +109,11 @@ fn what_lands(
     include: &[String],
 ) -> String {
     let review = worktree.work_starts().and_then(|since| {
-        crate::review::review(&worktree.path, &since, 1024, ctx.limits.diff_time)
+        let caps = crate::review::Caps {
+            per_file: 1024,
+            ..crate::review::Caps::of(&ctx.limits)
+        };
+        crate::review::review(&worktree.path, &since, &caps)
     });
     let Ok(review) = review else {
         return "its files could not be read for this question".to_owned();
