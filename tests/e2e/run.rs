@@ -301,8 +301,23 @@ fn json_prints_one_protocol_notification_a_line() {
         .iter()
         .map(|l| l["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods.first(), Some(&"session.started"));
-    assert_eq!(methods[1], "turn.started");
+    // The lines are the protocol's own messages, as a daemon's subscriber gets them: each
+    // carries its session, and the log's records their place in it.
+    let session = lines[0]["params"]["session"].as_str().unwrap();
+    for line in &lines {
+        assert_eq!(line["jsonrpc"], "2.0", "{line}");
+        assert_eq!(line["params"]["session"], session, "{line}");
+    }
+    assert_eq!(methods[0], "session.record");
+    assert_eq!(lines[0]["params"]["record"]["type"], "session.start");
+    assert_eq!(lines[0]["params"]["seq"], 1);
+    let turn_started = methods.iter().position(|m| *m == "turn.started").unwrap();
+    assert!(
+        methods[..turn_started]
+            .iter()
+            .all(|m| *m == "session.record"),
+        "{methods:?}"
+    );
     assert!(methods.contains(&"item.delta"));
     assert!(methods.contains(&"model.called"));
     let last = lines.last().unwrap();
@@ -739,7 +754,8 @@ fn with_json_a_question_is_an_approval_request_line() {
         .iter()
         .find(|l| l["method"] == "approval.request")
         .unwrap_or_else(|| panic!("{}", run.stdout));
-    assert_eq!(request["id"], 1);
+    assert_eq!(request["id"], "approval-1");
+    assert_eq!(request["params"]["request"], "approval-1");
     assert_eq!(request["params"]["kind"], "ordinary");
     assert!(
         request["params"]["action"]

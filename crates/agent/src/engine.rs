@@ -166,16 +166,16 @@ impl Agent {
             Ok(end) => end,
             Err(why) => TurnEnd::Failed { why },
         };
-        if let Some(turn) = work.turn.take()
-            && let Err(error) = turn.end(end.clone(), work.usage)
-        {
-            tracing::info!(error = %error, "could not record the end of the turn");
-        }
         let answer = if end == TurnEnd::Finished {
-            work.answer
+            std::mem::take(&mut work.answer)
         } else {
             String::new()
         };
+        if let Some(turn) = work.turn.take()
+            && let Err(error) = turn.end(end.clone(), work.usage, &answer)
+        {
+            tracing::info!(error = %error, "could not record the end of the turn");
+        }
         self.frontend.notify(&Notification::TurnCompleted {
             session,
             turn: number,

@@ -40,7 +40,7 @@ pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
 /// the model's stream closes and a running command is ended; a second ends nodwyn at once).
 pub fn host_settings_for_agent() -> anyhow::Result<nodwyn_core::host::HostSettings> {
     let settings = host_settings_confined();
-    catch_interrupts(&settings.interrupt)?;
+    catch_interrupts_of(&settings.interrupt)?;
     Ok(settings)
 }
 
@@ -53,17 +53,24 @@ pub fn host_settings_interruptible() -> anyhow::Result<nodwyn_core::host::HostSe
     if let Some(deadline) = config.git_network {
         settings.limits.git_network = deadline;
     }
-    catch_interrupts(&settings.interrupt)?;
+    catch_interrupts_of(&settings.interrupt)?;
     Ok(settings)
 }
 
 /// Has Ctrl-C, SIGTERM and SIGHUP raise `interrupt`; the second ends nodwyn at once.
-fn catch_interrupts(interrupt: &nodwyn_core::prim::Interrupt) -> anyhow::Result<()> {
+fn catch_interrupts_of(interrupt: &nodwyn_core::prim::Interrupt) -> anyhow::Result<()> {
+    catch_interrupts(&interrupt.flag())
+}
+
+/// Has Ctrl-C, SIGTERM and SIGHUP set `flag`; the second (while it is still set) ends nodwyn at
+/// once.
+pub fn catch_interrupts(
+    flag: &std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> anyhow::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let flag = interrupt.flag();
     for signal in [SIGINT, SIGTERM, SIGHUP] {
-        signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(&flag))?;
-        signal_hook::flag::register(signal, std::sync::Arc::clone(&flag))?;
+        signal_hook::flag::register_conditional_shutdown(signal, 1, std::sync::Arc::clone(flag))?;
+        signal_hook::flag::register(signal, std::sync::Arc::clone(flag))?;
     }
     Ok(())
 }

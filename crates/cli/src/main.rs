@@ -8,6 +8,7 @@ mod environment;
 mod error;
 mod frontend;
 mod line_editor;
+mod local_engine;
 mod output;
 mod person;
 mod remote;

@@ -33,32 +33,39 @@ impl Person for Terminal {
         if !output::person_at_terminal() {
             return None;
         }
-        let mut shown = String::new();
-        for file in question.files {
-            let lines: Vec<&str> = file.text.lines().collect();
-            shown.push_str(&format!(
-                "{} ({} lines):\n",
-                file.path.display(),
-                lines.len()
-            ));
-            for line in lines.iter().take(SHOWN_LINES) {
-                shown.push_str(&format!("  | {}\n", printable(line)));
-            }
-            if lines.len() > SHOWN_LINES {
-                shown.push_str(&format!(
-                    "  | ... {} more lines: read the whole file before you answer\n",
-                    lines.len() - SHOWN_LINES
-                ));
-            }
-        }
-        yes_or_no(&format!(
-            "nodwyn: session {} has a strategy from the repository (sha256 {}). It runs as Scheme \
-             in the session; each primitive it calls is still judged by the guard.\n\
-             {shown}run it? (asked again whenever these files change) [y/N] ",
-            question.session,
-            &question.sha256[..12],
-        ))
+        let files: Vec<(String, &str)> = question
+            .files
+            .iter()
+            .map(|file| (file.path.display().to_string(), file.text.as_str()))
+            .collect();
+        yes_or_no(&strategy_prompt(question.session, question.sha256, &files))
     }
+}
+
+/// The question whether a repository's strategy may run: its files (path and text) shown, each
+/// line escaped.
+pub fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &str)]) -> String {
+    let mut shown = String::new();
+    for (path, text) in files {
+        let lines: Vec<&str> = text.lines().collect();
+        shown.push_str(&format!("{} ({} lines):\n", printable(path), lines.len()));
+        for line in lines.iter().take(SHOWN_LINES) {
+            shown.push_str(&format!("  | {}\n", printable(line)));
+        }
+        if lines.len() > SHOWN_LINES {
+            shown.push_str(&format!(
+                "  | ... {} more lines: read the whole file before you answer\n",
+                lines.len() - SHOWN_LINES
+            ));
+        }
+    }
+    format!(
+        "nodwyn: session {} has a strategy from the repository (sha256 {}). It runs as Scheme \
+         in the session; each primitive it calls is still judged by the guard.\n\
+         {shown}run it? (asked again whenever these files change) [y/N] ",
+        printable(session),
+        printable(sha256.get(..12).unwrap_or(sha256)),
+    )
 }
 
 /// The question put to the person: what the call does comes from the agent (a command line, a

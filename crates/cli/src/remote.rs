@@ -1,7 +1,8 @@
-//! `run --daemon` and `chat --daemon`: the command line as a client of a running `nodwyn serve`.
-//! A session's events are shown as `nodwyn run` shows its own (the same [`RunView`]), and the
-//! daemon's questions are asked on this terminal; another client may answer first, and then the
-//! question here is withdrawn.
+//! The command line as a client of the engine: of a running `nodwyn serve` (`run --daemon`,
+//! `chat --daemon`), or of the engine in this process (`nodwyn run`), through the same protocol.
+//! A session's events are shown by the [`RunView`], and the engine's questions are asked on
+//! this terminal; another client of a daemon may answer first, and then the question here is
+//! withdrawn.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +26,17 @@ pub struct Remote {
     /// The session followed.
     pub session: String,
     interrupt: Arc<AtomicBool>,
+    /// Whether this is its engine's only client (in-process): a question this terminal cannot
+    /// ask is answered `no_person` (refused with how to approve it) instead of left to others.
+    alone: bool,
+}
+
+/// What a turn came to: how it ended, and the model's answer.
+pub struct Ended {
+    /// How it ended.
+    pub end: TurnEnd,
+    /// The model's last text.
+    pub answer: String,
 }
 
 /// The client of the daemon at its socket, or a sentence saying none listens.
@@ -39,12 +51,18 @@ pub fn connect() -> anyhow::Result<Client> {
             ),
         )
     })?;
+    hello(&mut client)?;
+    Ok(client)
+}
+
+/// Says who this client is to its engine.
+pub fn hello(client: &mut Client) -> anyhow::Result<()> {
     call(
-        &mut client,
+        client,
         "hello",
         json!({"client": format!("nodwyn-cli {}", env!("CARGO_PKG_VERSION"))}),
-    )?;
-    Ok(client)
+    )
+    .map(drop)
 }
 
 /// The error of a daemon that went away.
@@ -69,12 +87,15 @@ pub fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<
 }
 
 impl Remote {
-    /// Follows `session` through `client`, from after event `after`.
+    /// Follows `session` through `client`, from after event `after`; `alone` when `client` is
+    /// its engine's only client. Ctrl-C, SIGTERM and SIGHUP interrupt the turn; a second one ends
+    /// nodwyn at once.
     pub fn follow(
         mut client: Client,
         session: String,
         after: u64,
         json: bool,
+        alone: bool,
     ) -> anyhow::Result<Self> {
         call(
             &mut client,
@@ -82,17 +103,23 @@ impl Remote {
             json!({"session": session, "after": after}),
         )?;
         let interrupt = Arc::new(AtomicBool::new(false));
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register(signal, Arc::clone(&interrupt))
-                .context("could not catch Ctrl-C")?;
-        }
+        environment::catch_interrupts(&interrupt).context("could not catch Ctrl-C")?;
         Ok(Self {
             client,
             view: RunView::new(json).knowing(&nodwyn_core::prim::Registry::builtin()),
             json,
             session,
             interrupt,
+            alone,
         })
+    }
+
+    /// Shows `notification` as a run shows it (a session's start, which the client tells from
+    /// the answer that opened it). Nothing with `--json`: the protocol's own messages are shown.
+    pub fn tell(&self, notification: &Notification) {
+        if !self.json {
+            self.view.notify(notification);
+        }
     }
 
     /// The client, for requests of its own.
@@ -102,10 +129,11 @@ impl Remote {
 
     /// Shows the session's events, asks its questions, until its turn ends: how it ended. Ctrl-C
     /// interrupts the turn (the daemon ends it).
-    pub fn until_turn_ends(&mut self) -> anyhow::Result<TurnEnd> {
+    pub fn until_turn_ends(&mut self) -> anyhow::Result<Ended> {
         let mut asked_to_stop = false;
         loop {
-            if self.interrupt.swap(false, Ordering::SeqCst) && !asked_to_stop {
+            // The flag stays raised until the turn ends, so a second Ctrl-C ends nodwyn at once.
+            if self.interrupt.load(Ordering::SeqCst) && !asked_to_stop {
                 asked_to_stop = true;
                 let session = self.session.clone();
                 call(
@@ -118,6 +146,7 @@ impl Remote {
                 continue;
             };
             if let Some(end) = self.show(message)? {
+                self.interrupt.store(false, Ordering::SeqCst);
                 return Ok(end);
             }
         }
@@ -132,16 +161,18 @@ impl Remote {
     }
 
     /// Shows one message; the end of the followed session's turn, when it is that.
-    fn show(&mut self, message: Value) -> anyhow::Result<Option<TurnEnd>> {
+    fn show(&mut self, message: Value) -> anyhow::Result<Option<Ended>> {
         let method = message["method"].as_str().unwrap_or_default().to_owned();
-        if method == "approval.request" {
-            self.ask(&message)?;
-            return Ok(None);
-        }
         if self.json {
+            // A program reading the stream sees every message, a question included.
             let mut stdout = std::io::stdout().lock();
             use std::io::Write;
             let _ = writeln!(stdout, "{message}");
+            let _ = stdout.flush();
+        }
+        if method == "approval.request" {
+            self.ask(&message)?;
+            return Ok(None);
         }
         let params = message.get("params").cloned().unwrap_or_default();
         let Ok(notification) =
@@ -153,9 +184,12 @@ impl Remote {
             self.view.notify(&notification);
         }
         Ok(match notification {
-            Notification::TurnCompleted { session, end, .. } if session == self.session => {
-                Some(end)
-            }
+            Notification::TurnCompleted {
+                session,
+                end,
+                answer,
+                ..
+            } if session == self.session => Some(Ended { end, answer }),
             _ => None,
         })
     }
@@ -165,20 +199,38 @@ impl Remote {
         let request = message["id"].as_str().unwrap_or_default().to_owned();
         let params = &message["params"];
         if !output::person_at_terminal() {
-            // Another client may answer; this one cannot.
+            // Another client of a daemon may answer; this one cannot.
+            if self.alone {
+                self.client.answer(&request, Decision::NoPerson)?;
+            }
             return Ok(());
         }
-        let kind = match params["kind"].as_str() {
-            Some("security") => "security confirm",
-            Some("strategy") => "strategy approval",
-            _ => "confirm",
+        let session = params["session"].as_str().unwrap_or_default();
+        let prompt = match params["kind"].as_str() {
+            Some("strategy") => {
+                let files: Vec<(String, &str)> = params["effect"]["files"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|file| {
+                        let path = file["path"].as_str().unwrap_or_default().to_owned();
+                        (path, file["text"].as_str().unwrap_or_default())
+                    })
+                    .collect();
+                let sha256 = params["effect"]["sha256"].as_str().unwrap_or_default();
+                nodwyn_text::escape_lines(&crate::person::strategy_prompt(session, sha256, &files))
+            }
+            kind => crate::person::question_prompt(
+                if kind == Some("security") {
+                    "security confirm"
+                } else {
+                    "confirm"
+                },
+                session,
+                params["action"].as_str().unwrap_or_default(),
+                params["why"].as_str().unwrap_or_default(),
+            ),
         };
-        let prompt = crate::person::question_prompt(
-            kind,
-            params["session"].as_str().unwrap_or_default(),
-            params["action"].as_str().unwrap_or_default(),
-            params["why"].as_str().unwrap_or_default(),
-        );
         self.view.before_question();
         let mut held = Vec::new();
         let client = &mut self.client;
@@ -216,6 +268,8 @@ impl Remote {
                 self.client.answer(&request, decision)?;
             }
             Asked::Settled => output::note(settled_how(held.last())),
+            // Nobody else can answer: as with no terminal at all.
+            Asked::Ended if self.alone => self.client.answer(&request, Decision::NoPerson)?,
             Asked::Ended => {
                 // This terminal cannot answer (its input ended): the question is another
                 // client's to answer, or the daemon declines it at its timeout.

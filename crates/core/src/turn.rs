@@ -148,6 +148,7 @@ impl SessionRuntime {
                 turn: open,
                 end: TurnEnd::Interrupted,
                 usage: TurnUsage::default(),
+                answer: String::new(),
             },
         )?;
         Ok(true)
@@ -326,14 +327,15 @@ impl Turn {
         )
     }
 
-    /// Ends the turn (recorded as `turn.end`).
-    pub fn end(self, end: TurnEnd, usage: TurnUsage) -> Result<(), Error> {
+    /// Ends the turn (recorded as `turn.end`, with the model's `answer` when it finished).
+    pub fn end(self, end: TurnEnd, usage: TurnUsage, answer: &str) -> Result<(), Error> {
         append(
             &self.runtime.stored.log,
             Event::TurnEnd {
                 turn: self.number,
                 end,
                 usage,
+                answer: answer.to_owned(),
             },
         )
     }

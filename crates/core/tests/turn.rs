@@ -114,7 +114,8 @@ fn the_budget_of_irreversible_actions_spans_a_turn_and_refills_with_the_next() {
             AskKind::Security
         ]
     );
-    turn.end(TurnEnd::Finished, TurnUsage::default()).unwrap();
+    turn.end(TurnEnd::Finished, TurnUsage::default(), "")
+        .unwrap();
 
     let mut person = Noting::default();
     let mut turn = runtime.start_turn().unwrap();

@@ -310,9 +310,10 @@ fn current(active: Option<&mut Active>) -> Result<&mut Active, Failure> {
 /// Ends the connection's turn in a session it leaves.
 fn end(active: Option<Active>) {
     if let Some(active) = active
-        && let Err(error) = active
-            .turn
-            .end(TurnEnd::Finished, nodwyn_protocol::TurnUsage::default())
+        && let Err(error) =
+            active
+                .turn
+                .end(TurnEnd::Finished, nodwyn_protocol::TurnUsage::default(), "")
     {
         tracing::info!(error = %error, "could not record the end of the turn");
     }

@@ -445,6 +445,10 @@ pub enum Decision {
     Decline,
     /// It may not, and the turn ends as interrupted.
     Cancel,
+    /// Nobody can answer where this client is (no terminal): the call is refused with a
+    /// sentence saying how to approve it, as with no person at all. A client that is one of
+    /// several should leave the question to the others instead.
+    NoPerson,
 }
 
 fn is_zero(count: &usize) -> bool {

@@ -483,6 +483,9 @@ pub enum Event {
         end: crate::item::TurnEnd,
         /// What it used.
         usage: crate::item::TurnUsage,
+        /// The model's last text, when the turn finished: its answer.
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        answer: String,
     },
     /// A question nobody answered in time (`nodwyn serve`'s `[serve] approval_timeout_seconds`):
     /// it was declined, and the turn went on.

@@ -289,7 +289,13 @@ fn requests_to_the_client() {
         },
     }]));
     insta::assert_snapshot!(shown(
-        &[Decision::Allow, Decision::Decline, Decision::Cancel].map(|decision| Envelope {
+        &[
+            Decision::Allow,
+            Decision::Decline,
+            Decision::Cancel,
+            Decision::NoPerson
+        ]
+        .map(|decision| Envelope {
             id: 7,
             message: Approval { decision },
         })
@@ -495,6 +501,7 @@ fn log_records() {
             turn: 1,
             end: TurnEnd::Finished,
             usage,
+            answer: "Done.".into(),
         },
     ];
     let records: Vec<Record> = events

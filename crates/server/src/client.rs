@@ -1,27 +1,74 @@
-//! A client of the daemon's socket, for the command line (`run --daemon`, `chat --daemon`) and
-//! tests: requests wait for their answer while every other message (notifications, the
-//! engine's questions) is kept, in order, for [`Client::next`].
+//! A client of the engine, for the command line and tests: over the daemon's socket (`run
+//! --daemon`, `chat --daemon`), or in-process, where each message goes to the same dispatcher
+//! a connection's lines go to and the answers come back through the same queue, so `nodwyn run`
+//! speaks the protocol a daemon's clients speak. Requests wait for their answer while every
+//! other message (notifications, the engine's questions) is kept, in order, for
+//! [`Client::next`].
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
 use nodwyn_protocol::rpc::{INTERNAL_ERROR, JSONRPC, RpcError};
 use nodwyn_protocol::{Approval, Decision};
 use serde_json::{Value, json};
 
-/// A connection to `nodwyn serve`.
+use crate::dispatch::{Peer, dispatch};
+use crate::outbox::{Outbox, QUEUE};
+use crate::server::Server;
+
+/// A connection to an engine.
 pub struct Client {
-    stream: UnixStream,
+    transport: Transport,
     incoming: mpsc::Receiver<Value>,
     held: VecDeque<Value>,
     next_id: u64,
 }
 
+/// Where a client's messages go.
+enum Transport {
+    /// The daemon's socket.
+    Socket(UnixStream),
+    /// An engine in this process: each message is dispatched on its runtime.
+    InProcess {
+        server: Arc<Server>,
+        peer: Peer,
+        handle: tokio::runtime::Handle,
+    },
+}
+
 impl Client {
+    /// A client of `server`, an engine of this process running on the runtime of `handle`.
+    pub fn in_process(server: Arc<Server>, handle: tokio::runtime::Handle) -> Self {
+        let (outbox, mut inbox) = Outbox::new(QUEUE);
+        let (arrived, incoming) = mpsc::channel();
+        handle.spawn(async move {
+            while let Some(line) = inbox.lines.recv().await {
+                if let Ok(message) = serde_json::from_str::<Value>(&line)
+                    && arrived.send(message).is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Self {
+            transport: Transport::InProcess {
+                server,
+                peer: Peer {
+                    outbox,
+                    may_answer: true,
+                },
+                handle,
+            },
+            incoming,
+            held: VecDeque::new(),
+            next_id: 1,
+        }
+    }
+
     /// Connects to the daemon listening on `socket`.
     pub fn connect(socket: &Path) -> std::io::Result<Self> {
         let stream = UnixStream::connect(socket)?;
@@ -38,7 +85,7 @@ impl Client {
             }
         });
         Ok(Self {
-            stream,
+            transport: Transport::Socket(stream),
             incoming,
             held: VecDeque::new(),
             next_id: 1,
@@ -89,9 +136,26 @@ impl Client {
 
     /// Sends one message.
     pub fn send(&mut self, message: &Value) -> std::io::Result<()> {
-        let mut line = serde_json::to_vec(message)?;
-        line.push(b'\n');
-        self.stream.write_all(&line)
+        match &mut self.transport {
+            Transport::Socket(stream) => {
+                let mut line = serde_json::to_vec(message)?;
+                line.push(b'\n');
+                stream.write_all(&line)
+            }
+            Transport::InProcess {
+                server,
+                peer,
+                handle,
+            } => {
+                let (server, peer, text) = (Arc::clone(server), peer.clone(), message.to_string());
+                handle.spawn(async move {
+                    if let Some(answer) = dispatch(&server, &peer, &text).await {
+                        peer.outbox.send_waiting(answer).await;
+                    }
+                });
+                Ok(())
+            }
+        }
     }
 }
 

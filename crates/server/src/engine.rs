@@ -30,6 +30,20 @@ pub struct Engine {
     pub user_config: Option<PathBuf>,
     /// Scheme's options (the person's prompts file, time limits).
     pub scripts: ScriptOptions,
+    /// What the command that runs this engine chose over the configuration (`nodwyn run
+    /// --model --max-model-calls`, in-process); nothing for a daemon.
+    pub overrides: Overrides,
+}
+
+/// What a command line chose over the configuration for every session of its engine.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// The model profile (none: the configuration's default).
+    pub model: Option<String>,
+    /// The most model calls a turn makes.
+    pub max_model_calls: Option<u32>,
+    /// The most tokens a turn uses.
+    pub max_tokens: Option<u64>,
 }
 
 impl Engine {

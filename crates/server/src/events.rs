@@ -28,12 +28,17 @@ pub fn notification_of(session: &str, record: Record) -> Notification {
             value: item,
         },
         Event::ModelCall { call, .. } => Notification::ModelCalled(call),
-        Event::TurnEnd { turn, end, usage } => Notification::TurnCompleted {
+        Event::TurnEnd {
+            turn,
+            end,
+            usage,
+            answer,
+        } => Notification::TurnCompleted {
             session: session.to_owned(),
             turn,
             end,
             usage,
-            answer: String::new(),
+            answer,
         },
         event => Notification::SessionRecord {
             record: Record::new(record.at, event),

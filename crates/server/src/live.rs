@@ -108,6 +108,7 @@ impl HubFrontend {
                 self.interrupt.raise();
                 Some(false)
             }
+            Decision::NoPerson => None,
         }
     }
 }

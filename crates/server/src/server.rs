@@ -207,7 +207,12 @@ fn open_live(
     let runtime =
         SessionRuntime::open(engine.store.clone(), id, Arc::clone(&engine.registry), host)?;
     let profile = settings
-        .model(holding.model.as_deref())
+        .model(
+            holding
+                .model
+                .as_deref()
+                .or(engine.overrides.model.as_deref()),
+        )
         .map_err(|e| configuration("no_model", &e))?;
     let (profile, context) = model_profile(&profile).map_err(|e| configuration("no_model", &e))?;
     let model =
@@ -217,13 +222,15 @@ fn open_live(
         location: settings.worktree_location,
         ..NewWorktree::default()
     });
-    let options = agent_options(
+    let mut options = agent_options(
         &settings,
         holding.mode.unwrap_or(settings.worktree_mode),
         new_worktree,
         context,
         engine.scripts.clone(),
     );
+    options.max_model_calls = engine.overrides.max_model_calls.or(options.max_model_calls);
+    options.max_tokens = engine.overrides.max_tokens.or(options.max_tokens);
     let frontend = Arc::new(HubFrontend::new(Arc::clone(hub), id.to_owned(), interrupt));
     frontend.recording_in(&runtime);
     let agent = Agent::new(Arc::clone(&runtime), model, options, frontend)?

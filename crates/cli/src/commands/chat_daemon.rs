@@ -54,7 +54,7 @@ pub(super) fn run(
             )
         }
     };
-    let mut remote = Remote::follow(client, session.clone(), after, false)?;
+    let mut remote = Remote::follow(client, session.clone(), after, false, false)?;
     output::note(format!(
         "nodwyn chat: session {session} through the daemon; /help for commands"
     ));
@@ -88,7 +88,7 @@ pub(super) fn run(
                     output::note(format!("nodwyn: {error}"));
                     continue;
                 }
-                match remote.until_turn_ends()? {
+                match remote.until_turn_ends()?.end {
                     TurnEnd::Finished => {}
                     TurnEnd::Interrupted => output::note("interrupted"),
                     TurnEnd::Limit { why } | TurnEnd::Failed { why } => {

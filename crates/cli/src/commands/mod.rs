@@ -14,7 +14,7 @@ mod mcp;
 mod prompt;
 pub(crate) mod run;
 mod scan;
-mod scheme_options;
+pub(crate) mod scheme_options;
 mod serve;
 mod session;
 mod versions;

@@ -13,12 +13,15 @@ use nodwyn_core::turn::SessionRuntime;
 use nodwyn_core::worktree::NewWorktree;
 use nodwyn_model::{Client, Profile};
 use nodwyn_protocol::{Notification, TurnEnd};
+use nodwyn_server::engine::Overrides;
 pub(crate) use nodwyn_server::engine::{model_profile, profiles_of};
+use serde_json::Value;
 
 use crate::commands::scheme_options::script_options;
 use crate::commands::{Invocation, Outcome, RepoArg, text_or_standard_input};
 use crate::environment;
 use crate::frontend::RunView;
+use crate::local_engine::InProcess;
 use crate::output;
 
 /// Give a model a task and let it work through nodwyn's primitives, every call judged by the
@@ -86,113 +89,90 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
             bail!("{flag} 0: give a number above 0");
         }
     }
-    if args.daemon {
-        return run_through_the_daemon(&args, &task, invocation);
-    }
-    let store = invocation.store()?;
-    let dir = args.repo.dir()?;
-    let repository = nodwyn_core::repository_of(&dir).ok();
-    let settings = settings_for(repository.as_deref())?;
-    let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
-    let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
-    if mode == WorktreeMode::Off && (args.base.is_some() || args.name.is_some()) {
-        bail!(
-            "--base and --name choose a worktree, and this run works in the checkout (--no-worktree or [worktrees] mode = \"off\")"
-        );
-    }
-    let (engine, host) = engine_and_host(&settings, &store)?;
-    let person = host.person.clone();
-    let new_worktree = NewWorktree {
-        dir: dir.clone(),
-        base: args.base.clone(),
-        name: args.name.clone(),
-        location: settings.worktree_location,
-        ..NewWorktree::default()
-    };
-    let id = session_for(
-        &store,
-        args.resume.as_deref(),
-        &new_worktree,
-        mode,
-        repository.is_some(),
-        host.home.as_deref(),
-    )?;
-    if args.dont_ask {
-        nodwyn_core::set_dont_ask(
-            &store,
-            &id,
-            true,
-            &format!("{person} (nodwyn run --dont-ask)"),
-        )?;
-    }
-    let runtime = SessionRuntime::open(store.clone(), &id, Arc::new(Registry::builtin()), host)?;
-    let mut options = agent_options(&settings, mode, new_worktree, profile.1)?;
-    options.max_model_calls = args.max_model_calls.or(options.max_model_calls);
-    options.max_tokens = args.max_tokens.or(options.max_tokens);
-    let profiles = profiles_of(&settings);
-    let outcome = drive(
-        engine,
-        runtime,
-        &task,
-        options,
-        (profile.0, profiles),
-        invocation.json,
-    )?;
-    if !args.keep_open {
-        close_after_the_run(&store, &id, invocation.json)?;
-    }
-    Ok(outcome)
-}
-
-/// `nodwyn run --daemon`: the same run, through a running `nodwyn serve`.
-fn run_through_the_daemon(
-    args: &RunArgs,
-    task: &str,
-    invocation: &Invocation,
-) -> anyhow::Result<Outcome> {
-    use serde_json::json;
-    let mut client = crate::remote::connect()?;
     let dir = std::fs::canonicalize(args.repo.dir()?)?;
     let repository = nodwyn_core::repository_of(&dir).ok();
     let settings = settings_for(repository.as_deref())?;
-    let mode = nodwyn_server::engine::protocol_mode(chosen_mode(
-        args.worktree,
-        args.no_worktree,
-        &settings,
-    ));
-    let (session, after, started) = if let Some(id) = &args.resume {
-        let resumed = crate::remote::call(&mut client, "session.resume", json!({"session": id}))?;
+    let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
+    // The engine here or a daemon's; either way this command is a client of the protocol.
+    let (client, engine) = if args.daemon {
+        (crate::remote::connect()?, None)
+    } else {
+        // What can be refused before a session is opened is refused in one sentence first.
+        model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
+        if mode == WorktreeMode::Off && (args.base.is_some() || args.name.is_some()) {
+            bail!(
+                "--base and --name choose a worktree, and this run works in the checkout (--no-worktree or [worktrees] mode = \"off\")"
+            );
+        }
+        let engine = InProcess::start(
+            invocation.store()?,
+            Overrides {
+                model: args.model.clone(),
+                max_model_calls: args.max_model_calls,
+                max_tokens: args.max_tokens,
+            },
+        )?;
+        let mut client = engine.client();
+        crate::remote::hello(&mut client)?;
+        (client, Some(engine))
+    };
+    let outcome = run_as_client(
+        client,
+        &args,
+        &task,
+        &dir,
+        mode,
+        engine.is_some(),
+        invocation,
+    );
+    drop(engine);
+    outcome
+}
+
+/// The run, as a client of an engine (`alone`: this process's own, with no other client).
+fn run_as_client(
+    mut client: nodwyn_server::client::Client,
+    args: &RunArgs,
+    task: &str,
+    dir: &std::path::Path,
+    mode: WorktreeMode,
+    alone: bool,
+    invocation: &Invocation,
+) -> anyhow::Result<Outcome> {
+    use crate::remote::call;
+    use serde_json::json;
+    let mode = nodwyn_server::engine::protocol_mode(mode);
+    // Where the session is, told from the answer that opened it, and whether its turn started.
+    let (session, root, branch, after, started) = if let Some(id) = &args.resume {
+        let resumed = call(&mut client, "session.resume", json!({"session": id}))?;
         let session = resumed["session"].as_str().unwrap_or_default().to_owned();
-        let last = crate::remote::call(
+        let last = call(
             &mut client,
             "session.events",
             json!({"session": session, "after": u64::MAX}),
         )?["last"]
             .as_u64()
             .unwrap_or(0);
-        (session, last, false)
-    } else if let Some(model) = &args.model {
-        let started = crate::remote::call(
+        let branch = resumed["worktree"]["branch"].as_str().map(str::to_owned);
+        (session, resumed["root"].clone(), branch, last, false)
+    } else if args.daemon && args.model.is_some() {
+        // A daemon's sessions take their model when their first turn starts.
+        let started = call(
             &mut client,
             "run.start",
-            json!({"repo": dir, "task": task, "worktree": mode, "model": model}),
+            json!({"repo": dir, "task": task, "worktree": mode, "model": args.model}),
         )?;
-        (
-            started["session"].as_str().unwrap_or_default().to_owned(),
-            0,
-            true,
-        )
+        let session: String = started["session"].as_str().unwrap_or_default().to_owned();
+        (session, Value::Null, None, 0, true)
     } else {
-        let opened = crate::remote::call(
+        let opened = call(
             &mut client,
             "session.open",
             json!({"repo": dir, "worktree": mode, "base": args.base, "name": args.name}),
         )?;
-        (
-            opened["session"].as_str().unwrap_or_default().to_owned(),
-            0,
-            false,
-        )
+        let session = opened["session"].as_str().unwrap_or_default().to_owned();
+        let branch = opened["branch"].as_str().map(str::to_owned);
+        (session, opened["root"].clone(), branch, 0, false)
     };
     if args.dont_ask {
         let store = invocation.store()?;
@@ -205,28 +185,52 @@ fn run_through_the_daemon(
         )?;
     }
     let mut remote =
-        crate::remote::Remote::follow(client, session.clone(), after, invocation.json)?;
+        crate::remote::Remote::follow(client, session.clone(), after, invocation.json, alone)?;
+    if let Some(root) = root.as_str() {
+        remote.tell(&Notification::SessionStarted {
+            session: session.clone(),
+            root: root.into(),
+            branch,
+        });
+    }
     if !started {
-        crate::remote::call(
+        call(
             remote.client(),
             "turn.start",
             json!({"session": session, "text": task}),
         )?;
     }
-    let end = remote.until_turn_ends()?;
+    let ended = remote.until_turn_ends()?;
     if !args.keep_open {
-        crate::remote::call(
+        let closed = call(
             remote.client(),
             "session.close",
             json!({"session": session}),
         )?;
+        if !invocation.json {
+            tell_closed(&closed, args.daemon);
+        }
     }
     let short = &session[session.len().saturating_sub(8)..];
-    Ok(match end {
-        TurnEnd::Finished => Outcome::Success,
+    let resume = if args.daemon {
+        "nodwyn run --daemon --resume"
+    } else {
+        "nodwyn run --resume"
+    };
+    Ok(match ended.end {
+        TurnEnd::Finished => {
+            // On a terminal the answer has streamed already; printed again only where stdout
+            // goes elsewhere (a file, a pipe), for a program to read.
+            use std::io::IsTerminal;
+            let streamed_here = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+            if !invocation.json && !streamed_here {
+                output::text(&ended.answer)?;
+            }
+            Outcome::Success
+        }
         TurnEnd::Interrupted => {
             output::note(format!(
-                "nodwyn: interrupted; `nodwyn run --daemon --resume {short} TASK` goes on"
+                "nodwyn: interrupted; `{resume} {short} TASK` goes on"
             ));
             Outcome::Exit(130)
         }
@@ -237,27 +241,30 @@ fn run_through_the_daemon(
     })
 }
 
-/// Closes the session a run ended in, as `nodwyn worktree close` does (the worktree stays when
-/// anything in it would be lost), and says what became of it and how to go on.
-fn close_after_the_run(store: &nodwyn_core::Store, id: &str, json: bool) -> anyhow::Result<()> {
-    let closed = nodwyn_core::worktree::close(store, id)?;
-    if json {
-        return Ok(());
-    }
-    let short = &closed.session[closed.session.len().saturating_sub(8)..];
-    output::note(if closed.removed {
+/// Says what became of the session a run ended in (`session.close`'s answer `closed`) and how
+/// to go on.
+fn tell_closed(closed: &Value, daemon: bool) {
+    let session = closed["session"].as_str().unwrap_or_default();
+    let short = &session[session.len().saturating_sub(8)..];
+    let kept: Vec<&str> = closed["kept"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let resume = if daemon { "run --daemon" } else { "run" };
+    output::note(if closed["removed"] == true {
         format!(
             "nodwyn: closed session {short}; its worktree was removed, as nothing in it would be lost"
         )
-    } else if closed.kept.is_empty() {
+    } else if kept.is_empty() {
         format!("nodwyn: closed session {short}")
     } else {
         format!(
-            "nodwyn: closed session {short}; its worktree stays ({}): `nodwyn worktree diff {short}` shows it, `nodwyn land {short}` lands it, `nodwyn run --resume {short} TASK` goes on",
-            output::printable(&closed.kept.join("; "))
+            "nodwyn: closed session {short}; its worktree stays ({}): `nodwyn worktree diff {short}` shows it, `nodwyn land {short}` lands it, `nodwyn {resume} --resume {short} TASK` goes on",
+            output::printable(&kept.join("; "))
         )
     });
-    Ok(())
 }
 
 /// The settings of the person's configuration and, when given, `repository`'s.

@@ -9,11 +9,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use nodwyn_core::prim::Registry;
-use nodwyn_server::{Engine, Limits, Server};
+use nodwyn_server::engine::Overrides;
 
 use crate::commands::Invocation;
-use crate::commands::scheme_options::script_options;
 use crate::{environment, output};
 
 /// Serve nodwyn's engine to many clients (`nodwyn chat --daemon`, `run --daemon`, your own
@@ -34,8 +32,6 @@ pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
         None => environment::daemon_socket()?,
     };
     let store = invocation.store()?;
-    let settings =
-        nodwyn_config::Settings::resolve(environment::user_config_file().as_deref(), None)?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
@@ -44,22 +40,8 @@ pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("could not start the engine's runtime")?;
-    nodwyn_core::scheme::keep_warm(1);
-    let engine = Engine {
-        store,
-        registry: Arc::new(Registry::builtin()),
-        host: environment::host_settings_confined(),
-        user_config: environment::user_config_file(),
-        scripts: script_options(None)?,
-    };
-    let server = Server::new(
-        engine,
-        Limits::default(),
-        settings
-            .approval_timeout
-            .unwrap_or(nodwyn_config::APPROVAL_TIMEOUT),
-        runtime.handle().clone(),
-    );
+    let engine = crate::local_engine::engine(store, Overrides::default())?;
+    let server = crate::local_engine::server(engine, &runtime)?;
     let (listener, listening) = {
         let _entered = runtime.enter();
         nodwyn_server::socket::bind(&socket)?
