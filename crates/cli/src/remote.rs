@@ -122,6 +122,11 @@ impl Remote {
         }
     }
 
+    /// The flag Ctrl-C raises; it stays raised until the turn ends (or the caller lowers it).
+    pub fn interrupt(&self) -> &Arc<AtomicBool> {
+        &self.interrupt
+    }
+
     /// The client, for requests of its own.
     pub fn client(&mut self) -> &mut Client {
         &mut self.client

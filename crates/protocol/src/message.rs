@@ -173,6 +173,13 @@ pub enum Request {
         /// The session.
         session: String,
     },
+    /// Keeps a session in its checkout from now on (worktree mode `off`): its first change
+    /// makes no worktree, and every write is asked. Refused while a turn runs.
+    #[serde(rename = "session.stay_in_checkout")]
+    SessionStayInCheckout {
+        /// The session.
+        session: String,
+    },
 }
 
 impl Request {
@@ -194,6 +201,7 @@ impl Request {
         "run.start",
         "turn.start",
         "turn.interrupt",
+        "session.stay_in_checkout",
     ];
 
     /// The request's method.
@@ -215,6 +223,7 @@ impl Request {
             Self::RunStart { .. } => "run.start",
             Self::TurnStart { .. } => "turn.start",
             Self::TurnInterrupt { .. } => "turn.interrupt",
+            Self::SessionStayInCheckout { .. } => "session.stay_in_checkout",
         }
     }
 }

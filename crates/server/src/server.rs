@@ -177,8 +177,8 @@ impl Server {
     }
 }
 
-/// The refusal of a second turn.
-fn turn_running(id: &str) -> Refusal {
+/// The refusal of a second turn (or of what a running turn holds).
+pub(crate) fn turn_running(id: &str) -> Refusal {
     Refusal::new(
         "turn_running",
         format!(

@@ -4,7 +4,6 @@
 mod allow;
 mod call;
 mod chat;
-mod chat_daemon;
 mod completions;
 mod doctor;
 mod eval;

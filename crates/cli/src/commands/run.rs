@@ -304,21 +304,6 @@ pub(crate) fn engine_and_host(
     Ok((engine, host))
 }
 
-/// Session `resume` made ready again, or a new session as `mode` asks.
-pub(crate) fn session_for(
-    store: &nodwyn_core::Store,
-    resume: Option<&str>,
-    request: &NewWorktree,
-    mode: WorktreeMode,
-    in_git: bool,
-    home: Option<&std::path::Path>,
-) -> anyhow::Result<String> {
-    match resume {
-        Some(id) => Ok(nodwyn_core::worktree::resume(store, id)?.session),
-        None => open(store, request, mode, in_git, home),
-    }
-}
-
 /// The agent's options: `mode` and where a worktree goes, the configured limits, the model's
 /// context, Scheme's options.
 pub(crate) fn agent_options(
@@ -401,27 +386,4 @@ pub(crate) fn drive(
             Ok(Outcome::Exit(1))
         }
     }
-}
-
-/// Opens the session the mode asks for: a new worktree (`always`, in a git repository), or the
-/// folder itself.
-fn open(
-    store: &nodwyn_core::Store,
-    request: &NewWorktree,
-    mode: WorktreeMode,
-    in_git: bool,
-    home: Option<&std::path::Path>,
-) -> anyhow::Result<String> {
-    if mode == WorktreeMode::Always && in_git {
-        let top = nodwyn_core::repository_of(&request.dir)?;
-        nodwyn_core::open::refuse_task_root(&top, home, store.home())?;
-        return Ok(nodwyn_core::worktree::create(store, request)?
-            .session
-            .to_string());
-    }
-    Ok(
-        nodwyn_core::open::open_in_folder(store, &request.dir, home)?
-            .id
-            .to_string(),
-    )
 }

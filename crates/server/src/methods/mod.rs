@@ -9,6 +9,7 @@ mod session_events;
 mod session_list;
 mod session_open;
 mod session_resume;
+mod session_stay_in_checkout;
 mod session_subscribe;
 mod turn_interrupt;
 mod turn_start;
@@ -75,6 +76,9 @@ pub(crate) async fn call(
         } => run_start::call(server, repo, task, worktree, model).await,
         Request::TurnStart { session, text } => turn_start::call(server, &session, text).await,
         Request::TurnInterrupt { session } => turn_interrupt::call(server, &session).await,
+        Request::SessionStayInCheckout { session } => {
+            session_stay_in_checkout::call(server, &session).await
+        }
     }
 }
 
