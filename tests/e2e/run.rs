@@ -1326,6 +1326,42 @@ fn chat_is_a_conversation_on_a_terminal_with_commands() {
 }
 
 #[test]
+fn worktree_off_in_chat_keeps_the_session_in_the_checkout_through_the_protocol() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Wrote it."),
+    ]);
+    configure(&env, &server, "openai");
+    // In mode auto the first write would make a worktree; `/worktree off` keeps the session in
+    // the checkout, and the write is asked there.
+    let shown = env.nodwyn_on_terminal(
+        &repo,
+        &["chat"],
+        "/worktree off\nwrite a note\ny\n/worktree\n/exit",
+    );
+    for expected in [
+        "the session stays in the checkout; every write is asked",
+        "nodwyn confirm",
+        "Wrote it.",
+        "no worktree: the session works in the checkout",
+    ] {
+        assert!(shown.contains(expected), "{expected} in\n{shown}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hi\n"
+    );
+    let id = only_session(&env);
+    let records = env.records(short(&id));
+    assert!(
+        !records.iter().any(|r| r["type"] == "worktree.create"),
+        "{records:?}"
+    );
+}
+
+#[test]
 fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() {
     let env = TestEnv::new();
     let repo = env.repo("project");
