@@ -5,8 +5,12 @@
 //!   events --json` processes reading the same log, which is what a program without the daemon
 //!   would run to follow a session.
 //! - Memory: the daemon's resident size before and after it holds 100 idle sessions.
+//! - A tool call (`fs-read` of a small file) in a turn, through the daemon's socket and through
+//!   the in-process client `nodwyn run` uses, against a `nodwyn call` process of the same
+//!   primitive: a model answer with N calls minus a turn with none, divided by N (the stand-in
+//!   model's round trip for each answer counts on both sides alike). Medians, alternating.
 //!
-//! Run: `cargo bench -p nodwyn --bench serve` (optionally `-- --records N`, default 20000).
+//! Run: `cargo bench -p nodwyn --bench serve` (optionally `-- --records N --runs N --calls N`).
 
 // A benchmark's output is its result.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -18,7 +22,8 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Bench, arg, ms};
+use common::{Bench, arg, median, ms};
+use nodwyn_standin::{StandIn, openai};
 use serde_json::{Value, json};
 
 /// One connection, speaking the wire.
@@ -96,11 +101,16 @@ fn main() {
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     let bench = Bench::new();
     let repo = bench.readme_repository();
-    // Sessions are opened for turns, which need a model profile; no model is called.
+    // Sessions are opened for turns, which need a model profile: the stand-in, which only the
+    // tool calls' part calls.
+    let model = StandIn::start(Vec::new());
     std::fs::create_dir_all(bench.root.join("home/.config/nodwyn")).unwrap();
     std::fs::write(
         bench.root.join("home/.config/nodwyn/config.toml"),
-        "[model]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9/v1\"\nname = \"none\"\n",
+        format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"standin\"\n",
+            model.url()
+        ),
     )
     .unwrap();
     let socket = bench.root.join("run/d.sock");
@@ -205,6 +215,157 @@ fn main() {
         after / 1024,
         after.saturating_sub(before) / 100
     );
+    tool_calls(&bench, nodwyn, &repo, &mut client, &model);
     let _ = daemon.kill();
     let _ = daemon.wait();
+}
+
+/// Works one turn of `session` with `text` through `turn` (which starts it and waits for its
+/// end), the model answering `answers`; how long it took.
+fn timed_turn(
+    model: &StandIn,
+    answers: Vec<nodwyn_standin::Reply>,
+    turn: &mut dyn FnMut() -> Value,
+) -> Duration {
+    // Each turn composes its prompt in a Scheme engine made ahead in the background; a pause
+    // (a person's between messages) lets it be made, so it takes no time from the calls.
+    std::thread::sleep(Duration::from_millis(400));
+    model.push(answers);
+    let started = Instant::now();
+    let completed = turn();
+    assert_eq!(
+        completed["params"]["end"]["reason"], "finished",
+        "{completed}"
+    );
+    started.elapsed()
+}
+
+/// The tool calls' part: per call through the daemon, through the in-process client, and as a
+/// `nodwyn call` process.
+fn tool_calls(bench: &Bench, nodwyn: &str, repo: &Path, daemon: &mut Wire, model: &StandIn) {
+    let (runs, calls) = (arg("--runs", 7), arg("--calls", 50));
+    let many: Vec<(&str, Value)> = (0..calls)
+        .map(|_| ("fs-read", json!({"path": "README.md"})))
+        .collect();
+    let many_answers = || vec![openai::answer("", &many, (10, 10)), openai::text("done")];
+    // Through the socket: one session, subscribed, each turn followed to its end.
+    let on_daemon =
+        daemon.request("session.open", json!({"repo": repo, "worktree": "off"}))["session"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    daemon.request("session.subscribe", json!({"session": on_daemon}));
+    let mut daemon_turn = |text: &str| {
+        daemon.request("turn.start", json!({"session": on_daemon, "text": text}));
+        loop {
+            let message = daemon.read();
+            if message["method"] == "turn.completed" {
+                return message;
+            }
+        }
+    };
+    // In-process: an engine of this process, reached as `nodwyn run` reaches its own (which,
+    // as the daemon does, makes a turn's Scheme engine ahead).
+    nodwyn_core::scheme::keep_warm(1);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let engine = nodwyn_server::Engine {
+        store: nodwyn_core::Store::new(bench.root.join("data")),
+        registry: std::sync::Arc::new(nodwyn_core::prim::Registry::builtin()),
+        // The daemon's environment: the sandbox's home (the guard reads the person's files
+        // there), nothing else.
+        host: {
+            let mut host = nodwyn_core::host::HostSettings::from_environment([
+                ("HOME".into(), bench.root.join("home").into_os_string()),
+                ("PATH".into(), std::env::var_os("PATH").unwrap_or_default()),
+            ]);
+            host.choose_sandbox(
+                &nodwyn_core::host::SandboxChoice::default(),
+                Some(nodwyn.into()),
+                &bench.root.join("data"),
+            );
+            host
+        },
+        user_config: Some(bench.root.join("home/.config/nodwyn/config.toml")),
+        scripts: nodwyn_core::scripts::ScriptOptions::default(),
+        overrides: nodwyn_server::engine::Overrides::default(),
+    };
+    let server = nodwyn_server::Server::new(
+        engine,
+        nodwyn_server::Limits::default(),
+        Duration::from_secs(600),
+        runtime.handle().clone(),
+    );
+    let mut local = nodwyn_server::client::Client::in_process(server, runtime.handle().clone());
+    let in_process = local
+        .request("session.open", json!({"repo": repo, "worktree": "off"}))
+        .unwrap()["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    local
+        .request("session.subscribe", json!({"session": in_process}))
+        .unwrap();
+    let mut local_turn = |text: &str| {
+        local
+            .request("turn.start", json!({"session": in_process, "text": text}))
+            .unwrap();
+        loop {
+            if let Some(message) = local.next(Duration::from_secs(30)).unwrap()
+                && message["method"] == "turn.completed"
+            {
+                return message;
+            }
+        }
+    };
+    let call_args = json!({"path": "README.md"}).to_string();
+    let (mut through_daemon, mut through_client, mut processes) =
+        (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..runs {
+        let empty = timed_turn(model, vec![openai::text("done")], &mut || {
+            daemon_turn("answer")
+        });
+        let full = timed_turn(model, many_answers(), &mut || daemon_turn("read it"));
+        through_daemon.push(full.saturating_sub(empty) / calls as u32);
+
+        let empty = timed_turn(model, vec![openai::text("done")], &mut || {
+            local_turn("answer")
+        });
+        let full = timed_turn(model, many_answers(), &mut || local_turn("read it"));
+        through_client.push(full.saturating_sub(empty) / calls as u32);
+
+        let (took, out) = bench.timed(
+            nodwyn,
+            repo,
+            &["call", "--session", &in_process, "fs-read", &call_args],
+        );
+        assert!(out.contains("hello"), "{out}");
+        processes.push(took);
+    }
+    let (daemon, client, process) = (
+        median(through_daemon),
+        median(through_client),
+        median(processes),
+    );
+    println!("a tool call (fs-read of a small file) in a turn, median of {runs} turns of {calls}:");
+    let fine = |d: Duration| format!("{:.2} ms", d.as_secs_f64() * 1000.0);
+    println!(
+        "  through nodwyn serve's socket         {:>9}",
+        fine(daemon)
+    );
+    println!(
+        "  through the in-process client         {:>9}  ({:.2}x the daemon)",
+        fine(client),
+        client.as_secs_f64() / daemon.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "  a nodwyn call process                 {:>9}  ({:.0}x the daemon)",
+        fine(process),
+        process.as_secs_f64() / daemon.as_secs_f64().max(1e-9)
+    );
+    drop(local);
+    runtime.shutdown_background();
 }
