@@ -220,6 +220,37 @@ fn main() {
     let _ = daemon.wait();
 }
 
+/// Fills `home` as a developer's is: keys and cloud logins, a GnuPG folder, gcloud's, browser
+/// profiles, and folders of other tools.
+fn a_developers_home(home: &Path) {
+    let files: &[(&str, usize)] = &[
+        (".ssh", 6),
+        (".aws", 3),
+        (".gnupg/private-keys-v1.d", 12),
+        (".config/gcloud/logs/2026.12.01", 60),
+        (".config/gcloud/configurations", 4),
+        (".config/google-chrome/Default", 120),
+        (".mozilla/firefox/abcd.default-release", 120),
+        (".cargo", 8),
+        (".docker", 3),
+        (".kube/cache/discovery", 80),
+    ];
+    for (folder, count) in files {
+        let folder = home.join(folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        for n in 0..*count {
+            std::fs::write(folder.join(format!("file-{n}")), "x\n").unwrap();
+        }
+    }
+    for name in [".ssh/id_ed25519", ".aws/credentials", ".docker/config.json"] {
+        std::fs::write(home.join(name), "secret\n").unwrap();
+    }
+    for n in 0..40 {
+        std::fs::create_dir_all(home.join(format!(".config/tool-{n}"))).unwrap();
+        std::fs::write(home.join(format!(".config/tool-{n}/settings.json")), "{}").unwrap();
+    }
+}
+
 /// Works one turn of `session` with `text` through `turn` (which starts it and waits for its
 /// end), the model answering `answers`; how long it took.
 fn timed_turn(
@@ -244,6 +275,19 @@ fn timed_turn(
 /// `nodwyn call` process.
 fn tool_calls(bench: &Bench, nodwyn: &str, repo: &Path, daemon: &mut Wire, model: &StandIn) {
     let (runs, calls) = (arg("--runs", 7), arg("--calls", 50));
+    let home = bench.root.join("home");
+    a_developers_home(&home);
+    // What a call read of the person's files before a turn kept it: their credential files (a
+    // walk of their home) and their standing answers.
+    let mut learning = Vec::new();
+    for _ in 0..25 {
+        let started = Instant::now();
+        let found = nodwyn_guard::credential_files(&home);
+        nodwyn_core::host::standing_answers(repo).unwrap();
+        learning.push(started.elapsed());
+        assert!(found.len() >= 4, "{found:?}");
+    }
+    let learning = median(learning);
     let many: Vec<(&str, Value)> = (0..calls)
         .map(|_| ("fs-read", json!({"path": "README.md"})))
         .collect();
@@ -365,6 +409,10 @@ fn tool_calls(bench: &Bench, nodwyn: &str, repo: &Path, daemon: &mut Wire, model
         "  a nodwyn call process                 {:>9}  ({:.0}x the daemon)",
         fine(process),
         process.as_secs_f64() / daemon.as_secs_f64().max(1e-9)
+    );
+    println!(
+        "  reading the person's credential files and standing answers {} (once a turn; each call did it before)",
+        fine(learning)
     );
     drop(local);
     runtime.shutdown_background();

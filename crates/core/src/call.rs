@@ -54,6 +54,7 @@ pub fn call(
         store,
         registry,
         settings,
+        learned: &Learned::default(),
     };
     call_spending(&path, id, Calling::Run, name, args, person, &mut 0)
 }
@@ -65,6 +66,43 @@ pub(crate) struct CallPath<'a> {
     pub store: &'a Store,
     pub registry: &'a Registry,
     pub settings: &'a HostSettings,
+    /// What the guard learned from the person's files: a turn's, kept from its first call on.
+    pub learned: &'a Learned,
+}
+
+/// What a call's guard learns from the person's own files: their credential files (a walk of
+/// their home folder, so that the guard knows them by inode and commands cannot read them) and
+/// their standing answers (`allow.toml`). A turn learns them once, at its first call, so a
+/// change to either applies from the next turn; a call of its own learns them each time.
+#[derive(Debug, Default)]
+pub(crate) struct Learned {
+    credentials: std::sync::OnceLock<Vec<std::path::PathBuf>>,
+    standing: std::sync::Mutex<Option<(nodwyn_guard::StandingAnswers, Option<String>)>>,
+}
+
+impl Learned {
+    /// The person's credential files under `home`.
+    fn credentials(&self, home: Option<&std::path::Path>) -> &[std::path::PathBuf] {
+        self.credentials
+            .get_or_init(|| home.map(nodwyn_guard::credential_files).unwrap_or_default())
+    }
+
+    /// The standing answers for sessions of `repository`, and the note about them.
+    fn standing(
+        &self,
+        repository: &std::path::Path,
+    ) -> Result<(nodwyn_guard::StandingAnswers, Option<String>), Error> {
+        let mut learned = self
+            .standing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(known) = learned.as_ref() {
+            return Ok(known.clone());
+        }
+        let read = standing_answers(repository)?;
+        *learned = Some(read.clone());
+        Ok(read)
+    }
 }
 
 /// [`call`], in a turn that has already spent `spent` irreversible actions (updated).
@@ -109,6 +147,7 @@ pub(crate) fn call_in_turn(
         store,
         registry,
         settings,
+        learned,
     } = *path;
     let primitive = registry.get(name)?;
     let log = &session.log().clone();
@@ -144,7 +183,7 @@ pub(crate) fn call_in_turn(
             by: matches!(calling, Calling::Strategy).then(|| "strategy".to_owned()),
         },
     )?;
-    let (standing, note) = standing_answers(&session.repository)?;
+    let (standing, note) = learned.standing(&session.repository)?;
     // The strategy's (on-call) judges first (it may only refuse; not its own calls), then the
     // person's judge model.
     let mut judges: Vec<Box<dyn nodwyn_guard::Judge + '_>> = Vec::new();
@@ -166,13 +205,9 @@ pub(crate) fn call_in_turn(
         .with_judge(Box::new(nodwyn_guard::Judges(judges)));
     // The person's credential files, found once: the guard knows them by inode, and a command
     // the call runs may not read them.
-    let credentials = settings
-        .home
-        .as_deref()
-        .map(nodwyn_guard::credential_files)
-        .unwrap_or_default();
-    guard.set_credential_files(nodwyn_guard::CredentialInodes::of(&credentials));
-    ctx.sandbox.hide(&credentials);
+    let credentials = learned.credentials(settings.home.as_deref());
+    guard.set_credential_files(nodwyn_guard::CredentialInodes::of(credentials));
+    ctx.sandbox.hide(credentials);
     // Only a call that runs a command has one to confine: the walk of the session's folder and
     // the reading of git's configuration are not done for the others.
     if effect.command.is_some() {

@@ -16,7 +16,7 @@ use nodwyn_protocol::{Item, ModelCall, TurnEnd, TurnUsage};
 use serde_json::Value;
 
 use crate::Error;
-use crate::call::{CallPath, Called, Calling, abbreviated, append, call_in_turn};
+use crate::call::{CallPath, Called, Calling, Learned, abbreviated, append, call_in_turn};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -185,6 +185,7 @@ impl SessionRuntime {
             number,
             spent,
             session,
+            learned: Learned::default(),
             _running: held,
         })
     }
@@ -218,6 +219,8 @@ pub struct Turn {
     spent: Arc<AtomicU32>,
     /// The session, read again only as far as its log grew between calls.
     session: Followed,
+    /// What the guard learned from the person's files at the turn's first call.
+    learned: Learned,
     /// Held while the turn lasts, so no other turn of the session starts meanwhile.
     _running: std::fs::File,
 }
@@ -273,6 +276,7 @@ impl Turn {
             store: &runtime.store,
             registry: &runtime.registry,
             settings: &runtime.settings,
+            learned: &self.learned,
         };
         let called = call_in_turn(
             &path,

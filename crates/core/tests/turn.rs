@@ -126,6 +126,44 @@ fn the_budget_of_irreversible_actions_spans_a_turn_and_refills_with_the_next() {
 }
 
 #[test]
+fn a_standing_answer_written_during_a_turn_applies_from_the_next_turn() {
+    let temp = tempfile::tempdir().unwrap();
+    let (runtime, _) = runtime(temp.path());
+    let repo = temp.path().join("repo");
+    let write = serde_json::json!({"path": "notes.txt", "content": "hi\n"});
+    let mut person = Noting::default();
+    let mut turn = runtime.start_turn().unwrap();
+    turn.call("fs-write", &write, &mut person).unwrap();
+    assert_eq!(
+        person.0,
+        [AskKind::Ordinary],
+        "asked before any standing answer"
+    );
+    // The person writes a standing answer while the turn runs: the turn's guard read them at
+    // its first call, and keeps to what it read.
+    std::fs::create_dir_all(repo.join(".nodwyn")).unwrap();
+    std::fs::write(repo.join(".nodwyn/allow.toml"), "writes = [\"**\"]\n").unwrap();
+    turn.call("fs-write", &write, &mut person).unwrap();
+    assert_eq!(person.0, [AskKind::Ordinary, AskKind::Ordinary]);
+    turn.end(TurnEnd::Finished, TurnUsage::default(), "")
+        .unwrap();
+
+    let mut turn = runtime.start_turn().unwrap();
+    let called = turn.call("fs-write", &write, &mut person).unwrap();
+    assert_eq!(
+        person.0,
+        [AskKind::Ordinary, AskKind::Ordinary],
+        "the next turn's guard reads the standing answer: nothing asked"
+    );
+    assert_eq!(
+        called.decision.decision,
+        Decision::Allow,
+        "{:?}",
+        called.decision
+    );
+}
+
+#[test]
 fn a_turn_left_open_is_ended_when_the_next_begins_and_the_conversation_reads_back() {
     let temp = tempfile::tempdir().unwrap();
     let (runtime, store) = runtime(temp.path());

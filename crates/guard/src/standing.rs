@@ -31,7 +31,7 @@ struct File {
 }
 
 /// The standing answers, parsed.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct StandingAnswers {
     commands: Vec<Vec<String>>,
     writes: Option<GlobSet>,

@@ -55,6 +55,7 @@ impl Host for SessionHost<'_> {
             store: self.store,
             registry: self.registry,
             settings: self.settings,
+            learned: &crate::call::Learned::default(),
         };
         let called = call_spending(
             &path,
