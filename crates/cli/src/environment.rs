@@ -35,15 +35,6 @@ pub fn host_settings_confined() -> nodwyn_core::host::HostSettings {
     settings
 }
 
-/// The host settings for an agent's run: confined as [`host_settings_confined`], with Ctrl-C,
-/// SIGTERM and SIGHUP caught as [`host_settings_interruptible`] (the first interrupts the turn:
-/// the model's stream closes and a running command is ended; a second ends nodwyn at once).
-pub fn host_settings_for_agent() -> anyhow::Result<nodwyn_core::host::HostSettings> {
-    let settings = host_settings_confined();
-    catch_interrupts_of(&settings.interrupt)?;
-    Ok(settings)
-}
-
 /// The host settings, with Ctrl-C, SIGTERM and SIGHUP caught for the rest of the command: the
 /// first raises the settings' interrupt flag, which a landing looks at between its steps so it
 /// stops where it can say what state it left; a second one ends nodwyn at once.

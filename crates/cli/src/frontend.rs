@@ -1,19 +1,17 @@
-//! `nodwyn run`'s front-end of the agent: on a terminal, the model's text streams to stderr as
-//! it comes, each of its lines behind a gutter (`│ `) so it cannot pass for nodwyn's own lines,
-//! each tool call is one line (the tool, short arguments, how it went), and the guard's
-//! questions are asked inline, from the first column; with `--json`, every protocol notification is one JSON line on
-//! stdout. Everything the model or a tool wrote is escaped before it reaches the terminal.
+//! How `nodwyn run` and `chat` show a session's notifications on a terminal: the model's text
+//! streams to stderr as it comes, each of its lines behind a gutter (`│ `) so it cannot pass for
+//! nodwyn's own lines, each tool call is one line (the tool, short arguments, how it went), and
+//! the guard's questions are asked inline, from the first column (by `remote.rs`). Everything the
+//! model or a tool wrote is escaped before it reaches the terminal. With `--json` nothing is shown
+//! here: the protocol's messages go to stdout as they are.
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Mutex;
 
-use nodwyn_agent::Frontend;
-use nodwyn_core::person::{Person, Question, StrategyQuestion};
-use nodwyn_protocol::{Envelope, Item, Notification};
+use nodwyn_protocol::{Item, Notification};
 use nodwyn_text::{EscapingWriter, escape_line};
 
-use crate::person::Terminal;
 use crate::status::StatusLine;
 
 /// What every line of the model's text starts with on the terminal.
@@ -23,8 +21,6 @@ pub const MODEL_GUTTER: &str = "\u{2502} ";
 pub struct RunView {
     json: bool,
     state: Mutex<ViewState>,
-    /// The id of the next request to the client (`--json`).
-    requests: std::sync::atomic::AtomicU64,
     /// Each primitive's parameters in the order it declares them: a call's arguments are shown
     /// in it (the model's JSON object comes sorted by name).
     parameters: HashMap<String, Vec<&'static str>>,
@@ -60,7 +56,6 @@ impl RunView {
         Self {
             json,
             state: Mutex::new(ViewState::default()),
-            requests: std::sync::atomic::AtomicU64::new(1),
             parameters: HashMap::new(),
             status: StatusLine::new(!json),
         }
@@ -246,41 +241,12 @@ impl RunView {
 /// What the status line says while the model is asked.
 const WAITING: &str = "waiting for the model";
 
-impl Frontend for RunView {
-    fn notify(&self, notification: &Notification) {
-        if self.json {
-            if let Ok(text) = serde_json::to_string(notification) {
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{text}");
-                let _ = stdout.flush();
-            }
-        } else {
+impl RunView {
+    /// Shows `notification` as text on stderr (nothing with `--json`).
+    pub fn notify(&self, notification: &Notification) {
+        if !self.json {
             self.text(notification);
         }
-    }
-
-    fn ask(&self, question: &Question) -> Option<bool> {
-        if self.json {
-            // A program reading the stream sees that the turn waits for a person.
-            let id = self
-                .requests
-                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let request = Envelope {
-                id,
-                message: nodwyn_agent::approval_request(question, id.to_string(), None, None),
-            };
-            if let Ok(text) = serde_json::to_string(&request) {
-                let mut stdout = std::io::stdout().lock();
-                let _ = writeln!(stdout, "{text}");
-                let _ = stdout.flush();
-            }
-        }
-        self.before_question();
-        Terminal.ask(question)
-    }
-
-    fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
-        Terminal.approve_strategy(question)
     }
 }
 

@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context;
-use nodwyn_agent::Frontend;
 use nodwyn_protocol::{Decision, Notification, TurnEnd};
 use nodwyn_server::client::Client;
 use serde_json::{Value, json};
@@ -97,11 +96,15 @@ impl Remote {
         json: bool,
         alone: bool,
     ) -> anyhow::Result<Self> {
-        call(
+        let subscribed = call(
             &mut client,
             "session.subscribe",
             json!({"session": session, "after": after}),
         )?;
+        // Notifications name the session by its full id, whichever form was given.
+        let session = subscribed["session"]
+            .as_str()
+            .map_or(session, str::to_owned);
         let interrupt = Arc::new(AtomicBool::new(false));
         environment::catch_interrupts(&interrupt).context("could not catch Ctrl-C")?;
         Ok(Self {

@@ -1,26 +1,18 @@
-//! `nodwyn run`: a thin client of the agent. It reads the configuration (the model profile, the
-//! worktree mode, the limits), opens or resumes the session, builds the model client with the
-//! key from the environment variable the profile names, and drives one turn with the task.
+//! `nodwyn run`: a client of the engine, of one in this process or of a running `nodwyn serve`
+//! (`--daemon`). It reads the configuration (the model profile, the worktree mode), refuses
+//! what it can before a session opens, then opens or resumes the session, starts one turn with
+//! the task, shows it, and closes the session unless asked to keep it open.
 
-use std::sync::Arc;
-
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
-use nodwyn_agent::{Agent, Options};
 use nodwyn_config::{ModelProfile, Settings, WorktreeMode};
-use nodwyn_core::prim::Registry;
-use nodwyn_core::turn::SessionRuntime;
-use nodwyn_core::worktree::NewWorktree;
-use nodwyn_model::{Client, Profile};
 use nodwyn_protocol::{Notification, TurnEnd};
 use nodwyn_server::engine::Overrides;
-pub(crate) use nodwyn_server::engine::{model_profile, profiles_of};
+pub(crate) use nodwyn_server::engine::model_profile;
 use serde_json::Value;
 
-use crate::commands::scheme_options::script_options;
 use crate::commands::{Invocation, Outcome, RepoArg, text_or_standard_input};
 use crate::environment;
-use crate::frontend::RunView;
 use crate::local_engine::InProcess;
 use crate::output;
 
@@ -211,19 +203,30 @@ fn run_as_client(
             tell_closed(&closed, args.daemon);
         }
     }
-    let short = &session[session.len().saturating_sub(8)..];
     let resume = if args.daemon {
         "nodwyn run --daemon --resume"
     } else {
         "nodwyn run --resume"
     };
+    outcome_of(ended, &session, resume, invocation.json)
+}
+
+/// How nodwyn exits after session `session`'s turn `ended`, the answer printed where a program
+/// reads it; `resume` is the command that goes on after an interrupt.
+pub(crate) fn outcome_of(
+    ended: crate::remote::Ended,
+    session: &str,
+    resume: &str,
+    json: bool,
+) -> anyhow::Result<Outcome> {
+    let short = &session[session.len().saturating_sub(8)..];
     Ok(match ended.end {
         TurnEnd::Finished => {
             // On a terminal the answer has streamed already; printed again only where stdout
             // goes elsewhere (a file, a pipe), for a program to read.
             use std::io::IsTerminal;
             let streamed_here = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
-            if !invocation.json && !streamed_here {
+            if !json && !streamed_here {
                 output::text(&ended.answer)?;
             }
             Outcome::Success
@@ -284,51 +287,6 @@ pub(crate) fn chosen_mode(always: bool, off: bool, settings: &Settings) -> Workt
     }
 }
 
-/// The runtime an agent's turns run on, and the host settings for its calls (confined, Ctrl-C
-/// caught, the judge model when one is configured).
-pub(crate) fn engine_and_host(
-    settings: &Settings,
-    store: &nodwyn_core::Store,
-) -> anyhow::Result<(tokio::runtime::Runtime, nodwyn_core::host::HostSettings)> {
-    let engine = engine()?;
-    // A turn composes its prompt in a Scheme engine of its own: one is made ahead, in the
-    // background, while the session is set up (a conversation keeps more, see chat).
-    nodwyn_core::scheme::keep_warm(1);
-    let host = nodwyn_server::engine::judged(
-        environment::host_settings_for_agent()?,
-        settings,
-        store,
-        &script_options(None)?,
-        engine.handle(),
-    )?;
-    Ok((engine, host))
-}
-
-/// The agent's options: `mode` and where a worktree goes, the configured limits, the model's
-/// context, Scheme's options.
-pub(crate) fn agent_options(
-    settings: &Settings,
-    mode: WorktreeMode,
-    new_worktree: NewWorktree,
-    context_tokens: Option<u64>,
-) -> anyhow::Result<Options> {
-    Ok(nodwyn_server::engine::agent_options(
-        settings,
-        mode,
-        new_worktree,
-        context_tokens,
-        script_options(None)?,
-    ))
-}
-
-/// The runtime an agent's turn runs on (model calls, the judge's questions).
-fn engine() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("could not start the engine's runtime")
-}
-
 /// The model profile `--model` names (`None`: the default), or a sentence naming the flag.
 pub(crate) fn chosen_model(
     settings: &Settings,
@@ -338,52 +296,4 @@ pub(crate) fn chosen_model(
         Some(name) => crate::error::coded("unknown_model", format!("--model {name}: {error}")),
         None => crate::error::coded("no_model", format!("{error:#}")),
     })
-}
-
-/// Works one turn of `runtime`'s session with the person's message `text` through the agent,
-/// showing it as `nodwyn run` does; the outcome says how nodwyn exits.
-pub(crate) fn drive(
-    engine: tokio::runtime::Runtime,
-    runtime: Arc<SessionRuntime>,
-    text: &str,
-    options: Options,
-    (profile, profiles): (Profile, Arc<nodwyn_agent::Profiles>),
-    json: bool,
-) -> anyhow::Result<Outcome> {
-    let view = Arc::new(RunView::new(json).knowing(&Registry::builtin()));
-    let session = runtime.session()?;
-    nodwyn_agent::Frontend::notify(
-        view.as_ref(),
-        &Notification::SessionStarted {
-            session: session.id.to_string(),
-            root: session.root.clone(),
-            branch: session.active_worktree().map(|w| w.branch.clone()),
-        },
-    );
-    let model = Arc::new(Client::new(profile)?);
-    let mut agent = Agent::new(runtime, model, options, view)?.with_profiles(profiles);
-    let outcome = engine.block_on(agent.turn(text));
-    match outcome.end {
-        TurnEnd::Finished => {
-            // On a terminal the answer has streamed already; printed again only where stdout
-            // goes elsewhere (a file, a pipe), for a program to read.
-            use std::io::IsTerminal;
-            let streamed_here = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
-            if !json && !streamed_here {
-                output::text(&outcome.answer)?;
-            }
-            Ok(Outcome::Success)
-        }
-        TurnEnd::Interrupted => {
-            output::note(format!(
-                "nodwyn: interrupted; `nodwyn run --resume {} TASK` goes on",
-                session.id.short()
-            ));
-            Ok(Outcome::Exit(130))
-        }
-        TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
-            output::note(format!("nodwyn: {}", output::printable(&why)));
-            Ok(Outcome::Exit(1))
-        }
-    }
 }

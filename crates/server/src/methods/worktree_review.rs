@@ -18,7 +18,8 @@ pub(super) async fn call(
     file_comments: Vec<FileComment>,
 ) -> Result<Value, Refusal> {
     let live = server.live(session, Holding::default()).await?;
-    if live.turn_running() {
+    // A turn of this engine, or of another process (a `nodwyn run` in a terminal).
+    if live.turn_running() || live.runtime.turn_running()? {
         return Err(Refusal::new(
             "turn_running",
             format!(

@@ -1,17 +1,15 @@
 //! `nodwyn worktree review`.
 
-use std::sync::Arc;
-
 use anyhow::bail;
 use clap::Args;
-use nodwyn_core::prim::Registry;
-use nodwyn_core::turn::SessionRuntime;
-use nodwyn_core::worktree::comments::{Comments, message};
+use nodwyn_protocol::{FileComment, LineComment};
+use nodwyn_server::engine::Overrides;
+use serde_json::json;
 
-use crate::commands::run::{
-    agent_options, chosen_model, drive, engine_and_host, model_profile, profiles_of, settings_for,
-};
+use crate::commands::run::{chosen_model, model_profile, outcome_of, settings_for};
 use crate::commands::{Invocation, Outcome};
+use crate::local_engine::InProcess;
+use crate::remote::{Remote, call};
 
 /// Send review comments to a session's agent as one message, and let it work on them: an
 /// overall note first, then the comments grouped by file in line order, each naming its line's
@@ -37,59 +35,63 @@ pub struct ReviewArgs {
 }
 
 pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
-    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
-    let comments = Comments {
-        note: args.note.clone(),
-        lines: args
-            .comments
-            .iter()
-            .map(|given| line_comment(given))
-            .collect::<anyhow::Result<_>>()?,
-        files: args
-            .file_comments
-            .iter()
-            .map(|given| match given.split_once(':') {
-                Some((path, text)) if !path.is_empty() && !text.trim().is_empty() => {
-                    Ok((path.to_owned(), text.to_owned()))
-                }
-                _ => bail!("--file-comment {given}: write it as PATH:TEXT"),
-            })
-            .collect::<anyhow::Result<_>>()?,
-    };
     let store = invocation.store()?;
+    let id = crate::commands::session_or_here(args.id.clone(), &store)?;
+    let comments: Vec<LineComment> = args
+        .comments
+        .iter()
+        .map(|given| line_comment(given))
+        .collect::<anyhow::Result<_>>()?;
+    let file_comments: Vec<FileComment> = args
+        .file_comments
+        .iter()
+        .map(|given| match given.split_once(':') {
+            Some((path, text)) if !path.is_empty() && !text.trim().is_empty() => Ok(FileComment {
+                path: path.to_owned(),
+                text: text.to_owned(),
+            }),
+            _ => bail!("--file-comment {given}: write it as PATH:TEXT"),
+        })
+        .collect::<anyhow::Result<_>>()?;
     let repository = nodwyn_core::Session::load(&store.find(&id)?)?.repository;
     let settings = settings_for(Some(&repository))?;
-    let (engine, host) = engine_and_host(&settings, &store)?;
-    let runtime = SessionRuntime::open(store.clone(), &id, Arc::new(Registry::builtin()), host)?;
-    if runtime.turn_running()? {
-        bail!(
-            "a turn is running in session {} (an agent is working in it); send the review when it ends",
-            runtime.id()
-        );
-    }
-    let review =
-        nodwyn_core::worktree::diff_shown(&store, &runtime.id(), &runtime.settings().limits)?;
-    let text = message(&review, &comments)?;
-    let profile = model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
-    let options = agent_options(
-        &settings,
-        nodwyn_config::WorktreeMode::Auto,
-        nodwyn_core::worktree::NewWorktree::default(),
-        profile.1,
+    model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
+    // A client of an engine of this process, as `nodwyn run` is: `worktree.review` checks the
+    // comments against the changes now and starts the turn; its events are followed from here.
+    let engine = InProcess::start(
+        store,
+        Overrides {
+            model: args.model.clone(),
+            ..Overrides::default()
+        },
     )?;
-    let profiles = profiles_of(&settings);
-    drive(
-        engine,
-        runtime,
-        &text,
-        options,
-        (profile.0, profiles),
-        invocation.json,
-    )
+    let mut client = engine.client();
+    crate::remote::hello(&mut client)?;
+    // The session's full id (notifications name it so) and its last event.
+    let end = call(
+        &mut client,
+        "session.events",
+        json!({"session": id, "after": u64::MAX}),
+    )?;
+    let id = end["session"].as_str().unwrap_or(&id).to_owned();
+    let last = end["last"].as_u64().unwrap_or(0);
+    let mut remote = Remote::follow(client, id.clone(), last, invocation.json, true)?;
+    call(
+        remote.client(),
+        "worktree.review",
+        json!({
+            "session": id,
+            "note": args.note,
+            "comments": comments,
+            "file_comments": file_comments,
+        }),
+    )?;
+    let ended = remote.until_turn_ends()?;
+    outcome_of(ended, &id, "nodwyn run --resume", invocation.json)
 }
 
 /// `PATH:LINE:TEXT`, split at the first `:digits:`.
-fn line_comment(given: &str) -> anyhow::Result<(String, u64, String)> {
+fn line_comment(given: &str) -> anyhow::Result<LineComment> {
     for (at, _) in given.match_indices(':') {
         let rest = &given[at + 1..];
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
@@ -98,11 +100,11 @@ fn line_comment(given: &str) -> anyhow::Result<(String, u64, String)> {
             if text.trim().is_empty() {
                 break;
             }
-            return Ok((
-                given[..at].to_owned(),
-                rest[..digits].parse()?,
-                text.to_owned(),
-            ));
+            return Ok(LineComment {
+                path: given[..at].to_owned(),
+                line: rest[..digits].parse()?,
+                text: text.to_owned(),
+            });
         }
     }
     bail!("--comment {given}: write it as PATH:LINE:TEXT, such as src/app.rs:12:why this?")
