@@ -886,6 +886,13 @@ fn review_comments_reach_the_agent_as_one_message_and_refusals_come_first() {
         "Review of your changes (2 comments):\n\nClose.\n\nREADME.md\n  1. the whole file: too short\n  2. line 2: say what the plan is: a: b"
     );
     assert!(!sent.to_string().contains("secret plan of the file"));
+    // What the person commented on is what the next landing lands.
+    assert!(
+        env.records(short(&id))
+            .iter()
+            .any(|r| r["type"] == "review.shown"),
+        "the review's tree is recorded"
+    );
 
     // A closed session takes no review.
     env.nodwyn(&repo, &["worktree", "close", &id]).success();

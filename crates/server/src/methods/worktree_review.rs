@@ -1,5 +1,6 @@
 //! `worktree.review`: a person's comments on a session's changes, checked against its diff
-//! now and sent to it as one message, starting a turn.
+//! now (recorded as shown, as `worktree.diff` does) and sent to it as one message, starting a
+//! turn.
 
 use std::sync::Arc;
 
@@ -32,7 +33,8 @@ pub(super) async fn call(
     let limits = server.engine.host.limits;
     let id = live.id.clone();
     let text = blocking(move || {
-        let review = nodwyn_core::worktree::diff(&store, &id, &limits)?;
+        // The person commented on these changes: the next landing lands exactly them.
+        let review = nodwyn_core::worktree::diff_shown(&store, &id, &limits)?;
         let comments = Comments {
             note,
             lines: comments
