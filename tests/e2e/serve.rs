@@ -141,6 +141,16 @@ impl Wire {
     }
 
     /// Every message from the engine up to and including the first that `until` accepts.
+    /// Starts a run with `params` (`run.start`) and subscribes to its session: the session.
+    fn run_and_follow(&mut self, params: Value) -> String {
+        let session = self.ok("run.start", params)["session"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        self.ok("session.subscribe", json!({"session": session}));
+        session
+    }
+
     fn until(&mut self, until: impl Fn(&Value) -> bool) -> Vec<Value> {
         let mut got = Vec::new();
         let deadline = Instant::now() + WAIT;
@@ -490,12 +500,8 @@ fn a_daemon_killed_mid_turn_loses_nothing_and_the_next_one_resumes_the_session()
     configure(&env, &[("default", &model)], "");
     let daemon = Daemon::start(&env, &repo);
     let mut client = daemon.client();
-    let started = client.ok(
-        "run.start",
-        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
-    );
-    let session = started["session"].as_str().unwrap().to_owned();
-    client.ok("session.subscribe", json!({"session": session}));
+    let session =
+        client.run_and_follow(json!({"repo": repo, "task": "write a note", "worktree": "off"}));
     let before = client.until(is("approval.request"));
     let (code, _) = daemon.stop_with("KILL");
     assert_eq!(code, None, "killed");
@@ -580,12 +586,8 @@ fn the_socket_is_private_one_daemon_listens_and_sigterm_ends_turns_and_exits_0()
         "{missing}"
     );
 
-    let started = client.ok(
-        "run.start",
-        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
-    );
-    let session = started["session"].as_str().unwrap().to_owned();
-    client.ok("session.subscribe", json!({"session": session}));
+    let session =
+        client.run_and_follow(json!({"repo": repo, "task": "write a note", "worktree": "off"}));
     let asked = client.until(is("approval.request"));
     let request = asked.last().unwrap()["id"].clone();
     let socket = daemon.socket.clone();
@@ -622,12 +624,8 @@ fn a_question_nobody_answers_is_declined_at_the_configured_timeout_and_recorded(
     );
     let daemon = Daemon::start(&env, &repo);
     let mut client = daemon.client();
-    let started = client.ok(
-        "run.start",
-        json!({"repo": repo, "task": "write a note", "worktree": "off"}),
-    );
-    let session = started["session"].as_str().unwrap().to_owned();
-    client.ok("session.subscribe", json!({"session": session}));
+    let session =
+        client.run_and_follow(json!({"repo": repo, "task": "write a note", "worktree": "off"}));
     let rest = client.until(is("turn.completed"));
     assert_eq!(rest.last().unwrap()["params"]["end"]["reason"], "finished");
     let resolved = rest
@@ -681,14 +679,9 @@ fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
     );
     let daemon = Daemon::start(&env, &repo);
     let mut person = daemon.client();
-    let victim_session = person.ok(
-        "run.start",
+    let victim_session = person.run_and_follow(
         json!({"repo": repo, "task": "write a note", "worktree": "off", "model": "victim"}),
-    )["session"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    person.ok("session.subscribe", json!({"session": victim_session}));
+    );
     let question = person.until(is("approval.request")).pop().unwrap();
     let request = question["id"].as_str().unwrap().to_owned();
 
@@ -699,14 +692,9 @@ fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
         ),
         openai::text("Done."),
     ]);
-    let attacker_session = person.ok(
-        "run.start",
+    let attacker_session = person.run_and_follow(
         json!({"repo": repo, "task": "help", "worktree": "off", "model": "attacker"}),
-    )["session"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    person.ok("session.subscribe", json!({"session": attacker_session}));
+    );
     let asked = person
         .until(|m| m["method"] == "approval.request" && m["params"]["session"] == attacker_session);
     person.answer(asked.last().unwrap()["id"].as_str().unwrap(), "allow");

@@ -54,6 +54,18 @@ pub fn connect() -> anyhow::Result<Client> {
     Ok(client)
 }
 
+/// Session `session`'s full id (however it was named) and the `seq` of its last event, where
+/// following it from now starts.
+pub fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String, u64)> {
+    let end = call(
+        client,
+        "session.events",
+        json!({"session": session, "after": u64::MAX}),
+    )?;
+    let id = end["session"].as_str().unwrap_or(session).to_owned();
+    Ok((id, end["last"].as_u64().unwrap_or(0)))
+}
+
 /// Says who this client is to its engine.
 pub fn hello(client: &mut Client) -> anyhow::Result<()> {
     call(

@@ -41,6 +41,18 @@ fn append(runtime: &SessionRuntime, n: u64) {
         .unwrap();
 }
 
+/// A hub of `store` keeping `ring` events of each session and sending at most `replay` again.
+fn hub_of(store: Store, ring: usize, replay: u64) -> Hub {
+    Hub::new(store, Limits { ring, replay }, Duration::from_secs(5))
+}
+
+/// Records `numbers`' questions as unanswered, one record each.
+fn append_all(runtime: &SessionRuntime, numbers: std::ops::Range<u64>) {
+    for n in numbers {
+        append(runtime, n);
+    }
+}
+
 /// Every message queued for a client so far.
 fn drain(inbox: &mut Inbox) -> Vec<Value> {
     let mut messages = Vec::new();
@@ -63,17 +75,8 @@ async fn a_subscribe_while_records_are_written_misses_and_doubles_nothing() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
     // A small ring, so the replay comes partly from the log and partly from the ring.
-    let hub = Arc::new(Hub::new(
-        store,
-        Limits {
-            ring: 16,
-            replay: 100_000,
-        },
-        Duration::from_secs(5),
-    ));
-    for n in 0..50 {
-        append(&runtime, n);
-    }
+    let hub = Arc::new(hub_of(store, 16, 100_000));
+    append_all(&runtime, 0..50);
     hub.catch_up(&id);
     let writer = {
         let (hub, runtime, id) = (Arc::clone(&hub), Arc::clone(&runtime), id.clone());
@@ -109,17 +112,8 @@ async fn a_subscribe_while_records_are_written_misses_and_doubles_nothing() {
 async fn a_cursor_past_what_is_replayed_gets_one_resync() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
-    let hub = Hub::new(
-        store,
-        Limits {
-            ring: 4,
-            replay: 10,
-        },
-        Duration::from_secs(5),
-    );
-    for n in 0..29 {
-        append(&runtime, n);
-    }
+    let hub = hub_of(store, 4, 10);
+    append_all(&runtime, 0..29);
     let (outbox, mut inbox) = Outbox::new(1000);
     hub.subscribe(&id, Some(5), &outbox).await.unwrap();
     let messages = drain(&mut inbox);
@@ -280,17 +274,8 @@ async fn an_interrupt_cancels_a_question_and_nobody_answering_declines_it() {
 async fn a_backlog_larger_than_the_queue_reaches_a_client_that_reads() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
-    let hub = Hub::new(
-        store,
-        Limits {
-            ring: 16,
-            replay: 100_000,
-        },
-        Duration::from_secs(5),
-    );
-    for n in 0..499 {
-        append(&runtime, n);
-    }
+    let hub = hub_of(store, 16, 100_000);
+    append_all(&runtime, 0..499);
     let (outbox, mut inbox) = Outbox::new(64);
     let reading = tokio::spawn(async move {
         let mut seqs = Vec::new();
@@ -316,22 +301,11 @@ async fn a_backlog_larger_than_the_queue_reaches_a_client_that_reads() {
 async fn a_replay_deep_in_a_long_log_numbers_every_event_as_the_log_does() {
     let (_dir, store, runtime) = session();
     let id = runtime.id();
-    let hub = Hub::new(
-        store,
-        Limits {
-            ring: 4,
-            replay: 100_000,
-        },
-        Duration::from_secs(5),
-    );
+    let hub = hub_of(store, 4, 100_000);
     // Read in two batches, so the feed's places in the log are noted across both.
-    for n in 0..1500 {
-        append(&runtime, n);
-    }
+    append_all(&runtime, 0..1500);
     hub.catch_up(&id);
-    for n in 1500..3199 {
-        append(&runtime, n);
-    }
+    append_all(&runtime, 1500..3199);
     hub.catch_up(&id);
     for after in [0, 1022, 1023, 1024, 1025, 2047, 2048, 3100, 3199] {
         let (outbox, mut inbox) = Outbox::new(10_000);

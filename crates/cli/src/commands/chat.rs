@@ -134,24 +134,13 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
         Some(id) if !alone => {
             // Joined as it is: a turn may be running in it (and its call holding the session),
             // which is what a second terminal comes to watch and answer.
-            let end = call(
-                &mut client,
-                "session.events",
-                json!({"session": id, "after": u64::MAX}),
-            )?;
-            let session = end["session"].as_str().unwrap_or_default().to_owned();
-            (session, end["last"].as_u64().unwrap_or(0), true)
+            let (session, last) = crate::remote::last_event(&mut client, id)?;
+            (session, last, true)
         }
         Some(id) => {
             let resumed = call(&mut client, "session.resume", json!({"session": id}))?;
-            let session = resumed["session"].as_str().unwrap_or_default().to_owned();
-            let last = call(
-                &mut client,
-                "session.events",
-                json!({"session": session, "after": u64::MAX}),
-            )?["last"]
-                .as_u64()
-                .unwrap_or(0);
+            let (session, last) =
+                crate::remote::last_event(&mut client, resumed["session"].as_str().unwrap_or(id))?;
             (session, last, false)
         }
         None => {

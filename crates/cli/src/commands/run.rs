@@ -137,14 +137,8 @@ fn run_as_client(
     // Where the session is, told from the answer that opened it, and whether its turn started.
     let (session, root, branch, after, started) = if let Some(id) = &args.resume {
         let resumed = call(&mut client, "session.resume", json!({"session": id}))?;
-        let session = resumed["session"].as_str().unwrap_or_default().to_owned();
-        let last = call(
-            &mut client,
-            "session.events",
-            json!({"session": session, "after": u64::MAX}),
-        )?["last"]
-            .as_u64()
-            .unwrap_or(0);
+        let (session, last) =
+            crate::remote::last_event(&mut client, resumed["session"].as_str().unwrap_or(id))?;
         let branch = resumed["worktree"]["branch"].as_str().map(str::to_owned);
         (session, resumed["root"].clone(), branch, last, false)
     } else if args.daemon && args.model.is_some() {

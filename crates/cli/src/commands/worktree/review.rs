@@ -67,14 +67,7 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
     )?;
     let mut client = engine.client();
     crate::remote::hello(&mut client)?;
-    // The session's full id (notifications name it so) and its last event.
-    let end = call(
-        &mut client,
-        "session.events",
-        json!({"session": id, "after": u64::MAX}),
-    )?;
-    let id = end["session"].as_str().unwrap_or(&id).to_owned();
-    let last = end["last"].as_u64().unwrap_or(0);
+    let (id, last) = crate::remote::last_event(&mut client, &id)?;
     let mut remote = Remote::follow(client, id.clone(), last, invocation.json, true)?;
     call(
         remote.client(),
