@@ -21,6 +21,12 @@ use nodwyn_core::prim::sandbox;
 
 use crate::commands::Cli;
 
+/// The system's allocator, counting what each Scheme engine's thread allocates, so that a
+/// script's memory limit watches its own engine and not the whole process (where another
+/// session's turn in the same daemon would count against it).
+#[global_allocator]
+static ALLOCATOR: nodwyn_core::scheme::CountingAllocator = nodwyn_core::scheme::CountingAllocator;
+
 fn main() -> ExitCode {
     // The supervisor of a confined command and the exec step that confines it (see
     // nodwyn-proc) are this binary, started with one hidden argument; each must run before

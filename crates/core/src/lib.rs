@@ -71,7 +71,7 @@ pub mod prim {
 
 /// The embedded Scheme's types the command line needs for `prompt` and `eval`.
 pub mod scheme {
-    pub use nodwyn_scheme::{Agent, Limits, Source, THREAD_NAME, keep_warm};
+    pub use nodwyn_scheme::{Agent, CountingAllocator, Limits, Source, THREAD_NAME, keep_warm};
 }
 pub use project::{repository_of, session_at};
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};

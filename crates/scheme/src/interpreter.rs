@@ -71,6 +71,14 @@ fn resident_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
+impl Interpreter {
+    /// The memory the script's limit watches: what the engine's thread holds allocated when
+    /// the program counts it, else the program's resident size.
+    fn memory(&self) -> Option<u64> {
+        crate::allocation::held(&self.allocated).or_else(resident_memory)
+    }
+}
+
 /// What a script gave back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluated {
@@ -118,6 +126,8 @@ pub struct Interpreter {
     jobs: Sender<Job>,
     messages: Receiver<Message>,
     controller: ThreadStateController,
+    /// What the engine's thread holds allocated (see [`crate::allocation`]).
+    allocated: Arc<std::sync::atomic::AtomicIsize>,
     limits: Limits,
     broken: Option<String>,
 }
@@ -145,7 +155,7 @@ impl Interpreter {
             messenger,
             controller_out,
         })?;
-        let controller = controller_in
+        let (controller, allocated) = controller_in
             .recv()
             .map_err(|_| Error::Crashed("it did not start".to_owned()))?;
         Ok(Self {
@@ -153,6 +163,7 @@ impl Interpreter {
             jobs,
             messages,
             controller,
+            allocated,
             limits,
             broken: None,
         })
@@ -202,7 +213,7 @@ impl Interpreter {
         let mut interrupted = false;
         // Why the script was interrupted, when the host did it: the time or the memory.
         let mut stopped_for: Option<Error> = None;
-        let baseline = resident_memory();
+        let baseline = self.memory();
         let mut grace_left = INTERRUPT_GRACE;
         loop {
             let waiting = Instant::now();
@@ -232,7 +243,7 @@ impl Interpreter {
                 }
                 Err(RecvTimeoutError::Timeout) if !interrupted => {
                     remaining = remaining.saturating_sub(waiting.elapsed());
-                    let grown = match (baseline, resident_memory()) {
+                    let grown = match (baseline, self.memory()) {
                         (Some(before), Some(now)) => now.saturating_sub(before),
                         _ => 0,
                     };
@@ -303,7 +314,7 @@ pub(crate) struct Start {
     surroundings: Surroundings,
     jobs: Receiver<Job>,
     messenger: Sender<Message>,
-    controller_out: Sender<ThreadStateController>,
+    controller_out: Sender<(ThreadStateController, Arc<std::sync::atomic::AtomicIsize>)>,
 }
 
 /// An engine thread: makes a hardened engine (perhaps before anyone needs it, see
@@ -311,6 +322,7 @@ pub(crate) struct Start {
 /// dropped. An engine never serves a second interpreter: nothing one script leaves in it can
 /// reach another.
 pub(crate) fn engine_thread(starts: &Receiver<Start>) {
+    let counting = crate::allocation::ThisThread::counted();
     let clock = Instant::now();
     let made = catch_unwind(AssertUnwindSafe(hardened_engine));
     tracing::debug!(elapsed = ?clock.elapsed(), "a Scheme engine was made");
@@ -325,7 +337,7 @@ pub(crate) fn engine_thread(starts: &Receiver<Start>) {
         &start.surroundings,
         &start.jobs,
         &start.messenger,
-        &start.controller_out,
+        (&start.controller_out, counting.counter()),
     );
 }
 
@@ -336,7 +348,10 @@ fn serve(
     surroundings: &Surroundings,
     jobs: &Receiver<Job>,
     messages: &Sender<Message>,
-    controller_out: &Sender<ThreadStateController>,
+    (controller_out, allocated): (
+        &Sender<(ThreadStateController, Arc<std::sync::atomic::AtomicIsize>)>,
+        Arc<std::sync::atomic::AtomicIsize>,
+    ),
 ) {
     let started = catch_unwind(AssertUnwindSafe(move || {
         let mut engine = engine;
@@ -347,7 +362,7 @@ fn serve(
         return;
     };
     if controller_out
-        .send(engine.get_thread_state_controller())
+        .send((engine.get_thread_state_controller(), allocated))
         .is_err()
     {
         return;

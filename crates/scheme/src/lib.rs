@@ -6,6 +6,7 @@
 //! hardened ([`sandbox`]), untrusted text is screened before it compiles ([`screen`]), and every
 //! run has a time limit ([`Limits`]).
 
+mod allocation;
 mod bounds;
 mod error;
 mod host;
@@ -18,6 +19,7 @@ mod source;
 pub mod value;
 mod warm;
 
+pub use allocation::CountingAllocator;
 pub use error::Error;
 pub use host::{Host, Instructions, NoSession, PrimitiveSignature, Surroundings, WorktreeFacts};
 pub use interpreter::{Evaluated, Interpreter, Interrupter, Limits, THREAD_NAME};
