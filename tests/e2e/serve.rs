@@ -202,6 +202,14 @@ fn record_seqs(messages: &[Value]) -> Vec<u64> {
 }
 
 /// The person's configuration: profiles `default`, and `a` and `b` on `servers`.
+/// A model whose one answer writes `notes.txt`, a call the guard asks about in the checkout.
+fn writes_a_note() -> StandIn {
+    StandIn::start(vec![openai::call(
+        "fs-write",
+        json!({"path": "notes.txt", "content": "hi\n"}),
+    )])
+}
+
 fn configure(env: &TestEnv, servers: &[(&str, &StandIn)], extra: &str) {
     let mut text = String::new();
     for (name, server) in servers {
@@ -493,10 +501,7 @@ fn a_slow_checkout_hook_holds_no_other_client() {
 fn a_daemon_killed_mid_turn_loses_nothing_and_the_next_one_resumes_the_session() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    let model = StandIn::start(vec![openai::call(
-        "fs-write",
-        json!({"path": "notes.txt", "content": "hi\n"}),
-    )]);
+    let model = writes_a_note();
     configure(&env, &[("default", &model)], "");
     let daemon = Daemon::start(&env, &repo);
     let mut client = daemon.client();
@@ -541,10 +546,7 @@ fn a_daemon_killed_mid_turn_loses_nothing_and_the_next_one_resumes_the_session()
 fn the_socket_is_private_one_daemon_listens_and_sigterm_ends_turns_and_exits_0() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    let model = StandIn::start(vec![openai::call(
-        "fs-write",
-        json!({"path": "notes.txt", "content": "hi\n"}),
-    )]);
+    let model = writes_a_note();
     configure(&env, &[("default", &model)], "");
     let daemon = Daemon::start(&env, &repo);
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
@@ -861,10 +863,7 @@ impl Drop for KillOnDrop {
 fn a_client_whose_daemon_stops_says_so_and_exits() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    let model = StandIn::start(vec![openai::call(
-        "fs-write",
-        json!({"path": "notes.txt", "content": "hi\n"}),
-    )]);
+    let model = writes_a_note();
     configure(&env, &[("default", &model)], "");
     let daemon = Daemon::start_at(&env, &repo, None);
     let mut client = env

@@ -56,6 +56,7 @@ pub fn server(engine: Engine, runtime: &tokio::runtime::Runtime) -> anyhow::Resu
 /// This process's engine with one client, the command's own.
 pub struct InProcess {
     runtime: Option<tokio::runtime::Runtime>,
+    handle: tokio::runtime::Handle,
     server: Arc<Server>,
 }
 
@@ -65,19 +66,17 @@ impl InProcess {
         let runtime = runtime()?;
         let server = server(engine(store, overrides)?, &runtime)?;
         Ok(Self {
+            handle: runtime.handle().clone(),
             runtime: Some(runtime),
             server,
         })
     }
 
-    /// A client of the engine.
-    pub fn client(&self) -> Client {
-        let handle = self
-            .runtime
-            .as_ref()
-            .map(|r| r.handle().clone())
-            .unwrap_or_else(tokio::runtime::Handle::current);
-        Client::in_process(Arc::clone(&self.server), handle)
+    /// A client of the engine, which has said hello (as [`crate::remote::connect`]'s has).
+    pub fn client(&self) -> anyhow::Result<Client> {
+        let mut client = Client::in_process(Arc::clone(&self.server), self.handle.clone());
+        crate::remote::hello(&mut client)?;
+        Ok(client)
     }
 }
 

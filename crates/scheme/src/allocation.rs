@@ -36,32 +36,27 @@ fn count(delta: isize) {
     });
 }
 
-fn installed() {
-    if !INSTALLED.load(Ordering::Relaxed) {
-        INSTALLED.store(true, Ordering::Relaxed);
+/// Counts a new allocation of `size` bytes at `pointer`, when there is one.
+fn allocated(pointer: *mut u8, size: usize) -> *mut u8 {
+    if !pointer.is_null() {
+        if !INSTALLED.load(Ordering::Relaxed) {
+            INSTALLED.store(true, Ordering::Relaxed);
+        }
+        count(size as isize);
     }
+    pointer
 }
 
 // SAFETY: every call is passed to `System` unchanged; only a count is kept beside it.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract is `System`'s.
-        let pointer = unsafe { System.alloc(layout) };
-        if !pointer.is_null() {
-            installed();
-            count(layout.size() as isize);
-        }
-        pointer
+        allocated(unsafe { System.alloc(layout) }, layout.size())
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract is `System`'s.
-        let pointer = unsafe { System.alloc_zeroed(layout) };
-        if !pointer.is_null() {
-            installed();
-            count(layout.size() as isize);
-        }
-        pointer
+        allocated(unsafe { System.alloc_zeroed(layout) }, layout.size())
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {

@@ -125,9 +125,7 @@ pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
         // Between messages there is time to make the engines of the next turn (its prompt, and
         // a strategy's on-turn) ahead.
         nodwyn_core::scheme::keep_warm(2);
-        let mut client = engine.client();
-        crate::remote::hello(&mut client)?;
-        (client, Some(engine))
+        (engine.client()?, Some(engine))
     };
     let alone = engine.is_some();
     let (session, after, joined) = match &args.resume {

@@ -104,9 +104,7 @@ pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
                 max_tokens: args.max_tokens,
             },
         )?;
-        let mut client = engine.client();
-        crate::remote::hello(&mut client)?;
-        (client, Some(engine))
+        (engine.client()?, Some(engine))
     };
     let outcome = run_as_client(
         client,

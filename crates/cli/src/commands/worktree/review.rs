@@ -65,8 +65,7 @@ pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome>
             ..Overrides::default()
         },
     )?;
-    let mut client = engine.client();
-    crate::remote::hello(&mut client)?;
+    let mut client = engine.client()?;
     let (id, last) = crate::remote::last_event(&mut client, &id)?;
     let mut remote = Remote::follow(client, id.clone(), last, invocation.json, true)?;
     call(
