@@ -213,8 +213,9 @@ impl Approvals {
             decision: settled.decision,
             reason: settled.reason.clone(),
         };
-        let _ = waiting.reply.send(settled);
+        // Told before the asker goes on, so no client sees the turn move past an open question.
         hub.live(&waiting.session, &resolved);
+        let _ = waiting.reply.send(settled);
         true
     }
 }

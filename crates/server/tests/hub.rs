@@ -328,3 +328,43 @@ async fn a_replay_deep_in_a_long_log_numbers_every_event_as_the_log_does() {
         assert_eq!(names.len(), (3200 - after.max(1)) as usize, "after {after}");
     }
 }
+
+/// A turn goes on only after its question's settling was told: a client never sees the turn
+/// move past a question before it hears how the question was settled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_subscriber_hears_a_question_settled_before_its_asker_goes_on() {
+    let (_dir, store, runtime) = session();
+    let id = runtime.id();
+    let hub = Arc::new(Hub::new(store, Limits::default(), Duration::from_secs(30)));
+    let (client, mut inbox) = Outbox::new(10_000);
+    hub.subscribe(&id, None, &client).await.unwrap();
+    drain(&mut inbox);
+    let inbox = Arc::new(std::sync::Mutex::new(inbox));
+    for _ in 0..200 {
+        let asking = {
+            let (hub, id, inbox) = (Arc::clone(&hub), id.clone(), Arc::clone(&inbox));
+            std::thread::spawn(move || {
+                let (settled, request) =
+                    hub.approvals
+                        .ask(&hub, &id, question(&id), &Interrupt::new());
+                // What the client holds the moment the asker goes on.
+                let (_, resolved) = asked_and_resolved(&drain(&mut inbox.lock().unwrap()));
+                (settled, request, resolved)
+            })
+        };
+        let request = loop {
+            let asked = asked_and_resolved(&drain(&mut inbox.lock().unwrap())).0;
+            if let Some(request) = asked.into_iter().next() {
+                break request;
+            }
+            std::thread::yield_now();
+        };
+        hub.approvals
+            .answer(&hub, &request, Decision::Allow)
+            .unwrap();
+        let (settled, asked, resolved) = asking.join().unwrap();
+        assert_eq!(settled.decision, Decision::Allow);
+        assert_eq!(asked, request);
+        assert_eq!(resolved, vec![(request, "allow".to_owned())]);
+    }
+}
