@@ -12,8 +12,7 @@ use std::path::Path;
 use std::collections::BTreeMap;
 
 use anyhow::Context;
-use nodwyn_core::host::SandboxChoice;
-use nodwyn_core::worktree::WorktreeLocation;
+use nodwyn_protocol::settings::{CommandLimits, SandboxChoice, WorktreeLocation};
 use serde::Deserialize;
 
 use crate::model::{DEFAULT_PROFILE, ModelProfile, ModelSection, profiles};
@@ -225,9 +224,9 @@ impl Settings {
         if let Some(sandbox) = user.and_then(|c| c.sandbox) {
             settings.sandbox = SandboxChoice {
                 mode: match sandbox.mode {
-                    None | Some(SandboxMode::On) => nodwyn_core::host::SandboxMode::On,
-                    Some(SandboxMode::Off) => nodwyn_core::host::SandboxMode::Off,
-                    Some(SandboxMode::Ask) => nodwyn_core::host::SandboxMode::Ask,
+                    None | Some(SandboxMode::On) => nodwyn_protocol::settings::SandboxMode::On,
+                    Some(SandboxMode::Off) => nodwyn_protocol::settings::SandboxMode::Off,
+                    Some(SandboxMode::Ask) => nodwyn_protocol::settings::SandboxMode::Ask,
                 },
                 writable: sandbox
                     .writable
@@ -237,14 +236,11 @@ impl Settings {
                 network: sandbox.network.unwrap_or(true),
                 unix_sockets: sandbox.unix_sockets.unwrap_or(false),
                 limits: {
-                    let defaults = nodwyn_core::prim::sandbox::Limits::defaults();
-                    let mib = |value: Option<u64>, default: Option<u64>| {
-                        value.map(|m| m.saturating_mul(1 << 20)).or(default)
-                    };
-                    nodwyn_core::prim::sandbox::Limits {
-                        processes: sandbox.max_processes.or(defaults.processes),
-                        file_size: mib(sandbox.max_file_mb, defaults.file_size),
-                        memory: mib(sandbox.max_memory_mb, defaults.memory),
+                    let mib = |value: Option<u64>| value.map(|m| m.saturating_mul(1 << 20));
+                    CommandLimits {
+                        processes: sandbox.max_processes,
+                        file_size: mib(sandbox.max_file_mb),
+                        memory: mib(sandbox.max_memory_mb),
                     }
                 },
                 namespaces: sandbox.namespaces.unwrap_or(true),
@@ -367,6 +363,22 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_the_person_leaves_out_stays_nodwyns_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        std::fs::write(&user, "[sandbox]\nmax_file_mb = 3\nmax_processes = 64\n").unwrap();
+        let settings = Settings::resolve(Some(&user), None).unwrap();
+        assert_eq!(
+            settings.sandbox.limits,
+            CommandLimits {
+                processes: Some(64),
+                file_size: Some(3 << 20),
+                memory: None,
+            }
+        );
+    }
+
+    #[test]
     fn only_the_persons_own_file_sets_the_sandbox() {
         let dir = tempfile::tempdir().unwrap();
         let user = dir.path().join("user.toml");
@@ -379,11 +391,11 @@ mod tests {
         assert_eq!(
             settings.sandbox,
             SandboxChoice {
-                mode: nodwyn_core::host::SandboxMode::On,
+                mode: nodwyn_protocol::settings::SandboxMode::On,
                 writable: vec!["/opt/cache".into()],
                 network: false,
                 unix_sockets: true,
-                limits: nodwyn_core::prim::sandbox::Limits::defaults(),
+                limits: CommandLimits::default(),
                 namespaces: true,
             }
         );

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use nodwyn_guard::StandingAnswers;
 use nodwyn_prim::sandbox::Sandbox;
 use nodwyn_prim::{Context, Interrupt, Limits, WorktreeInfo};
+pub use nodwyn_protocol::settings::{CommandLimits, SandboxChoice, SandboxMode};
 
 use crate::Error;
 use crate::event::WorktreeFacts;
@@ -56,51 +57,6 @@ impl nodwyn_guard::Judge for SharedJudge {
         proposed: &nodwyn_guard::Verdict,
     ) -> Option<nodwyn_guard::Verdict> {
         self.0.judge(effect, proposed)
-    }
-}
-
-/// What the person's own configuration says about confining commands (`[sandbox]`); a
-/// repository's configuration cannot say anything about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SandboxChoice {
-    /// `mode`: confine (the default), not at all, or ask each time.
-    pub mode: SandboxMode,
-    /// Folders commands may write besides the session's own (`writable`).
-    pub writable: Vec<PathBuf>,
-    /// Whether commands may use the network (`network`, on unless turned off).
-    pub network: bool,
-    /// Whether commands may create Unix-domain sockets (`unix_sockets`, off unless turned on).
-    pub unix_sockets: bool,
-    /// Each command's resource limits (`max_processes`, `max_file_mb`, `max_memory_mb`).
-    pub limits: nodwyn_prim::sandbox::Limits,
-    /// Whether commands get namespaces of their own (`namespaces`, on unless turned off): off,
-    /// the protected paths are granted around by Landlock alone, as where none can be made.
-    pub namespaces: bool,
-}
-
-/// The person's `[sandbox] mode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SandboxMode {
-    /// Confine every command; where the system cannot, each command asks (`"on"`, the default).
-    #[default]
-    On,
-    /// Run commands unconfined, and say so in each result (`"off"`).
-    Off,
-    /// Run commands unconfined, each only with the person's security confirm (`"ask"`): what
-    /// happens anyway where the system cannot confine.
-    Ask,
-}
-
-impl Default for SandboxChoice {
-    fn default() -> Self {
-        Self {
-            mode: SandboxMode::On,
-            writable: Vec::new(),
-            network: true,
-            unix_sockets: false,
-            limits: nodwyn_prim::sandbox::Limits::defaults(),
-            namespaces: true,
-        }
     }
 }
 
@@ -193,7 +149,7 @@ impl HostSettings {
                     replaced: Vec::new(),
                     network: choice.network,
                     unix_sockets: choice.unix_sockets,
-                    limits: choice.limits,
+                    limits: command_limits(choice.limits),
                     namespaces: choice.namespaces,
                 },
             },
@@ -209,6 +165,16 @@ impl HostSettings {
             .flat_map(|(_, value)| std::env::split_paths(value).collect::<Vec<_>>())
             .filter(|folder| folder.is_absolute())
             .collect()
+    }
+}
+
+/// The limits a command runs under: the person's where set, nodwyn's own elsewhere.
+fn command_limits(chosen: CommandLimits) -> nodwyn_prim::sandbox::Limits {
+    let defaults = nodwyn_prim::sandbox::Limits::defaults();
+    nodwyn_prim::sandbox::Limits {
+        processes: chosen.processes.or(defaults.processes),
+        file_size: chosen.file_size.or(defaults.file_size),
+        memory: chosen.memory.or(defaults.memory),
     }
 }
 

@@ -9,7 +9,9 @@
 //! carry the same JSON over a socket. The conversation records of a session's log are the same
 //! [`Item`]s, so what a client was told and what the log keeps cannot drift apart.
 //!
-//! The records of a session's log are here too ([`record`]): core writes them, every front-end
+//! The plain choices of the person's configuration the engine obeys are here too ([`settings`]),
+//! so the configuration names them without depending on the engine. The records of a session's
+//! log are here as well ([`record`]): core writes them, every front-end
 //! reads them. Every message and record type's JSON is snapshot-tested (`tests/snapshots`): a
 //! changed field is a reviewed diff.
 
@@ -17,6 +19,7 @@ mod item;
 mod message;
 pub mod record;
 pub mod rpc;
+pub mod settings;
 
 pub use item::{Item, ModelCall, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{

@@ -14,15 +14,7 @@ use crate::Error;
 use crate::id::is_short_id;
 use crate::store::Store;
 
-/// Where new worktrees are made.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum WorktreeLocation {
-    /// Inside the repository, under `.nodwyn/worktrees/` (the default).
-    #[default]
-    Repository,
-    /// Under the data directory.
-    Data,
-}
+pub use nodwyn_protocol::settings::WorktreeLocation;
 
 /// The folders, relative to the repository, that must not be symbolic links.
 const ON_THE_WAY: [&str; 2] = [".nodwyn", ".nodwyn/worktrees"];
