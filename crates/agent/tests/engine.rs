@@ -155,8 +155,14 @@ fn setup() -> Setup {
         .to_string();
     let mut registry = Registry::builtin();
     registry.register(Ring).unwrap();
-    let runtime =
-        SessionRuntime::open(store, &id, Arc::new(registry), HostSettings::default()).unwrap();
+    let runtime = SessionRuntime::open(
+        store,
+        &id,
+        Arc::new(registry),
+        HostSettings::default(),
+        nodwyn_core::services::Services::default(),
+    )
+    .unwrap();
     Setup {
         _temp: temp,
         repo,

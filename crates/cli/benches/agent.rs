@@ -67,6 +67,7 @@ fn main() {
         &id,
         Arc::new(Registry::builtin()),
         nodwyn_core::host::HostSettings::default(),
+        nodwyn_core::services::Services::default(),
     )
     .unwrap();
     let engine = tokio::runtime::Builder::new_current_thread()
@@ -243,6 +244,7 @@ fn judged_agent(
         id,
         Arc::new(Registry::builtin()),
         nodwyn_core::host::HostSettings::default(),
+        nodwyn_core::services::Services::default(),
     )
     .unwrap();
     Agent::new(runtime, client, options, frontend).unwrap()

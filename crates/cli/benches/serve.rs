@@ -333,6 +333,7 @@ fn tool_calls(bench: &Bench, nodwyn: &str, repo: &Path, daemon: &mut Wire, model
             );
             host
         },
+        services: nodwyn_core::services::Services::default(),
         user_config: Some(bench.root.join("home/.config/nodwyn/config.toml")),
         scripts: nodwyn_core::scripts::ScriptOptions::default(),
         overrides: nodwyn_server::engine::Overrides::default(),

@@ -23,6 +23,7 @@ pub fn engine(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result
         store,
         registry: Arc::new(Registry::builtin()),
         host: environment::host_settings_confined(),
+        services: nodwyn_core::services::Services::default(),
         user_config: environment::user_config_file(),
         scripts: script_options(None)?,
         overrides,

@@ -12,7 +12,7 @@
 //! The guard's budget of irreversible actions spans a turn: [`crate::turn::Turn`] carries what
 //! its calls spent from one call to the next; [`call`] is a turn of one call.
 
-use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Scanner, Verdict};
+use nodwyn_guard::{AskKind, DecidedBy, Decision, DontAsk, Effect, Guard, Judge, Scanner, Verdict};
 use nodwyn_prim::{Fact, Registry};
 use serde::Serialize;
 use serde_json::Value;
@@ -23,7 +23,7 @@ use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
 use crate::person::{Person, Question};
-use crate::session::Followed;
+use crate::session::{Followed, Session};
 use crate::store::Store;
 
 /// A call that ran.
@@ -40,7 +40,9 @@ pub struct Called {
     pub note: Option<String>,
 }
 
-/// Runs `name` with `args` in session `id` through the guard and the log, as a turn of its own.
+/// Runs `name` with `args` in session `id` through the guard and the log, as a turn of its own;
+/// `judges` give the judges each call is put to after the guard's rules.
+#[allow(clippy::too_many_arguments)]
 pub fn call(
     store: &Store,
     id: &str,
@@ -49,23 +51,60 @@ pub fn call(
     args: &Value,
     person: &mut dyn Person,
     settings: &HostSettings,
+    judges: &dyn CallJudges,
 ) -> Result<Called, Error> {
     let path = CallPath {
         store,
         registry,
         settings,
+        judges,
         learned: &Learned::default(),
     };
     call_spending(&path, id, Calling::Run, name, args, person, &mut 0)
 }
 
-/// What every call needs besides the session: where sessions are, the primitives, and the
-/// settings taken from the person's environment.
+/// Who judges a call after the guard's rules: given to the call path by its caller (a session's
+/// runtime gives its strategy's `(on-call)` and the person's judge model, see
+/// [`crate::services::Services`]), so the call path itself knows no Scheme and no model.
+pub trait CallJudges: Sync {
+    /// The judges of `call`, consulted in order; the first that answers decides.
+    fn judges<'a>(&'a self, call: &CallToJudge<'a>) -> Vec<Box<dyn Judge + 'a>>;
+}
+
+/// No judge beyond the guard's rules.
+impl CallJudges for () {
+    fn judges<'a>(&'a self, _: &CallToJudge<'a>) -> Vec<Box<dyn Judge + 'a>> {
+        Vec::new()
+    }
+}
+
+/// A call as its judges are told it, beside its effect.
+#[derive(Clone, Copy)]
+pub struct CallToJudge<'a> {
+    /// Where the sessions are.
+    pub store: &'a Store,
+    /// The primitives.
+    pub registry: &'a Registry,
+    /// The person's settings.
+    pub settings: &'a HostSettings,
+    /// The session, as it was when the call came.
+    pub session: &'a Session,
+    /// The primitive called.
+    pub primitive: &'a str,
+    /// Its arguments as the log keeps them.
+    pub args: &'a Value,
+    /// Whether the repository's approved strategy made the call.
+    pub by_strategy: bool,
+}
+
+/// What every call needs besides the session: where sessions are, the primitives, the settings
+/// taken from the person's environment, and who judges it after the rules.
 #[derive(Clone, Copy)]
 pub(crate) struct CallPath<'a> {
     pub store: &'a Store,
     pub registry: &'a Registry,
     pub settings: &'a HostSettings,
+    pub judges: &'a dyn CallJudges,
     /// What the guard learned from the person's files: a turn's, kept from its first call on.
     pub learned: &'a Learned,
 }
@@ -147,6 +186,7 @@ pub(crate) fn call_in_turn(
         store,
         registry,
         settings,
+        judges,
         learned,
     } = *path;
     let primitive = registry.get(name)?;
@@ -184,22 +224,15 @@ pub(crate) fn call_in_turn(
         },
     )?;
     let (standing, note) = learned.standing(&session.repository)?;
-    // The strategy's (on-call) judges first (it may only refuse; not its own calls), then the
-    // person's judge model.
-    let mut judges: Vec<Box<dyn nodwyn_guard::Judge + '_>> = Vec::new();
-    if !matches!(calling, Calling::Strategy) {
-        judges.push(Box::new(crate::scripts::StrategyJudge {
-            store,
-            registry,
-            settings,
-            session,
-            primitive: name,
-            args: &logged_args,
-        }));
-    }
-    if let Some(judge) = &settings.judge {
-        judges.push(Box::new(judge.clone()));
-    }
+    let judges = judges.judges(&CallToJudge {
+        store,
+        registry,
+        settings,
+        session,
+        primitive: name,
+        args: &logged_args,
+        by_strategy: matches!(calling, Calling::Strategy),
+    });
     let mut guard = Guard::new(&session.root, &session.repository, standing)
         .with_spent(*spent)
         .with_judge(Box::new(nodwyn_guard::Judges(judges)));

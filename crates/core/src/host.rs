@@ -33,31 +33,6 @@ pub struct HostSettings {
     /// How `shell-exec` confines commands (see [`HostSettings::choose_sandbox`]); unavailable,
     /// so commands ask, until the host chooses.
     pub sandbox: Sandbox,
-    /// The judge consulted before a person is asked (a model, with `[judge] model`); none: the
-    /// guard's rules alone.
-    pub judge: Option<SharedJudge>,
-    /// The engines of the strategies' `(on-call)`, kept from one call to the next.
-    pub strategy_engines: crate::scripts::StrategyEngines,
-}
-
-/// A judge several calls share.
-#[derive(Clone)]
-pub struct SharedJudge(pub std::sync::Arc<dyn nodwyn_guard::Judge>);
-
-impl std::fmt::Debug for SharedJudge {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SharedJudge(..)")
-    }
-}
-
-impl nodwyn_guard::Judge for SharedJudge {
-    fn judge(
-        &self,
-        effect: &nodwyn_guard::Effect,
-        proposed: &nodwyn_guard::Verdict,
-    ) -> Option<nodwyn_guard::Verdict> {
-        self.0.judge(effect, proposed)
-    }
 }
 
 /// The variables a `shell-exec` command inherits from the person's environment: what programs

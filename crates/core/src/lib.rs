@@ -22,6 +22,7 @@ mod project;
 pub mod scan;
 pub mod scripts;
 pub mod seal;
+pub mod services;
 pub mod session;
 pub mod store;
 pub mod turn;

@@ -20,6 +20,7 @@ use crate::call::{CallPath, Called, Calling, Learned, abbreviated, append, call_
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::Person;
+use crate::services::Services;
 use crate::session::{Followed, Session};
 use crate::store::{Store, StoredSession};
 use crate::worktree::{Created, NewWorktree};
@@ -30,18 +31,21 @@ pub struct SessionRuntime {
     stored: StoredSession,
     registry: Arc<Registry>,
     settings: HostSettings,
+    /// The judge model and the strategy engines its calls are judged by.
+    services: Services,
     /// The session as its log tells it, read again only as far as the log grew.
     followed: std::sync::Mutex<Followed>,
 }
 
 impl SessionRuntime {
-    /// The runtime of session `id` (either form of its id, or its name); refused when the
-    /// session is closed.
+    /// The runtime of session `id` (either form of its id, or its name), its calls judged by
+    /// `services` after the guard's rules; refused when the session is closed.
     pub fn open(
         store: Store,
         id: &str,
         registry: Arc<Registry>,
         settings: HostSettings,
+        services: Services,
     ) -> Result<Arc<Self>, Error> {
         let stored = store.find(id)?;
         let followed = Followed::load(&stored)?;
@@ -54,6 +58,7 @@ impl SessionRuntime {
             stored,
             registry,
             settings,
+            services,
             followed: std::sync::Mutex::new(followed),
         }))
     }
@@ -98,6 +103,7 @@ impl SessionRuntime {
             store: &self.store,
             registry: &self.registry,
             settings: &self.settings,
+            judges: &self.services,
             options,
             spent,
             only: None,
@@ -276,6 +282,7 @@ impl Turn {
             store: &runtime.store,
             registry: &runtime.registry,
             settings: &runtime.settings,
+            judges: &runtime.services,
             learned: &self.learned,
         };
         let called = call_in_turn(

@@ -114,6 +114,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
         &args,
         &mut Approves,
         &settings,
+        &(),
     )
     .unwrap();
     assert_eq!(called.result, serde_json::json!({"lines": 3}));
@@ -128,6 +129,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
         &args,
         &mut NoTerminal,
         &settings,
+        &(),
     )
     .unwrap_err()
     .to_string();
@@ -142,6 +144,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
         store: &store,
         registry: &registry,
         settings: &settings,
+        judges: &(),
         options: &ScriptOptions::default(),
         spent: None,
         only: None,

@@ -55,6 +55,7 @@ fn session(temp: &Path, init: &str, approved: bool) -> Arc<SessionRuntime> {
         &id,
         Arc::new(Registry::builtin()),
         HostSettings::default(),
+        nodwyn_core::services::Services::default(),
     )
     .unwrap()
 }

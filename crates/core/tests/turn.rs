@@ -89,6 +89,7 @@ fn runtime(temp: &Path) -> (Arc<SessionRuntime>, Store) {
         &id,
         Arc::new(registry),
         HostSettings::default(),
+        nodwyn_core::services::Services::default(),
     )
     .unwrap();
     (runtime, store)

@@ -23,6 +23,7 @@ use nodwyn_core::Store;
 use nodwyn_core::host::HostSettings;
 use nodwyn_core::prim::Registry;
 use nodwyn_core::scripts::ScriptOptions;
+use nodwyn_core::services::Services;
 use nodwyn_core::worktree::WorktreeLocation;
 
 pub use server::NodwynServer;
@@ -38,6 +39,9 @@ pub struct Options {
     pub registry: Arc<Registry>,
     /// What primitives take from the person's environment.
     pub settings: HostSettings,
+    /// Who judges calls after the guard's rules: the repository's strategy and the judge model
+    /// the person configured; every session of the connection shares them.
+    pub services: Services,
     /// Where new worktrees go.
     pub location: WorktreeLocation,
     /// The person's prompts file and Scheme's time limit, for the `scheme` tool.

@@ -274,6 +274,7 @@ impl NodwynServer {
             id,
             Arc::clone(&self.options.registry),
             self.options.settings.clone(),
+            self.options.services.clone(),
         )?;
         let turn = runtime.start_turn_spending(Arc::clone(&self.spent))?;
         Ok(Active { runtime, turn })

@@ -1,6 +1,6 @@
 //! One way to assemble the engine: the person's configuration and environment in, what a
-//! session's turns need out (its settings, the host settings with the judge and an interrupt of
-//! its own, the model, the agent's options). `nodwyn run`, `chat`, `worktree review` and
+//! session's turns need out (its settings, the host settings with an interrupt of its own, its
+//! services with the judge model, the model, the agent's options). `nodwyn run`, `chat`, `worktree review` and
 //! `nodwyn serve` all assemble through here.
 
 use std::path::{Path, PathBuf};
@@ -10,9 +10,10 @@ use anyhow::bail;
 use nodwyn_agent::Options;
 use nodwyn_config::{ModelProfile, ModelProvider, Settings, WorktreeMode};
 use nodwyn_core::Store;
-use nodwyn_core::host::{HostSettings, SharedJudge};
+use nodwyn_core::host::HostSettings;
 use nodwyn_core::prim::{Interrupt, Registry};
 use nodwyn_core::scripts::ScriptOptions;
+use nodwyn_core::services::{Services, SharedJudge};
 use nodwyn_core::worktree::NewWorktree;
 use nodwyn_model::{ApiKey, Client, Profile, Provider};
 
@@ -26,6 +27,9 @@ pub struct Engine {
     pub registry: Arc<Registry>,
     /// The host settings every session starts from (each gets an interrupt of its own).
     pub host: HostSettings,
+    /// The services every session shares (the strategies' kept engines); each session gets the
+    /// judge model of its settings.
+    pub services: Services,
     /// The person's configuration file.
     pub user_config: Option<PathBuf>,
     /// Scheme's options (the person's prompts file, time limits).
@@ -52,31 +56,32 @@ impl Engine {
         Settings::resolve(self.user_config.as_deref(), repository)
     }
 
-    /// The host settings of one session: the engine's, with an interrupt no other session
-    /// shares, and the judge model the person configured (see [`judged`]).
+    /// The host settings of one session (the engine's, with an interrupt no other session
+    /// shares) and its services (the judge model the person configured, see [`judge_model`]).
     pub fn host_for_session(
         &self,
         settings: &Settings,
         handle: &tokio::runtime::Handle,
-    ) -> anyhow::Result<HostSettings> {
+    ) -> anyhow::Result<(HostSettings, Services)> {
         let mut host = self.host.clone();
         host.interrupt = Interrupt::new();
-        judged(host, settings, &self.store, &self.scripts, handle)
+        let judge = judge_model(&host, settings, &self.store, &self.scripts, handle)?;
+        Ok((host, self.services.with_judge(judge)))
     }
 }
 
-/// `host` with the judge model the person configured (`[judge] model`), if any: it answers
-/// ordinary questions before the person is asked, its prompt composed by `(judge-prompt
-/// effect)` from nodwyn's prompts and the person's own.
-pub fn judged(
-    mut host: HostSettings,
+/// The judge model the person configured (`[judge] model`), if any: it answers ordinary
+/// questions before the person is asked, its prompt composed by `(judge-prompt effect)` from
+/// nodwyn's prompts and the person's own (read with `host`'s settings).
+pub fn judge_model(
+    host: &HostSettings,
     settings: &Settings,
     store: &Store,
     scripts: &ScriptOptions,
     handle: &tokio::runtime::Handle,
-) -> anyhow::Result<HostSettings> {
+) -> anyhow::Result<Option<SharedJudge>> {
     let Some(choice) = &settings.judge else {
-        return Ok(host);
+        return Ok(None);
     };
     let profile = settings
         .model(Some(&choice.profile))
@@ -86,23 +91,21 @@ pub fn judged(
     let scripting_settings = host.clone();
     let scripts = scripts.clone();
     let compose = Box::new(move |effect: &nodwyn_core::guard::Effect, why: &str| {
+        // The prompt is composed from the person's files alone, and runs no primitive.
         let scripting = nodwyn_core::scripts::Scripting {
             store: &scripting_store,
             registry: &Registry::builtin(),
             settings: &scripting_settings,
+            judges: &(),
             options: &scripts,
             spent: None,
             only: None,
         };
         nodwyn_core::scripts::judge_prompt(&scripting, effect, why).map_err(|e| e.to_string())
     });
-    host.judge = Some(SharedJudge(Arc::new(nodwyn_agent::judge::ModelJudge::new(
-        model,
-        compose,
-        handle.clone(),
-        choice.timeout,
-    ))));
-    Ok(host)
+    Ok(Some(SharedJudge(Arc::new(
+        nodwyn_agent::judge::ModelJudge::new(model, compose, handle.clone(), choice.timeout),
+    ))))
 }
 
 /// The model client's profile, with the key read from the variable the profile names; and the

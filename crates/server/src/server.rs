@@ -200,12 +200,17 @@ fn open_live(
     let settings = engine
         .settings_for(in_git.then_some(session.repository.as_path()))
         .map_err(|e| configuration("bad_configuration", &e))?;
-    let host = engine
+    let (host, services) = engine
         .host_for_session(&settings, handle)
         .map_err(|e| configuration("bad_configuration", &e))?;
     let interrupt = host.interrupt.clone();
-    let runtime =
-        SessionRuntime::open(engine.store.clone(), id, Arc::clone(&engine.registry), host)?;
+    let runtime = SessionRuntime::open(
+        engine.store.clone(),
+        id,
+        Arc::clone(&engine.registry),
+        host,
+        services,
+    )?;
     let profile = settings
         .model(
             holding

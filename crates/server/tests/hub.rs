@@ -30,6 +30,7 @@ fn session() -> (tempfile::TempDir, Store, Arc<SessionRuntime>) {
         &id,
         Arc::new(Registry::builtin()),
         HostSettings::default(),
+        nodwyn_core::services::Services::default(),
     )
     .unwrap();
     (dir, store, runtime)

@@ -3,6 +3,7 @@
 use clap::Args;
 use nodwyn_core::call::call;
 use nodwyn_core::prim::{Param, Registry};
+use nodwyn_core::services::Services;
 
 use crate::commands::{Invocation, text_or_standard_input};
 use crate::environment;
@@ -66,6 +67,8 @@ pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
         &json,
         &mut person,
         &settings,
+        // The repository's approved strategy judges it after the rules, as in a turn.
+        &Services::default(),
     )?;
     output::notes(called.note.as_slice());
     if invocation.json {

@@ -86,8 +86,9 @@ fn serve(repo: &RepoArg, invocation: &Invocation) -> anyhow::Result<()> {
         .context("could not start the server's runtime")?;
     let store = invocation.store()?;
     // The person's judge model, if they configured one, answers before they are asked.
-    let host = nodwyn_server::engine::judged(
-        environment::host_settings_confined(),
+    let host = environment::host_settings_confined();
+    let judge = nodwyn_server::engine::judge_model(
+        &host,
         &settings,
         &store,
         &super::scheme_options::script_options(None)?,
@@ -98,6 +99,7 @@ fn serve(repo: &RepoArg, invocation: &Invocation) -> anyhow::Result<()> {
         store,
         registry: Arc::new(Registry::builtin()),
         settings: host,
+        services: nodwyn_core::services::Services::new(judge),
         location: settings.worktree_location,
         scripts: script_options(None)?,
     };

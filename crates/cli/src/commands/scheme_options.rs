@@ -9,6 +9,7 @@ use nodwyn_core::Store;
 use nodwyn_core::prim::Registry;
 use nodwyn_core::scheme::Limits;
 use nodwyn_core::scripts::{ScriptOptions, Scripting, Target};
+use nodwyn_core::services::Services;
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -72,8 +73,8 @@ pub fn script_options(time_limit: Option<f64>) -> anyhow::Result<ScriptOptions> 
     })
 }
 
-/// Runs `work` with Scheme's surroundings: `store`, `options`, the built-in primitives and what
-/// they take from the person's environment.
+/// Runs `work` with Scheme's surroundings: `store`, `options`, the built-in primitives, what
+/// they take from the person's environment, and the repository's strategy judging their calls.
 pub fn with_scripting<T>(
     store: &Store,
     options: &ScriptOptions,
@@ -83,6 +84,7 @@ pub fn with_scripting<T>(
         store,
         registry: &Registry::builtin(),
         settings: &environment::host_settings_confined(),
+        judges: &Services::default(),
         options,
         spent: None,
         only: None,

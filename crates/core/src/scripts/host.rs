@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::Store;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::call::{CallPath, Calling, call_spending};
+use crate::call::{CallJudges, CallPath, Calling, call_spending};
 use crate::event::WorktreeFacts as SessionWorktree;
 use crate::host::HostSettings;
 use crate::person::Person;
@@ -26,6 +26,8 @@ pub struct SessionHost<'a> {
     pub person: &'a mut dyn Person,
     /// What primitives take from the person's environment.
     pub settings: &'a HostSettings,
+    /// Who judges each call after the guard's rules.
+    pub judges: &'a dyn CallJudges,
     /// The agent's turn's spending of irreversible actions, when the script runs in one; else
     /// each call is a turn of its own.
     pub spent: Option<&'a AtomicU32>,
@@ -55,6 +57,7 @@ impl Host for SessionHost<'_> {
             store: self.store,
             registry: self.registry,
             settings: self.settings,
+            judges: self.judges,
             learned: &crate::call::Learned::default(),
         };
         let called = call_spending(

@@ -19,16 +19,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use nodwyn_guard::{CommandLine, Decision, Effect, Judge, Verdict};
-use nodwyn_prim::Registry;
 use nodwyn_scheme::{LayerId, NoSession, Scripts, Source};
 use serde_json::{Value, json};
 
 use super::{Reach, ScriptOptions, Scripting, Target, strategy, with_scripts, with_scripts_kept};
 use crate::Error;
-use crate::host::HostSettings;
+use crate::call::{CallJudges, CallToJudge};
 use crate::person::NoTerminal;
-use crate::session::Session;
-use crate::store::Store;
 
 /// The strategy's hook the guard consults for every call it does not refuse.
 const ON_CALL: &str = "on-call";
@@ -125,21 +122,15 @@ pub fn judge_prompt(
     Ok(value.text)
 }
 
-/// The repository's approved strategy as a judge of one call in `session`: it may refuse the
-/// call (`(on-call call)`), never allow it.
+/// The repository's approved strategy as a judge of one call: it may refuse the call
+/// (`(on-call call)`), never allow it.
 pub struct StrategyJudge<'a> {
-    /// Where the sessions are.
-    pub store: &'a Store,
-    /// The primitives (bound in Scheme, though none runs here).
-    pub registry: &'a Registry,
-    /// The person's settings.
-    pub settings: &'a HostSettings,
-    /// The session, as it was when the call came.
-    pub session: &'a Session,
-    /// The primitive called.
-    pub primitive: &'a str,
-    /// Its arguments as the log keeps them.
-    pub args: &'a Value,
+    /// The call.
+    pub call: CallToJudge<'a>,
+    /// The engines kept from one call to the next.
+    pub engines: &'a StrategyEngines,
+    /// Who judges the calls of the strategy's engine (none runs while a call waits).
+    pub judges: &'a dyn CallJudges,
 }
 
 impl Judge for StrategyJudge<'_> {
@@ -149,7 +140,7 @@ impl Judge for StrategyJudge<'_> {
         }
         // A strategy that does not define (on-call) costs a read of its text, no engine; one
         // that cannot be read is no strategy, as for every other hook.
-        let root = self.session.strategy_folder();
+        let root = self.call.session.strategy_folder();
         let init = root.join(".nodwyn").join("init.scm");
         let Ok(Some(text)) = strategy::read_plain(&init) else {
             return None;
@@ -178,8 +169,8 @@ impl StrategyJudge<'_> {
     /// gone: its rules no longer hold, so the session fails closed until a person approves what
     /// is there now. `None` while it is as approved (or a person approved the new content).
     fn strategy_changed(&self) -> Option<String> {
-        let in_force = self.session.strategy_in_force.as_deref()?;
-        let root = self.session.strategy_folder();
+        let in_force = self.call.session.strategy_in_force.as_deref()?;
+        let root = self.call.session.strategy_folder();
         let prompts = strategy::read_prompts(root).ok().flatten();
         let now = strategy::read_strategy(root, prompts.as_ref())
             .ok()
@@ -187,14 +178,18 @@ impl StrategyJudge<'_> {
         let how = match &now {
             Some(now) if now.sha256 == in_force => return None,
             Some(now)
-                if strategy::is_approved(self.store, &self.session.repository, &now.sha256)
-                    .unwrap_or(false) =>
+                if strategy::is_approved(
+                    self.call.store,
+                    &self.call.session.repository,
+                    &now.sha256,
+                )
+                .unwrap_or(false) =>
             {
                 return None;
             }
             Some(_) => format!(
                 "has changed since it was approved: read what is there now and approve it on a terminal with `nodwyn prompt --session {}`, or put the approved file back",
-                self.session.id.short()
+                self.call.session.id.short()
             ),
             None => "is gone: put the approved file back, or open a new session".to_owned(),
         };
@@ -212,9 +207,9 @@ impl StrategyJudge<'_> {
         proposed: &Verdict,
         found: strategy::Strategy,
     ) -> Result<Option<String>, Error> {
-        let mut call = described(effect, Some(&self.session.root));
-        call.insert("primitive".to_owned(), self.primitive.into());
-        call.insert("args".to_owned(), self.args.clone());
+        let mut call = described(effect, Some(&self.call.session.root));
+        call.insert("primitive".to_owned(), self.call.primitive.into());
+        call.insert("args".to_owned(), self.call.args.clone());
         call.insert(
             "proposed".to_owned(),
             match proposed.decision {
@@ -226,15 +221,19 @@ impl StrategyJudge<'_> {
         );
         call.insert(
             "recent-calls".to_owned(),
-            serde_json::to_value(&self.session.recent_calls).unwrap_or(Value::Null),
+            serde_json::to_value(&self.call.session.recent_calls).unwrap_or(Value::Null),
         );
-        let root = &self.session.root;
+        let root = &self.call.session.root;
         // Only an approved strategy judges; its content is what a kept engine was loaded with.
-        if !strategy::is_approved(self.store, &self.session.repository, &found.sha256)? {
+        if !strategy::is_approved(
+            self.call.store,
+            &self.call.session.repository,
+            &found.sha256,
+        )? {
             return Ok(None);
         }
         let key = EngineKey {
-            session: self.session.id.to_string(),
+            session: self.call.session.id.to_string(),
             root: root.clone(),
             sha256: found.sha256,
         };
@@ -248,7 +247,7 @@ impl StrategyJudge<'_> {
             scripts.hook(ON_CALL, &[call], host)
         };
         let call = Value::Object(call);
-        let (answer, engine) = match self.settings.strategy_engines.take(&key) {
+        let (answer, engine) = match self.engines.take(&key) {
             Some(mut engine) => {
                 let answer = hook(
                     &mut engine.scripts,
@@ -261,16 +260,17 @@ impl StrategyJudge<'_> {
             None => {
                 let options = ScriptOptions::default();
                 let scripting = Scripting {
-                    store: self.store,
-                    registry: self.registry,
-                    settings: self.settings,
+                    store: self.call.store,
+                    registry: self.call.registry,
+                    settings: self.call.settings,
+                    judges: self.judges,
                     options: &options,
                     spent: None,
                     only: None,
                 };
                 let ((answer, strategy), _, _, scripts) = with_scripts_kept(
                     &scripting,
-                    Target::Loaded(self.session),
+                    Target::Loaded(self.call.session),
                     &mut NoTerminal,
                     Reach::Nothing,
                     |scripts, host, loaded| {
@@ -287,7 +287,7 @@ impl StrategyJudge<'_> {
                 )
             }
         };
-        self.settings.strategy_engines.keep(engine);
+        self.engines.keep(engine);
         match answer.map(|value| value.json) {
             None | Some(Some(Value::Bool(false))) => Ok(None),
             Some(Some(Value::String(reason))) => Ok(Some(reason)),

@@ -23,7 +23,7 @@ use nodwyn_scheme::{
 };
 use serde::Serialize;
 
-use crate::call::append;
+use crate::call::{CallJudges, append};
 use crate::event::Event;
 use crate::host::HostSettings;
 use crate::person::{Person, StrategyQuestion};
@@ -101,6 +101,8 @@ pub struct Scripting<'a> {
     pub registry: &'a Registry,
     /// What primitives take from the person's environment.
     pub settings: &'a HostSettings,
+    /// Who judges the calls its scripts make, after the guard's rules.
+    pub judges: &'a dyn CallJudges,
     /// The person's prompts file and the time limit.
     pub options: &'a ScriptOptions,
     /// When Scheme runs inside an agent's turn (the `scheme` tool), the turn's spending of
@@ -353,6 +355,7 @@ fn with_scripts_kept<T>(
         store,
         registry,
         settings,
+        judges,
         options,
         spent,
         only,
@@ -428,6 +431,7 @@ fn with_scripts_kept<T>(
             registry,
             person,
             settings,
+            judges,
             spent,
             strategy: reach == Reach::Strategy,
             only,

@@ -1,0 +1,74 @@
+//! The plain choices of the person's configuration that the engine obeys: how an agent's
+//! commands are confined and where new worktrees go. `nodwyn-config` reads them from the
+//! configuration files and core acts on them, so both name the same values without the
+//! configuration depending on the engine.
+
+use std::path::PathBuf;
+
+/// How an agent's commands are confined (the person's `[sandbox]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxChoice {
+    /// `mode`: confine (the default), not at all, or ask each time.
+    pub mode: SandboxMode,
+    /// Folders commands may write besides the session's own (`writable`).
+    pub writable: Vec<PathBuf>,
+    /// Whether commands may use the network (`network`, on unless turned off).
+    pub network: bool,
+    /// Whether commands may create Unix-domain sockets (`unix_sockets`, off unless turned on).
+    pub unix_sockets: bool,
+    /// Each command's resource limits (`max_processes`, `max_file_mb`, `max_memory_mb`).
+    pub limits: CommandLimits,
+    /// Whether commands get namespaces of their own (`namespaces`, on unless turned off): off,
+    /// the protected paths are granted around by Landlock alone, as where none can be made.
+    pub namespaces: bool,
+}
+
+impl Default for SandboxChoice {
+    /// What nodwyn does when the person chose nothing: confine, with the network, without
+    /// Unix sockets, in namespaces, at nodwyn's own limits.
+    fn default() -> Self {
+        Self {
+            mode: SandboxMode::On,
+            writable: Vec::new(),
+            network: true,
+            unix_sockets: false,
+            limits: CommandLimits::default(),
+            namespaces: true,
+        }
+    }
+}
+
+/// The person's `[sandbox] mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SandboxMode {
+    /// Confine every command; where the system cannot, each command asks (`"on"`, the default).
+    #[default]
+    On,
+    /// Run commands unconfined, and say so in each result (`"off"`).
+    Off,
+    /// Run commands unconfined, each only with the person's security confirm (`"ask"`): what
+    /// happens anyway where the system cannot confine.
+    Ask,
+}
+
+/// The resource limits the person set for each command; `None` keeps nodwyn's own for that
+/// limit (2,048 processes and threads, files of 16 GiB, half the machine's memory).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CommandLimits {
+    /// Processes and threads at once.
+    pub processes: Option<u64>,
+    /// The largest file a command may write, in bytes.
+    pub file_size: Option<u64>,
+    /// The data one process may hold, in bytes.
+    pub memory: Option<u64>,
+}
+
+/// Where new worktrees are made (`worktrees.location`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WorktreeLocation {
+    /// Inside the repository, under `.nodwyn/worktrees/` (the default).
+    #[default]
+    Repository,
+    /// Under the data directory.
+    Data,
+}
