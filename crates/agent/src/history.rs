@@ -7,10 +7,10 @@ use nodwyn_model::{Message, ToolCall};
 use nodwyn_protocol::Item;
 
 /// What a tool call without a result is given.
-pub const INTERRUPTED: &str = "[nodwyn: this call was interrupted before it gave a result]";
+pub(crate) const INTERRUPTED: &str = "[nodwyn: this call was interrupted before it gave a result]";
 
 /// The messages of `items`, in order.
-pub fn messages(items: &[Item]) -> Vec<Message> {
+pub(crate) fn messages(items: &[Item]) -> Vec<Message> {
     let mut messages = Vec::new();
     let mut waiting: Vec<String> = Vec::new();
     for item in items {
@@ -69,7 +69,7 @@ fn answer_waiting(messages: &mut Vec<Message>, waiting: &mut Vec<String>) {
 
 /// `messages` with the oldest tool results elided until the whole is under three quarters of
 /// `context_tokens` (about four characters a token); the last message is always kept.
-pub fn fitted(messages: &[Message], system: &str, context_tokens: Option<u64>) -> Vec<Message> {
+pub(crate) fn fitted(messages: &[Message], system: &str, context_tokens: Option<u64>) -> Vec<Message> {
     let mut fitted = messages.to_vec();
     let Some(context) = context_tokens else {
         return fitted;

@@ -12,10 +12,10 @@ use serde_json::json;
 pub const SCHEME_TOOL: &str = "scheme";
 
 /// The tool that hands a task to one of the session's sub-agents.
-pub const AGENT_TOOL: &str = "agent";
+pub(crate) const AGENT_TOOL: &str = "agent";
 
 /// The `agent` tool, for the sub-agents named.
-pub fn agent_tool(names: &[String]) -> Tool {
+pub(crate) fn agent_tool(names: &[String]) -> Tool {
     Tool {
         name: AGENT_TOOL.to_owned(),
         description: "Hands a task to one of this session's sub-agents, which works on it alone, in the session's worktree, and gives back its final answer.".to_owned(),
@@ -32,7 +32,7 @@ pub fn agent_tool(names: &[String]) -> Tool {
 }
 
 /// The tools for a session with (`in_worktree`) or without a worktree.
-pub fn offered(registry: &Registry, in_worktree: bool) -> Vec<Tool> {
+pub(crate) fn offered(registry: &Registry, in_worktree: bool) -> Vec<Tool> {
     let mut tools: Vec<Tool> = registry
         .iter()
         .filter(|primitive| in_worktree || !primitive.worktree_only())
@@ -56,7 +56,7 @@ pub fn offered(registry: &Registry, in_worktree: bool) -> Vec<Tool> {
 }
 
 /// `text` cut to `longest` characters, with a note saying how much was left out.
-pub fn cut(text: String, longest: usize) -> String {
+pub(crate) fn cut(text: String, longest: usize) -> String {
     let count = text.chars().count();
     if count <= longest {
         return text;

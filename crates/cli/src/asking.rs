@@ -20,7 +20,7 @@ const PASTE_WINDOW: Duration = Duration::from_millis(30);
 
 /// Asks `prompt` (already escaped) on stderr and reads the answer from stdin: yes, no, or
 /// `None` when stdin ended.
-pub fn yes_or_no(prompt: &str) -> Option<bool> {
+pub(crate) fn yes_or_no(prompt: &str) -> Option<bool> {
     match yes_or_no_while(prompt, || true) {
         Asked::Answered(answer) => Some(answer),
         Asked::Ended | Asked::Settled => None,
@@ -29,7 +29,7 @@ pub fn yes_or_no(prompt: &str) -> Option<bool> {
 
 /// What came of a question asked while something else could settle it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Asked {
+pub(crate) enum Asked {
     /// The person answered.
     Answered(bool),
     /// Standard input ended.
@@ -40,7 +40,7 @@ pub enum Asked {
 
 /// [`yes_or_no`], looking every 100 ms whether `still_open` says the question still waits
 /// (a daemon's question another client may answer first).
-pub fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool) -> Asked {
+pub(crate) fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool) -> Asked {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     let discarded = discard_waiting_input(&stdin);
@@ -84,7 +84,7 @@ pub fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool) -> As
 
 /// Whether standard input has something to read within `wait` (always, when it is no
 /// terminal: a read then simply blocks or ends).
-pub fn input_waits(stdin: &std::io::Stdin, wait: Duration) -> bool {
+pub(crate) fn input_waits(stdin: &std::io::Stdin, wait: Duration) -> bool {
     if !stdin.is_terminal() {
         return true;
     }
@@ -103,7 +103,7 @@ pub fn input_waits(stdin: &std::io::Stdin, wait: Duration) -> bool {
 static EXIT_ASKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Whether a question was answered `/exit` (see [`yes_or_no`]).
-pub fn exit_asked() -> bool {
+pub(crate) fn exit_asked() -> bool {
     EXIT_ASKED.load(std::sync::atomic::Ordering::SeqCst)
 }
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 /// Prints a clap error in nodwyn's form and returns its exit code (0 for `--help`/`--version`).
 /// `json` says whether `--json` was among the arguments.
-pub fn usage(error: clap::Error, json: bool) -> ExitCode {
+pub(crate) fn usage(error: clap::Error, json: bool) -> ExitCode {
     use clap::error::ErrorKind;
     match error.kind() {
         ErrorKind::DisplayHelp
@@ -38,7 +38,7 @@ pub fn usage(error: clap::Error, json: bool) -> ExitCode {
 
 /// Prints an error (and, with `json`, its JSON document on stdout) and returns `exit` (1, or 2
 /// for the checks a hook runs). A closed stdout (`nodwyn ... | head`) is not an error.
-pub fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
+pub(crate) fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
     if is_broken_pipe(error) {
         return ExitCode::SUCCESS;
     }
@@ -61,7 +61,7 @@ pub fn report(error: &anyhow::Error, json: bool, exit: u8) -> ExitCode {
 /// An error of the command line itself with a stable code (and, for arguments that do not
 /// parse, exit 2 as a usage error).
 #[derive(Debug)]
-pub struct Coded {
+pub(crate) struct Coded {
     /// The stable code.
     pub code: &'static str,
     /// The sentence.
@@ -79,7 +79,7 @@ impl std::fmt::Display for Coded {
 impl std::error::Error for Coded {}
 
 /// An error with `code` and `sentence`, exit 1.
-pub fn coded(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
+pub(crate) fn coded(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Coded {
         code,
         sentence: sentence.into(),
@@ -89,12 +89,12 @@ pub fn coded(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
 
 /// An error with a code the daemon gave (`turn_running`, `worktree_dirty`, ...) and its
 /// sentence, exit 1. The code is kept for the rest of the process, which ends with this error.
-pub fn coded_owned(code: String, sentence: impl Into<String>) -> anyhow::Error {
+pub(crate) fn coded_owned(code: String, sentence: impl Into<String>) -> anyhow::Error {
     coded(Box::leak(code.into_boxed_str()), sentence)
 }
 
 /// Arguments that do not parse: `code` and `sentence`, exit 2 as a usage error.
-pub fn bad_input(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
+pub(crate) fn bad_input(code: &'static str, sentence: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Coded {
         code,
         sentence: sentence.into(),
@@ -130,7 +130,7 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 /// The stable code of an error: the library's own, else `error`.
-pub fn kind(error: &anyhow::Error) -> &'static str {
+pub(crate) fn kind(error: &anyhow::Error) -> &'static str {
     for cause in error.chain() {
         if let Some(e) = cause.downcast_ref::<nodwyn_core::Error>() {
             return e.code();

@@ -15,10 +15,10 @@ use nodwyn_text::{EscapingWriter, escape_line};
 use crate::status::StatusLine;
 
 /// What every line of the model's text starts with on the terminal.
-pub const MODEL_GUTTER: &str = "\u{2502} ";
+pub(crate) const MODEL_GUTTER: &str = "\u{2502} ";
 
 /// How `nodwyn run` shows a run.
-pub struct RunView {
+pub(crate) struct RunView {
     json: bool,
     state: Mutex<ViewState>,
     /// Each primitive's parameters in the order it declares them: a call's arguments are shown
@@ -52,7 +52,7 @@ struct ViewState {
 
 impl RunView {
     /// A view printing JSON Lines (`json`) or text.
-    pub fn new(json: bool) -> Self {
+    pub(crate) fn new(json: bool) -> Self {
         Self {
             json,
             state: Mutex::new(ViewState::default()),
@@ -63,7 +63,7 @@ impl RunView {
 
     /// The view, showing the calls of `registry`'s primitives with their arguments in the order
     /// each declares them.
-    pub fn knowing(mut self, registry: &nodwyn_core::prim::Registry) -> Self {
+    pub(crate) fn knowing(mut self, registry: &nodwyn_core::prim::Registry) -> Self {
         self.parameters = registry
             .iter()
             .map(|primitive| {
@@ -228,7 +228,7 @@ impl RunView {
 impl RunView {
     /// Makes room for a question: it starts on a fresh line, after whatever the model was
     /// writing, with no status line under it.
-    pub fn before_question(&self) {
+    pub(crate) fn before_question(&self) {
         self.status.clear();
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.mid_line {
@@ -243,7 +243,7 @@ const WAITING: &str = "waiting for the model";
 
 impl RunView {
     /// Shows `notification` as text on stderr (nothing with `--json`).
-    pub fn notify(&self, notification: &Notification) {
+    pub(crate) fn notify(&self, notification: &Notification) {
         if !self.json {
             self.text(notification);
         }

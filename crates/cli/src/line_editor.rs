@@ -15,7 +15,7 @@ use std::path::PathBuf;
 const KEPT: usize = 500;
 
 /// Reads messages, with the history of `file`.
-pub struct LineEditor {
+pub(crate) struct LineEditor {
     history: Vec<String>,
     file: Option<PathBuf>,
 }
@@ -44,7 +44,7 @@ struct Line {
 
 impl LineEditor {
     /// An editor whose history is kept in `file` (read now, appended to with every message).
-    pub fn new(file: Option<PathBuf>) -> Self {
+    pub(crate) fn new(file: Option<PathBuf>) -> Self {
         let history = file
             .as_ref()
             .and_then(|f| std::fs::read_to_string(f).ok())
@@ -58,7 +58,7 @@ impl LineEditor {
     }
 
     /// Reads one message after `prompt` (on stderr); `None` when the input ended.
-    pub fn read(&mut self, prompt: &str) -> std::io::Result<Option<String>> {
+    pub(crate) fn read(&mut self, prompt: &str) -> std::io::Result<Option<String>> {
         let stdin = std::io::stdin();
         if !(stdin.is_terminal() && std::io::stderr().is_terminal()) {
             let mut stderr = std::io::stderr();

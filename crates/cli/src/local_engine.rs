@@ -15,7 +15,7 @@ use crate::environment;
 
 /// How every session of this process's engine is assembled; `overrides` are the command line's
 /// choices over the configuration.
-pub fn engine(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result<Engine> {
+pub(crate) fn engine(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result<Engine> {
     // A turn composes its prompt in a Scheme engine of its own: one is made ahead, in the
     // background, while the session is set up.
     nodwyn_core::scheme::keep_warm(1);
@@ -31,7 +31,7 @@ pub fn engine(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result
 }
 
 /// The runtime an engine's turns run on (model calls, commands, the judge's questions).
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -41,7 +41,7 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// A server of `engine` on `runtime`, its questions declined after the person's configured
 /// timeout.
-pub fn server(engine: Engine, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Arc<Server>> {
+pub(crate) fn server(engine: Engine, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Arc<Server>> {
     let settings =
         nodwyn_config::Settings::resolve(environment::user_config_file().as_deref(), None)?;
     Ok(Server::new(
@@ -55,7 +55,7 @@ pub fn server(engine: Engine, runtime: &tokio::runtime::Runtime) -> anyhow::Resu
 }
 
 /// This process's engine with one client, the command's own.
-pub struct InProcess {
+pub(crate) struct InProcess {
     runtime: Option<tokio::runtime::Runtime>,
     handle: tokio::runtime::Handle,
     server: Arc<Server>,
@@ -63,7 +63,7 @@ pub struct InProcess {
 
 impl InProcess {
     /// The engine of `store`, with the command line's `overrides`.
-    pub fn start(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result<Self> {
+    pub(crate) fn start(store: nodwyn_core::Store, overrides: Overrides) -> anyhow::Result<Self> {
         let runtime = runtime()?;
         let server = server(engine(store, overrides)?, &runtime)?;
         Ok(Self {
@@ -74,7 +74,7 @@ impl InProcess {
     }
 
     /// A client of the engine, which has said hello (as [`crate::remote::connect`]'s has).
-    pub fn client(&self) -> anyhow::Result<Client> {
+    pub(crate) fn client(&self) -> anyhow::Result<Client> {
         let mut client = Client::in_process(Arc::clone(&self.server), self.handle.clone());
         crate::remote::hello(&mut client)?;
         Ok(client)

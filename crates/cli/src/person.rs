@@ -10,7 +10,7 @@ use crate::output::{self, printable};
 const SHOWN_LINES: usize = 60;
 
 /// The person at this terminal.
-pub struct Terminal;
+pub(crate) struct Terminal;
 
 impl Person for Terminal {
     fn ask(&mut self, question: &Question) -> Option<bool> {
@@ -44,7 +44,7 @@ impl Person for Terminal {
 
 /// The question whether a repository's strategy may run: its files (path and text) shown, each
 /// line escaped.
-pub fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &str)]) -> String {
+pub(crate) fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &str)]) -> String {
     let mut shown = String::new();
     for (path, text) in files {
         let lines: Vec<&str> = text.lines().collect();
@@ -70,7 +70,7 @@ pub fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &str)]) ->
 
 /// The question put to the person: what the call does comes from the agent (a command line, a
 /// path), so it is shown escaped, not obeyed.
-pub fn question_prompt(kind: &str, session: &str, action: &str, why: &str) -> String {
+pub(crate) fn question_prompt(kind: &str, session: &str, action: &str, why: &str) -> String {
     format!(
         "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
         printable(session),
@@ -80,7 +80,7 @@ pub fn question_prompt(kind: &str, session: &str, action: &str, why: &str) -> St
 }
 
 /// Asks the person at this terminal `prompt`; `None` when nobody is at a terminal.
-pub fn confirm(prompt: &str) -> Option<bool> {
+pub(crate) fn confirm(prompt: &str) -> Option<bool> {
     if !output::person_at_terminal() {
         return None;
     }

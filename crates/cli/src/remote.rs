@@ -18,7 +18,7 @@ use crate::frontend::RunView;
 use crate::{environment, output};
 
 /// A session followed through the daemon.
-pub struct Remote {
+pub(crate) struct Remote {
     client: Client,
     view: RunView,
     json: bool,
@@ -31,7 +31,7 @@ pub struct Remote {
 }
 
 /// What a turn came to: how it ended, and the model's answer.
-pub struct Ended {
+pub(crate) struct Ended {
     /// How it ended.
     pub end: TurnEnd,
     /// The model's last text.
@@ -39,7 +39,7 @@ pub struct Ended {
 }
 
 /// The client of the daemon at its socket, or a sentence saying none listens.
-pub fn connect() -> anyhow::Result<Client> {
+pub(crate) fn connect() -> anyhow::Result<Client> {
     let socket = environment::daemon_socket()?;
     let mut client = Client::connect(&socket).map_err(|e| {
         crate::error::coded(
@@ -56,7 +56,7 @@ pub fn connect() -> anyhow::Result<Client> {
 
 /// Session `session`'s full id (however it was named) and the `seq` of its last event, where
 /// following it from now starts.
-pub fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String, u64)> {
+pub(crate) fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String, u64)> {
     let end = call(
         client,
         "session.events",
@@ -67,7 +67,7 @@ pub fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String,
 }
 
 /// Says who this client is to its engine.
-pub fn hello(client: &mut Client) -> anyhow::Result<()> {
+pub(crate) fn hello(client: &mut Client) -> anyhow::Result<()> {
     call(
         client,
         "hello",
@@ -88,7 +88,7 @@ fn gone(error: nodwyn_protocol::rpc::RpcError) -> anyhow::Error {
 }
 
 /// Calls `method`; a refusal becomes an error with its code.
-pub fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
+pub(crate) fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
     client.request(method, params).map_err(|error| {
         let code = error
             .data
@@ -101,7 +101,7 @@ impl Remote {
     /// Follows `session` through `client`, from after event `after`; `alone` when `client` is
     /// its engine's only client. Ctrl-C, SIGTERM and SIGHUP interrupt the turn; a second one ends
     /// nodwyn at once.
-    pub fn follow(
+    pub(crate) fn follow(
         mut client: Client,
         session: String,
         after: u64,
@@ -131,25 +131,25 @@ impl Remote {
 
     /// Shows `notification` as a run shows it (a session's start, which the client tells from
     /// the answer that opened it). Nothing with `--json`: the protocol's own messages are shown.
-    pub fn tell(&self, notification: &Notification) {
+    pub(crate) fn tell(&self, notification: &Notification) {
         if !self.json {
             self.view.notify(notification);
         }
     }
 
     /// The flag Ctrl-C raises; it stays raised until the turn ends (or the caller lowers it).
-    pub fn interrupt(&self) -> &Arc<AtomicBool> {
+    pub(crate) fn interrupt(&self) -> &Arc<AtomicBool> {
         &self.interrupt
     }
 
     /// The client, for requests of its own.
-    pub fn client(&mut self) -> &mut Client {
+    pub(crate) fn client(&mut self) -> &mut Client {
         &mut self.client
     }
 
     /// Shows the session's events, asks its questions, until its turn ends: how it ended. Ctrl-C
     /// interrupts the turn (the daemon ends it).
-    pub fn until_turn_ends(&mut self) -> anyhow::Result<Ended> {
+    pub(crate) fn until_turn_ends(&mut self) -> anyhow::Result<Ended> {
         let mut asked_to_stop = false;
         loop {
             // The flag stays raised until the turn ends, so a second Ctrl-C ends nodwyn at once.
@@ -173,7 +173,7 @@ impl Remote {
     }
 
     /// Shows what arrived while the person was idle (questions of turns other clients run).
-    pub fn while_idle(&mut self) -> anyhow::Result<()> {
+    pub(crate) fn while_idle(&mut self) -> anyhow::Result<()> {
         while let Some(message) = self.client.next(Duration::ZERO).map_err(gone)? {
             self.show(message)?;
         }

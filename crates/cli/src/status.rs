@@ -18,7 +18,7 @@ const TICK: Duration = Duration::from_secs(1);
 const LONGEST: usize = 60;
 
 /// The status line of one view.
-pub struct StatusLine {
+pub(crate) struct StatusLine {
     shown: Arc<Mutex<Shown>>,
 }
 
@@ -34,7 +34,7 @@ struct Shown {
 
 impl StatusLine {
     /// A status line, drawn only when `enabled` and stderr is a terminal.
-    pub fn new(enabled: bool) -> Self {
+    pub(crate) fn new(enabled: bool) -> Self {
         let shown = Arc::new(Mutex::new(Shown::default()));
         if enabled && std::io::stderr().is_terminal() {
             let weak = Arc::downgrade(&shown);
@@ -44,7 +44,7 @@ impl StatusLine {
     }
 
     /// Shows `what` as running from now.
-    pub fn set(&self, what: impl Into<String>) {
+    pub(crate) fn set(&self, what: impl Into<String>) {
         let mut what: String = what.into();
         if what.chars().count() > LONGEST {
             what = format!("{}...", what.chars().take(LONGEST).collect::<String>());
@@ -54,7 +54,7 @@ impl StatusLine {
     }
 
     /// Shows nothing any more.
-    pub fn clear(&self) {
+    pub(crate) fn clear(&self) {
         let mut shown = self.lock();
         shown.what = None;
         erase(&mut shown);
@@ -62,7 +62,7 @@ impl StatusLine {
 
     /// Runs `write` (which writes to stderr) with the line erased first and not drawn meanwhile;
     /// `held` afterwards says whether `write` left a line open.
-    pub fn around<T>(&self, write: impl FnOnce() -> (T, bool)) -> T {
+    pub(crate) fn around<T>(&self, write: impl FnOnce() -> (T, bool)) -> T {
         let mut shown = self.lock();
         erase(&mut shown);
         let (result, held) = write();

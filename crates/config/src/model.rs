@@ -62,7 +62,7 @@ pub struct ModelProfile {
 }
 
 /// The name `[model]` goes by.
-pub const DEFAULT_PROFILE: &str = "default";
+pub(crate) const DEFAULT_PROFILE: &str = "default";
 
 /// Every profile the person's file and the repository's define, the repository's fields over
 /// the person's; `Err` names a repository file that sets what only the person may.

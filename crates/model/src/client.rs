@@ -21,7 +21,7 @@ use crate::types::{Answer, Parts, Request, StreamEvent};
 use crate::{anthropic, openai};
 
 /// A boxed future a model call returns.
-pub type Pending<'a> = Pin<Box<dyn Future<Output = Result<Answer, Error>> + Send + 'a>>;
+pub(crate) type Pending<'a> = Pin<Box<dyn Future<Output = Result<Answer, Error>> + Send + 'a>>;
 
 /// Something that answers a [`Request`].
 pub trait Model: Send + Sync {

@@ -17,7 +17,7 @@ pub struct SseEvent {
 
 /// Collects bytes and hands out whole events.
 #[derive(Debug)]
-pub struct SseReader {
+pub(crate) struct SseReader {
     /// Bytes received and not yet read as lines: at most the start of one line.
     pending: Vec<u8>,
     /// How far into `pending` the search for a line's end has already looked: no byte is
@@ -39,7 +39,7 @@ impl Default for SseReader {
 
 impl SseReader {
     /// A reader that refuses a line, or an event's data, longer than `limit` bytes.
-    pub fn with_limit(limit: usize) -> Self {
+    pub(crate) fn with_limit(limit: usize) -> Self {
         Self {
             pending: Vec::new(),
             scanned: 0,
@@ -52,7 +52,7 @@ impl SseReader {
 
     /// Takes `bytes` and returns the events they complete; a line or an event's data longer
     /// than the limit is an error, after which the stream cannot be read on.
-    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, Bound> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<Vec<SseEvent>, Bound> {
         self.pending.extend_from_slice(bytes);
         let mut events = Vec::new();
         // Where the line being looked for starts.

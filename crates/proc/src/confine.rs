@@ -56,7 +56,7 @@ mod linux {
     /// The first ABI that can refuse TCP.
     const ABI_NETWORK: ABI = ABI::V4;
 
-    pub fn availability() -> Availability {
+    pub(super) fn availability() -> Availability {
         if !crate::seccomp::BUILT {
             return Availability::Unavailable(
                 "nodwyn's socket filter is built for x86-64 and arm64 only".to_owned(),
@@ -96,7 +96,7 @@ mod linux {
             .collect()
     }
 
-    pub fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
+    pub(super) fn confine(policy: &Policy, protection: Protection) -> Result<(), Error> {
         let sandbox = |e: &dyn std::fmt::Display| Error::Sandbox(e.to_string());
         let mut hidden = policy.hidden();
         if let Some((folder, over)) = policy.writable_over(&hidden) {

@@ -66,7 +66,7 @@ enum Original {
 
 /// Wraps every bounded procedure of `engine`. One that is not a plain builtin function (steel
 /// makes some with access to its machine) cannot be wrapped, and is refused instead.
-pub fn bound_sizes(engine: &mut Engine) {
+pub(crate) fn bound_sizes(engine: &mut Engine) {
     for &(name, measure, limit) in BOUNDED {
         let wrapped = match engine.extract_value(name) {
             Ok(SteelVal::FuncV(f)) => bounded(name, Original::Plain(f), measure, limit),

@@ -16,13 +16,13 @@ use crate::source::{Origin, Source, string_literal};
 
 /// The names each loaded layer defines, in load order.
 #[derive(Debug, Default)]
-pub struct Layers {
+pub(crate) struct Layers {
     defined: Vec<Vec<String>>,
 }
 
 impl Layers {
     /// The layer that defined `name` last, the one whose definition is in force.
-    pub fn definer_of(&self, name: &str) -> Option<usize> {
+    pub(crate) fn definer_of(&self, name: &str) -> Option<usize> {
         self.defined
             .iter()
             .rposition(|names| names.iter().any(|n| n == name))
@@ -30,7 +30,7 @@ impl Layers {
 
     /// Loads `source` as the next layer: screens it unless it is nodwyn's own, runs it with its
     /// rebinding tail, then points earlier layers at what it redefined. Gives the layer's index.
-    pub fn load(
+    pub(crate) fn load(
         &mut self,
         interpreter: &mut Interpreter,
         source: Source,

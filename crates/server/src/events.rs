@@ -11,7 +11,7 @@ use crate::outbox::Line;
 
 /// The notification that tells `record`: the protocol's conversation notifications for the
 /// turn's records, `session.record` for every other.
-pub fn notification_of(session: &str, record: Record) -> Notification {
+pub(crate) fn notification_of(session: &str, record: Record) -> Notification {
     match record.event {
         Event::TurnStart { turn } => Notification::TurnStarted {
             session: session.to_owned(),
@@ -47,7 +47,7 @@ pub fn notification_of(session: &str, record: Record) -> Notification {
 }
 
 /// `notification` as a line of the wire: its `params` carry the session and `seq`.
-pub fn notification_line(session: &str, seq: u64, notification: &Notification) -> Line {
+pub(crate) fn notification_line(session: &str, seq: u64, notification: &Notification) -> Line {
     let mut message = serde_json::to_value(notification).unwrap_or_default();
     let params = match message.get_mut("params") {
         Some(Value::Object(params)) => params,
@@ -63,7 +63,7 @@ pub fn notification_line(session: &str, seq: u64, notification: &Notification) -
 }
 
 /// A request from the engine to a client; its id is the question's own.
-pub fn request_line(request: &ServerRequest) -> Line {
+pub(crate) fn request_line(request: &ServerRequest) -> Line {
     let mut message = serde_json::to_value(request).unwrap_or_default();
     let ServerRequest::ApprovalRequest { request, .. } = request;
     message["id"] = Value::from(request.as_str());
@@ -72,12 +72,12 @@ pub fn request_line(request: &ServerRequest) -> Line {
 }
 
 /// The answer to request `id`.
-pub fn result_line(id: &Value, result: Value) -> Line {
+pub(crate) fn result_line(id: &Value, result: Value) -> Line {
     line(&json!({"jsonrpc": JSONRPC, "id": id, "result": result}))
 }
 
 /// The error answering request `id` (`null` when the request could not be read).
-pub fn error_line(id: &Value, code: i64, message: &str, data: Option<ErrorData>) -> Line {
+pub(crate) fn error_line(id: &Value, code: i64, message: &str, data: Option<ErrorData>) -> Line {
     let error = RpcError {
         code,
         message: message.to_owned(),

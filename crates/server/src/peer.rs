@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 /// Whether process `pid` is `ancestor` or descends from it, as `/proc` tells now.
-pub fn started_by(pid: i32, ancestor: u32) -> bool {
+pub(crate) fn started_by(pid: i32, ancestor: u32) -> bool {
     let mut current = pid;
     for _ in 0..4096 {
         if current as u32 == ancestor {

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 /// A temporary sandbox: `home/` with a git identity, `data/` for nodwyn, and `repo/`, an empty
 /// folder for the benchmark's repository. Commands run with only these variables and `PATH`.
-pub struct Bench {
+pub(crate) struct Bench {
     /// The sandbox's folder.
     pub root: PathBuf,
     /// `root/repo`.
@@ -19,7 +19,7 @@ pub struct Bench {
 
 impl Bench {
     /// A fresh sandbox.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::Builder::new()
             .prefix("nodwyn-bench-")
             .tempdir()
@@ -41,7 +41,7 @@ impl Bench {
     }
 
     /// `program ARGS` in `dir` with the sandbox's environment, not yet run.
-    pub fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, program: &str, dir: &Path, args: &[&str]) -> Command {
         let mut command = Command::new(program);
         command
             .args(args)
@@ -59,7 +59,7 @@ impl Bench {
     }
 
     /// Runs it, asserts success, and returns stdout.
-    pub fn run(&self, program: &str, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn run(&self, program: &str, dir: &Path, args: &[&str]) -> String {
         let output = self.command(program, dir, args).output().unwrap();
         assert!(
             output.status.success(),
@@ -70,19 +70,19 @@ impl Bench {
     }
 
     /// Runs it and times it.
-    pub fn timed(&self, program: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
+    pub(crate) fn timed(&self, program: &str, dir: &Path, args: &[&str]) -> (Duration, String) {
         let started = Instant::now();
         let out = self.run(program, dir, args);
         (started.elapsed(), out)
     }
 
     /// Runs `git`.
-    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) -> String {
         self.run("git", dir, args)
     }
 
     /// `repo/` made a repository with one commit holding `README.md` ("hello"); its folder.
-    pub fn readme_repository(&self) -> PathBuf {
+    pub(crate) fn readme_repository(&self) -> PathBuf {
         let repo = self.repo.clone();
         self.git(&repo, &["init", "-q"]);
         std::fs::write(repo.join("README.md"), "hello\n").unwrap();
@@ -93,24 +93,24 @@ impl Bench {
 }
 
 /// A duration in milliseconds, for reports.
-pub fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
 /// The median of some timings.
-pub fn median(mut samples: Vec<Duration>) -> Duration {
+pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
     samples[samples.len() / 2]
 }
 
 /// The number after `--name` on the command line, or `default`.
-pub fn arg(name: &str, default: usize) -> usize {
+pub(crate) fn arg(name: &str, default: usize) -> usize {
     text_arg(name)
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
 
 /// The text after `--name` on the command line.
-pub fn text_arg(name: &str) -> Option<String> {
+pub(crate) fn text_arg(name: &str) -> Option<String> {
     std::env::args().skip_while(|a| a != name).nth(1)
 }

@@ -13,7 +13,7 @@ use crate::output;
 /// with these words, writes to paths matching a glob, pushes to a remote URL. It is a person's
 /// decision, so it is only taken on a terminal (an agent's commands run without one).
 #[derive(Debug, Args)]
-pub struct AllowArgs {
+pub(super) struct AllowArgs {
     #[command(subcommand)]
     answer: AllowCommand,
     #[command(flatten)]
@@ -40,7 +40,7 @@ enum AllowCommand {
     },
 }
 
-pub fn run(args: AllowArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: AllowArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let answer = match args.answer {
         AllowCommand::Command { words } => StandingAnswer::Command(words),
         AllowCommand::Write { glob } => StandingAnswer::Write(glob),

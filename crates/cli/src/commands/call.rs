@@ -15,7 +15,7 @@ use crate::person::Terminal;
 /// with a sentence saying how to approve it), and the call, the decision and the result go to the
 /// session's log. Prints the primitive's result as JSON.
 #[derive(Debug, Args)]
-pub struct CallArgs {
+pub(super) struct CallArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     #[arg(long)]
@@ -33,7 +33,7 @@ pub struct CallArgs {
     args: String,
 }
 
-pub fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: CallArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let registry = Registry::builtin();
     if args.list {
         return list(&registry, invocation);

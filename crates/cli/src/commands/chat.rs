@@ -29,7 +29,7 @@ use crate::{environment, output};
 /// interrupts the turn; Ctrl-D or `/exit` ends and closes the session (a worktree with work
 /// stays).
 #[derive(Debug, Args)]
-pub struct ChatArgs {
+pub(super) struct ChatArgs {
     #[command(flatten)]
     repo: RepoArg,
     /// Start in a new worktree (worktree mode `always`).
@@ -99,7 +99,7 @@ impl Reader {
     }
 }
 
-pub fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         bail!(
             "nodwyn chat is a conversation on a terminal; for JSON Lines use `nodwyn run --json`"

@@ -12,12 +12,12 @@ use crate::commands::Cli;
 /// zsh: `nodwyn completions zsh > ~/.zfunc/_nodwyn` (with `~/.zfunc` on `fpath`); fish:
 /// `nodwyn completions fish > ~/.config/fish/completions/nodwyn.fish`.
 #[derive(Debug, Args)]
-pub struct CompletionsArgs {
+pub(super) struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     shell: Shell,
 }
 
-pub fn run(args: CompletionsArgs, invocation: &crate::commands::Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: CompletionsArgs, invocation: &crate::commands::Invocation) -> anyhow::Result<()> {
     if invocation.json {
         return Err(crate::error::bad_input(
             "usage",

@@ -17,7 +17,7 @@ use crate::output;
 /// One line a check, and for each that fails what to do. The model is sent one tiny request
 /// (a few tokens) to see that it answers. Exits 1 when a check fails.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(super) struct DoctorArgs {
     /// Do not send the model its tiny request (only check that one is configured).
     #[arg(long)]
     offline: bool,
@@ -63,7 +63,7 @@ const OLDEST_GIT: (u32, u32) = (2, 40);
 /// How long the model has to answer its tiny request.
 const MODEL_DEADLINE: Duration = Duration::from_secs(30);
 
-pub fn run(args: DoctorArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: DoctorArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let mut checks = vec![git(), sandbox(), namespaces(), data_directory(), daemon()];
     checks.extend(model(args.offline));
     let healthy = checks.iter().all(|c| c.ok);

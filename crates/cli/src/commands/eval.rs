@@ -17,7 +17,7 @@ use crate::person::Terminal;
 /// name, judged by the guard as an agent's calls are: a question is asked on this terminal, and
 /// with no terminal it is refused with a sentence saying how to approve it.
 #[derive(Debug, Args)]
-pub struct EvalArgs {
+pub(super) struct EvalArgs {
     #[command(flatten)]
     scheme: SchemeArgs,
     /// The expression, such as '(fs-read "README.md")'.
@@ -29,7 +29,7 @@ pub struct EvalArgs {
     file: Option<PathBuf>,
 }
 
-pub fn run(args: EvalArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: EvalArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let source = match (&args.expression, &args.file) {
         (Some(expression), None) => Source::expression(expression.clone()),
         (None, Some(file)) if file.as_os_str() == "-" => {

@@ -18,7 +18,7 @@ use crate::output::{self, short_commit};
 /// `land` again goes on from there, and `land --abort` puts the branch and files back as they
 /// were before the landing began.
 #[derive(Debug, Args)]
-pub struct LandArgs {
+pub(super) struct LandArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
@@ -53,7 +53,7 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
         .map_err(|e: nodwyn_core::prim::Error| e.to_string())
 }
 
-pub fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let store = invocation.store()?;
     let settings = environment::host_settings_interruptible()?;

@@ -21,7 +21,7 @@ use crate::output;
 /// carries only the protocol; logs go to stderr.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct McpArgs {
+pub(super) struct McpArgs {
     #[command(subcommand)]
     command: Option<McpCommand>,
     #[command(flatten)]
@@ -65,7 +65,7 @@ enum ScopeName {
     User,
 }
 
-pub fn run(args: McpArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: McpArgs, invocation: &Invocation) -> anyhow::Result<()> {
     match args.command {
         Some(McpCommand::Install(install)) => install_agent(install, invocation),
         None => serve(&args.repo, invocation),

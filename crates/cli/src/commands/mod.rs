@@ -36,7 +36,7 @@ use crate::environment;
     propagate_version = true,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
     #[command(subcommand)]
@@ -45,7 +45,7 @@ pub struct Cli {
 
 /// Flags every command takes.
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(crate) struct GlobalArgs {
     /// Print one JSON document on stdout instead of text.
     #[arg(long, global = true)]
     pub json: bool,
@@ -97,7 +97,7 @@ enum Command {
 }
 
 /// How a command ended, when it did not fail: some commands (`scan`) exit 1 on what they find.
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Exit 0.
     Success,
     /// Exit 1, with the output already printed.
@@ -120,7 +120,7 @@ impl Outcome {
 impl Cli {
     /// The exit code of an error: 2 for the checks a hook runs (`scan`, `guard check`), whose
     /// exit 1 means "found", so a hook can tell a finding from a failure; 1 for the rest.
-    pub fn error_exit_code(&self) -> u8 {
+    pub(crate) fn error_exit_code(&self) -> u8 {
         match self.command {
             Command::Scan(_) | Command::Guard(_) => 2,
             _ => 1,
@@ -129,7 +129,7 @@ impl Cli {
 }
 
 /// Runs the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
     let context = Invocation {
         json: cli.global.json,
     };
@@ -157,7 +157,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Outcome> {
 }
 
 /// What every command needs besides its own arguments.
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// `--json`.
     pub json: bool,
 }
@@ -165,7 +165,7 @@ pub struct Invocation {
 impl Invocation {
     /// The store in the data directory, looking ids and names up in the repository of the
     /// current folder first.
-    pub fn store(&self) -> anyhow::Result<Store> {
+    pub(crate) fn store(&self) -> anyhow::Result<Store> {
         let here = std::env::current_dir()
             .ok()
             .and_then(|dir| nodwyn_core::repository_of(&dir).ok());
@@ -175,7 +175,7 @@ impl Invocation {
 
 /// The session a command means: the one `given` names, or, when none is given, the session whose
 /// worktree holds the current folder.
-pub fn session_or_here(given: Option<String>, store: &Store) -> anyhow::Result<String> {
+pub(crate) fn session_or_here(given: Option<String>, store: &Store) -> anyhow::Result<String> {
     if let Some(given) = given {
         return Ok(given);
     }
@@ -193,7 +193,7 @@ pub fn session_or_here(given: Option<String>, store: &Store) -> anyhow::Result<S
 }
 
 /// `given` itself, or standard input read whole when it is `-`; `what` names it in an error.
-pub fn text_or_standard_input(given: String, what: &str) -> anyhow::Result<String> {
+pub(crate) fn text_or_standard_input(given: String, what: &str) -> anyhow::Result<String> {
     if given != "-" {
         return Ok(given);
     }
@@ -205,7 +205,7 @@ pub fn text_or_standard_input(given: String, what: &str) -> anyhow::Result<Strin
 
 /// `--repo DIR`, defaulting to the current folder; it must be an existing folder.
 #[derive(Debug, Args)]
-pub struct RepoArg {
+pub(crate) struct RepoArg {
     /// The repository, or any checkout of it (default: the current folder).
     #[arg(long, value_name = "DIR")]
     repo: Option<PathBuf>,
@@ -213,7 +213,7 @@ pub struct RepoArg {
 
 impl RepoArg {
     /// The folder given, checked to exist.
-    pub fn dir(&self) -> anyhow::Result<PathBuf> {
+    pub(crate) fn dir(&self) -> anyhow::Result<PathBuf> {
         let dir = match &self.repo {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().context("could not read the current folder")?,
@@ -224,7 +224,7 @@ impl RepoArg {
 
     /// The repository (main worktree) the folder belongs to. Outside any, the sentence says how
     /// to name one.
-    pub fn repository(&self) -> anyhow::Result<PathBuf> {
+    pub(crate) fn repository(&self) -> anyhow::Result<PathBuf> {
         let dir = self.dir()?;
         nodwyn_core::repository_of(&dir).map_err(|error| match error.code() {
             "not_a_git_repo" if self.repo.is_none() => crate::error::coded(

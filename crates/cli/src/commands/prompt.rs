@@ -12,7 +12,7 @@ use crate::person::Terminal;
 /// ~/.config/nodwyn/prompts.scm and the repository's .nodwyn/prompts.scm applied (and, in a
 /// session, its approved .nodwyn/init.scm), so you see what your files do.
 #[derive(Debug, Args)]
-pub struct PromptArgs {
+pub(super) struct PromptArgs {
     #[command(flatten)]
     scheme: SchemeArgs,
     /// A sub-agent's prompt instead (one declared with define-agent in .nodwyn/init.scm).
@@ -20,7 +20,7 @@ pub struct PromptArgs {
     agent: Option<String>,
 }
 
-pub fn run(args: PromptArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: PromptArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let composed = args.scheme.run(invocation, |scripting, target| {
         Ok(compose(
             scripting,

@@ -21,7 +21,7 @@ use crate::output;
 /// tool call; its final answer goes to stdout. Exit 0 when the model finished, 1 on an error or
 /// a limit, 130 when interrupted (Ctrl-C).
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
     repo: RepoArg,
     /// Start in a new worktree (worktree mode `always`).
@@ -68,7 +68,7 @@ pub struct RunArgs {
     task: String,
 }
 
-pub fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
+pub(crate) fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let task = text_or_standard_input(args.task.clone(), "the task")?;
     if task.trim().is_empty() {
         bail!("the task is empty: say what the model should do");

@@ -14,7 +14,7 @@ use crate::output;
 /// a git revision range adds. Exits 1 when anything is found, 0 when nothing is; secrets are
 /// always shown redacted.
 #[derive(Debug, Args)]
-pub struct ScanArgs {
+pub(super) struct ScanArgs {
     /// Files and folders to scan (default: the current folder; `-` alone: standard input).
     paths: Vec<PathBuf>,
     /// Scan standard input instead.
@@ -29,7 +29,7 @@ pub struct ScanArgs {
     sarif: bool,
 }
 
-pub fn run(args: ScanArgs, invocation: &Invocation) -> anyhow::Result<bool> {
+pub(super) fn run(args: ScanArgs, invocation: &Invocation) -> anyhow::Result<bool> {
     let stdin = Path::new("-");
     let from_stdin = args.stdin || args.paths == [stdin];
     if !from_stdin && args.paths.iter().any(|path| path == stdin) {

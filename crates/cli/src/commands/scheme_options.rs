@@ -16,7 +16,7 @@ use crate::environment;
 
 /// `--session` and `--time-limit`.
 #[derive(Debug, Args)]
-pub struct SchemeArgs {
+pub(crate) struct SchemeArgs {
     /// The session, by its full id, its 8 hex digits (or a unique start of them) or its name
     /// (default: the session whose worktree holds the current folder; elsewhere no session, the
     /// current folder's repository, and no primitive runs).
@@ -30,12 +30,12 @@ pub struct SchemeArgs {
 
 impl SchemeArgs {
     /// The options from the environment and the flags.
-    pub fn options(&self) -> anyhow::Result<ScriptOptions> {
+    pub(crate) fn options(&self) -> anyhow::Result<ScriptOptions> {
         script_options(Some(self.time_limit))
     }
 
     /// Runs `work` with what Scheme needs and the target: the session, or the current folder.
-    pub fn run<T>(
+    pub(crate) fn run<T>(
         &self,
         invocation: &Invocation,
         work: impl FnOnce(&Scripting<'_>, Target<'_>) -> anyhow::Result<T>,
@@ -57,7 +57,7 @@ impl SchemeArgs {
 
 /// Scheme's options: the person's prompts file, and `time_limit` seconds of Scheme time a
 /// script may take (10 when not given).
-pub fn script_options(time_limit: Option<f64>) -> anyhow::Result<ScriptOptions> {
+pub(crate) fn script_options(time_limit: Option<f64>) -> anyhow::Result<ScriptOptions> {
     let time_limit = time_limit.unwrap_or(10.0);
     if !(time_limit.is_finite() && time_limit > 0.0 && time_limit <= 86_400.0) {
         anyhow::bail!(
@@ -75,7 +75,7 @@ pub fn script_options(time_limit: Option<f64>) -> anyhow::Result<ScriptOptions> 
 
 /// Runs `work` with Scheme's surroundings: `store`, `options`, the built-in primitives, what
 /// they take from the person's environment, and the repository's strategy judging their calls.
-pub fn with_scripting<T>(
+pub(crate) fn with_scripting<T>(
     store: &Store,
     options: &ScriptOptions,
     work: impl FnOnce(&Scripting<'_>) -> T,

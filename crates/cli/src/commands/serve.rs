@@ -19,14 +19,14 @@ use crate::{environment, output};
 /// foreground; a service manager (docs/serve.md has a systemd user unit) or `&` puts it in the
 /// background.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(super) struct ServeArgs {
     /// The socket (default `$XDG_RUNTIME_DIR/nodwyn/nodwyn.sock`, else `run/nodwyn.sock` in the
     /// data directory); its folder is made with mode 0700, or must have it.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
 }
 
-pub fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let socket = match args.socket {
         Some(socket) => socket,
         None => environment::daemon_socket()?,

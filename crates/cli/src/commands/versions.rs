@@ -9,7 +9,7 @@ use crate::commands::{Invocation, RepoArg};
 use crate::output;
 
 #[derive(Debug, Subcommand)]
-pub enum VersionsCommand {
+pub(super) enum VersionsCommand {
     List(ListArgs),
     Restore(RestoreArgs),
 }
@@ -20,7 +20,7 @@ pub enum VersionsCommand {
 /// `.nodwyn/versions/`, where it outlives the worktree. Without an id, every session of the
 /// repository that has any.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(super) struct ListArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: Option<String>,
     #[command(flatten)]
@@ -32,7 +32,7 @@ pub struct ListArgs {
 /// Or to --to PATH. What the file holds now is kept first, as a new version, so a restore can be
 /// undone too.
 #[derive(Debug, Args)]
-pub struct RestoreArgs {
+pub(super) struct RestoreArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// The version's number, as `versions list` shows it.
@@ -43,7 +43,7 @@ pub struct RestoreArgs {
     to: Option<PathBuf>,
 }
 
-pub fn run(command: VersionsCommand, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(command: VersionsCommand, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     match command {
         VersionsCommand::List(args) => {

@@ -123,7 +123,7 @@ pub fn signatures(registry: &Registry) -> Vec<PrimitiveSignature> {
 }
 
 /// A session's worktree as `(worktree)` reports it.
-pub fn worktree_facts(facts: &SessionWorktree) -> WorktreeFacts {
+pub(super) fn worktree_facts(facts: &SessionWorktree) -> WorktreeFacts {
     WorktreeFacts {
         repository: facts.repository.display().to_string(),
         branch: facts.branch.clone(),

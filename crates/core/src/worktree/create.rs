@@ -335,7 +335,7 @@ pub fn branch_name(short: &str, name: Option<&str>) -> String {
 }
 
 /// The branch `--onto` names, or the refusal of a name that is no branch.
-pub fn onto_branch(dir: &Path, onto: &str) -> Result<LandingBranch, Error> {
+pub(crate) fn onto_branch(dir: &Path, onto: &str) -> Result<LandingBranch, Error> {
     landing_branch(dir, onto)?.ok_or_else(|| {
         Error::declined("onto_not_a_branch", format!(
             "`{onto}` is not a branch (a local one, or a remote-tracking one such as origin/main), so nothing can land on it"
@@ -348,7 +348,7 @@ const LONGEST_NAME: usize = 40;
 
 /// A session's name as it goes into a branch: lowercase ASCII letters and digits, every other run
 /// of characters one `-`, no `-` at either end, at most 40 characters.
-pub fn slug(name: &str) -> Result<String, Error> {
+pub(crate) fn slug(name: &str) -> Result<String, Error> {
     let mut slug = String::new();
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {

@@ -8,7 +8,7 @@ use std::process::Command;
 use nodwyn_core::person::{Person, Question};
 
 /// Runs `git ARGS` in `dir` as a test author, asserting it succeeds.
-pub fn git(dir: &Path, args: &[&str]) {
+pub(crate) fn git(dir: &Path, args: &[&str]) {
     let status = Command::new("git")
         .current_dir(dir)
         .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
@@ -19,7 +19,7 @@ pub fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A person who approves everything (a test's stand-in for a terminal).
-pub struct Approves;
+pub(crate) struct Approves;
 
 impl Person for Approves {
     fn ask(&mut self, _question: &Question) -> Option<bool> {

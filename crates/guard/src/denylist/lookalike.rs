@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 /// `path` with every look-alike spelled plainly (see the module documentation).
-pub fn fold(path: &Path) -> PathBuf {
+pub(super) fn fold(path: &Path) -> PathBuf {
     let text = path.to_string_lossy();
     let mut folded = String::with_capacity(text.len());
     for c in text.chars() {

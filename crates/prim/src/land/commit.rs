@@ -11,7 +11,7 @@ use crate::Error;
 
 /// What the commit step did.
 #[derive(Debug, Default)]
-pub struct Committed {
+pub(super) struct Committed {
     /// The new commit, when there was anything to commit.
     pub commit: Option<String>,
     /// Credential files that were changed and left out.
@@ -48,7 +48,7 @@ impl NewFiles<'_> {
 
 /// Stages every change in `dir`, takes credential files out of the index again, and refuses if
 /// one is still staged. Returns the staged paths and the ones left out.
-pub fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
+pub(super) fn stage(dir: &Path) -> Result<(Vec<String>, Vec<String>), Error> {
     commit::stage_all(dir)?;
     let denylist = Denylist::standard();
     let denied = |paths: &[String]| -> Vec<String> {
@@ -99,7 +99,7 @@ fn keep_new_files(
 /// The commit step (see the module documentation); `sign` says whether signing is configured.
 /// With changes to commit and no message, it refuses (the changes stay staged, the files as
 /// they are).
-pub fn commit_all(
+pub(super) fn commit_all(
     dir: &Path,
     message: Option<&str>,
     sign: bool,
@@ -136,7 +136,7 @@ pub fn commit_all(
 
 /// Words a failed git step as a signing failure when signing is configured (`sign`; git itself
 /// never makes an unsigned commit then, nodwyn only says why nothing was made).
-pub fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
+pub(super) fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
     if sign {
         Error::declined(
             "signing_failed",
@@ -151,7 +151,7 @@ pub fn signing_failure(sign: bool, error: nodwyn_git::Error) -> Error {
 
 /// Refuses while a file in `paths` (relative to `dir`) still holds a conflict marker, naming the
 /// first one of each file.
-pub fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error> {
+pub(super) fn refuse_conflict_markers(dir: &Path, paths: &[String]) -> Result<(), Error> {
     let mut found = Vec::new();
     let mut files = Vec::new();
     for path in paths {

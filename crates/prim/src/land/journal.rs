@@ -11,7 +11,7 @@ use crate::Error;
 use crate::context::{Context, Fact, LandOutcome, PendingLanding};
 
 /// The journal of the landing in progress.
-pub struct Journal<'a> {
+pub(super) struct Journal<'a> {
     ctx: &'a Context,
     /// What the journal holds so far (an earlier process's records included).
     pub state: PendingLanding,
@@ -25,7 +25,7 @@ pub struct Journal<'a> {
 
 impl<'a> Journal<'a> {
     /// Begins a landing of a branch whose tip is `head`.
-    pub fn begin(ctx: &'a Context, head: &str, strategy: &str) -> Result<Self, Error> {
+    pub(super) fn begin(ctx: &'a Context, head: &str, strategy: &str) -> Result<Self, Error> {
         tracing::info!(%head, strategy, "landing begins");
         ctx.report(Fact::LandBegin {
             head: head.to_owned(),
@@ -44,7 +44,7 @@ impl<'a> Journal<'a> {
     }
 
     /// Goes on with a landing an earlier process began (a rebase it left at a conflict).
-    pub fn resume(ctx: &'a Context, state: PendingLanding) -> Self {
+    pub(super) fn resume(ctx: &'a Context, state: PendingLanding) -> Self {
         tracing::info!(head = %state.head, "an unfinished landing goes on");
         Self {
             ctx,
@@ -57,7 +57,7 @@ impl<'a> Journal<'a> {
 
     /// Keeps `commit` under a new backup ref of the session and records it, before anything
     /// rewrites the branch. Returns the ref.
-    pub fn back_up(&mut self, dir: &Path, commit: &str) -> Result<String, Error> {
+    pub(super) fn back_up(&mut self, dir: &Path, commit: &str) -> Result<String, Error> {
         let reference = next_backup_ref(dir, &self.ctx.session)?;
         graph::update_ref(dir, &reference, commit, "", "nodwyn land: backup")?;
         tracing::info!(%reference, commit, "the branch's tip is kept");
@@ -73,7 +73,7 @@ impl<'a> Journal<'a> {
 
     /// Keeps `commit` under a backup ref unless the landing kept one already: the first backup is
     /// what an abort puts the branch back to.
-    pub fn back_up_once(&mut self, dir: &Path, commit: &str) -> Result<(), Error> {
+    pub(super) fn back_up_once(&mut self, dir: &Path, commit: &str) -> Result<(), Error> {
         if self.state.backup.is_none() {
             self.back_up(dir, commit)?;
         }
@@ -82,7 +82,7 @@ impl<'a> Journal<'a> {
 
     /// Records that a `git rebase` of the commits after `upstream` onto `onto` is about to run in
     /// the worktree.
-    pub fn rebase(&mut self, onto: &str, upstream: &str) -> Result<(), Error> {
+    pub(super) fn rebase(&mut self, onto: &str, upstream: &str) -> Result<(), Error> {
         tracing::info!(
             onto,
             upstream,
@@ -97,7 +97,7 @@ impl<'a> Journal<'a> {
     }
 
     /// Records that a push of `commit` to `reference` of `remote` is about to begin.
-    pub fn pushing(&mut self, remote: &str, reference: &str, commit: &str) -> Result<(), Error> {
+    pub(super) fn pushing(&mut self, remote: &str, reference: &str, commit: &str) -> Result<(), Error> {
         self.ctx.report(Fact::LandPush {
             remote: remote.to_owned(),
             reference: reference.to_owned(),
@@ -108,7 +108,7 @@ impl<'a> Journal<'a> {
     }
 
     /// Records that the worktree and branch are about to move from `from` to `to`.
-    pub fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
+    pub(super) fn moving(&mut self, from: &str, to: &str) -> Result<(), Error> {
         tracing::info!(from, to, "the branch and files move");
         self.report(Fact::LandMove {
             from: from.to_owned(),
@@ -119,7 +119,7 @@ impl<'a> Journal<'a> {
     }
 
     /// Ends the landing.
-    pub fn end(&mut self, outcome: LandOutcome, why: Option<String>) -> Result<(), Error> {
+    pub(super) fn end(&mut self, outcome: LandOutcome, why: Option<String>) -> Result<(), Error> {
         self.ended = true;
         tracing::info!(?outcome, why = why.as_deref().unwrap_or(""), "landing ends");
         self.report(Fact::LandEnd { outcome, why })
@@ -127,7 +127,7 @@ impl<'a> Journal<'a> {
 
     /// Records `fact`; after the push, a record that cannot be written is remembered instead of
     /// stopping the landing (see [`Journal::unrecorded`]).
-    pub fn report(&mut self, fact: Fact) -> Result<(), Error> {
+    pub(super) fn report(&mut self, fact: Fact) -> Result<(), Error> {
         match self.ctx.report(fact) {
             Err(error) if self.published.is_some() => {
                 tracing::warn!(%error, "a landing's record could not be written after its push");
@@ -139,17 +139,17 @@ impl<'a> Journal<'a> {
     }
 
     /// Notes that the push published `what` (`COMMIT to REF of REMOTE`).
-    pub fn published(&mut self, what: String) {
+    pub(super) fn published(&mut self, what: String) {
         self.published = Some(what);
     }
 
     /// When a record after the push could not be written: what was published, and why.
-    pub fn unrecorded(&self) -> Option<(&str, &str)> {
+    pub(super) fn unrecorded(&self) -> Option<(&str, &str)> {
         Some((self.published.as_deref()?, self.unrecorded.as_deref()?))
     }
 
     /// Ends the landing with the outcome `error` stands for, and returns the error.
-    pub fn fail(&mut self, error: Error) -> Error {
+    pub(super) fn fail(&mut self, error: Error) -> Error {
         let outcome = match &error {
             Error::Refused(_) | Error::Declined { .. } => LandOutcome::Refused,
             Error::Interrupted(_) => LandOutcome::Interrupted,
@@ -163,13 +163,13 @@ impl<'a> Journal<'a> {
 
     /// Leaves the landing unfinished on purpose (a rebase stopped at a conflict, for the person or
     /// agent to resolve), and returns `error`.
-    pub fn leave_open(&mut self, error: Error) -> Error {
+    pub(super) fn leave_open(&mut self, error: Error) -> Error {
         self.ended = true;
         error
     }
 
     /// Whether the landing has ended (or was left open on purpose).
-    pub fn is_settled(&self) -> bool {
+    pub(super) fn is_settled(&self) -> bool {
         self.ended
     }
 }

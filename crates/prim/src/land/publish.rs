@@ -23,7 +23,7 @@ pub const DEFAULT_SSH_COMMAND: &str = "ssh -o BatchMode=yes";
 /// credential-shaped line (read as text whatever git or the repository's attributes call the
 /// file), or carries one in its message or its author's or committer's name or address. The
 /// sentence names each commit and what it holds.
-pub fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
+pub(super) fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
     let denylist = Denylist::standard();
     let scanner = Scanner::global();
     let mut found: Vec<String> = Vec::new();
@@ -139,7 +139,7 @@ fn subject(message: &[u8]) -> String {
 
 /// The `GIT_SSH_COMMAND` a fetch or push needs: none when the person's environment names one
 /// (`inherited`) or git's configuration has `core.sshCommand`, else the non-interactive default.
-pub fn ssh_command(config: &Config, inherited: bool) -> Option<&'static str> {
+pub(super) fn ssh_command(config: &Config, inherited: bool) -> Option<&'static str> {
     if inherited || config.get("core.sshCommand").is_some() {
         return None;
     }
@@ -147,7 +147,7 @@ pub fn ssh_command(config: &Config, inherited: bool) -> Option<&'static str> {
 }
 
 /// Pushes `commit` to `target` by fast-forward, and returns the push for the `git.push` record.
-pub fn push_to(
+pub(super) fn push_to(
     dir: &Path,
     target: &RemoteBranch,
     old: &str,

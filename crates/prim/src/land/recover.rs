@@ -42,7 +42,7 @@ pub struct Aborted {
 
 /// Refuses while git's index lock is held in the worktree: a git process is running there, or
 /// was killed before it finished.
-pub fn refuse_stale_lock(checkout: &nodwyn_git::Checkout) -> Result<(), Error> {
+pub(super) fn refuse_stale_lock(checkout: &nodwyn_git::Checkout) -> Result<(), Error> {
     let lock = checkout.git_dir.join("index.lock");
     if lock.exists() {
         return Err(Error::declined(
@@ -139,7 +139,7 @@ pub fn abort(ctx: &Context) -> Result<Aborted, Error> {
 /// Finishes a move of the worktree's files and branch that a stopped process left half done: a
 /// path holds either the old commit's version or the new one's, so each is brought to the new
 /// one. A path that holds neither was changed since, and the landing refuses.
-pub fn finish_move(
+pub(super) fn finish_move(
     ctx: &Context,
     journal: &mut Journal<'_>,
     worktree: &WorktreeInfo,
@@ -197,7 +197,7 @@ pub fn finish_move(
 /// When a step refused after a `git rebase` in the worktree rewrote the branch (`current` is not
 /// the backup), puts the branch and files back at the backup and says so in the error. An
 /// interruption leaves everything as it is, for the next landing to go on from.
-pub fn put_back_rewritten(
+pub(super) fn put_back_rewritten(
     journal: &mut Journal<'_>,
     worktree: &WorktreeInfo,
     current: &str,
@@ -244,7 +244,7 @@ pub fn put_back_rewritten(
 
 /// After a `git rebase` in the worktree stopped for a reason other than a conflict (a signing
 /// failure, a hook): the rebase is given up, the branch and files put back, the landing ended.
-pub fn undo_stopped_rebase(
+pub(super) fn undo_stopped_rebase(
     ctx: &Context,
     journal: &mut Journal<'_>,
     worktree: &WorktreeInfo,

@@ -13,14 +13,14 @@ use crate::output::{self, table};
 /// not (`allow`), and by which rule. Paths are judged after normalisation, and a symbolic link
 /// by what it points to.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The paths, relative to the current folder or absolute.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
 
 /// Returns whether every path was allowed.
-pub fn run(args: CheckArgs, invocation: &Invocation) -> anyhow::Result<bool> {
+pub(super) fn run(args: CheckArgs, invocation: &Invocation) -> anyhow::Result<bool> {
     let base = std::env::current_dir().context("could not read the current folder")?;
     let judged: Vec<Judged> = args
         .paths

@@ -7,12 +7,12 @@ use clap::Subcommand;
 use crate::commands::Invocation;
 
 #[derive(Debug, Subcommand)]
-pub enum GuardCommand {
+pub(super) enum GuardCommand {
     Check(check::CheckArgs),
 }
 
 /// Returns whether the answer was clean (every path allowed).
-pub fn run(command: GuardCommand, invocation: &Invocation) -> anyhow::Result<bool> {
+pub(super) fn run(command: GuardCommand, invocation: &Invocation) -> anyhow::Result<bool> {
     match command {
         GuardCommand::Check(args) => check::run(args, invocation),
     }

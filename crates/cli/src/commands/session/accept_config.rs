@@ -15,12 +15,12 @@ use crate::output;
 /// review and git-status refuse while it differs; after you have checked the change, accept it
 /// here, on a terminal (an agent's commands have none).
 #[derive(Debug, Args)]
-pub struct AcceptConfigArgs {
+pub(crate) struct AcceptConfigArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 
-pub fn run(args: AcceptConfigArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(crate) fn run(args: AcceptConfigArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     let person = environment::host_settings().person;
     accept(&store, &args.id, &person)
@@ -29,7 +29,7 @@ pub fn run(args: AcceptConfigArgs, invocation: &Invocation) -> anyhow::Result<()
 /// Shows what changed in the repository's configuration since session `id` recorded it and
 /// records it as accepted when the person at the terminal says so; an error when they do not,
 /// or when nobody is at a terminal.
-pub fn accept(store: &nodwyn_core::Store, id: &str, person: &str) -> anyhow::Result<()> {
+pub(crate) fn accept(store: &nodwyn_core::Store, id: &str, person: &str) -> anyhow::Result<()> {
     let changes = nodwyn_core::worktree::config::changes(store, id)?;
     if changes.is_empty() {
         output::note(

@@ -14,7 +14,7 @@ use crate::output;
 /// need a person each time. Only a person on a terminal turns it on: no primitive, script or
 /// command an agent runs can.
 #[derive(Debug, Args)]
-pub struct DontAskArgs {
+pub(crate) struct DontAskArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
     /// Turn it off again.
@@ -22,7 +22,7 @@ pub struct DontAskArgs {
     off: bool,
 }
 
-pub fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: DontAskArgs, invocation: &Invocation) -> anyhow::Result<()> {
     // An agent's commands run with stdin closed: they cannot turn the switch on for themselves.
     if !args.off && !output::person_at_terminal() {
         bail!(

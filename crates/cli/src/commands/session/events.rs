@@ -13,13 +13,13 @@ use crate::commands::Invocation;
 /// exactly as they are stored. An agent's conversation reads as one: who said what, each tool
 /// call and how it went, each model call's tokens.
 #[derive(Debug, Args)]
-pub struct EventsArgs {
+pub(crate) struct EventsArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
 }
 
-pub fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: EventsArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let stored = invocation.store()?.find(&id)?;
     // Printed as they are read: a log of any size costs the memory of one record, and the

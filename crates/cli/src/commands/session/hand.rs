@@ -14,12 +14,12 @@ use crate::output;
 /// carry over: it is off when a client resumes the session, until you turn it on again. Only a
 /// person on a terminal hands a session over.
 #[derive(Debug, Args)]
-pub struct HandArgs {
+pub(crate) struct HandArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 
-pub fn run(args: HandArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: HandArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if !output::person_at_terminal() {
         bail!(
             "`session hand` needs a terminal (its standard input and error are not one here): handing a session to another client is a person's decision, so it is only taken on a terminal; run `nodwyn session hand {}` yourself in one",

@@ -10,7 +10,7 @@ use crate::output::{self, table};
 /// List the sessions of the repository, oldest first. The same list comes from the repository,
 /// from any of its worktrees, or from a folder below them.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     #[command(flatten)]
     repo: RepoArg,
 }
@@ -40,7 +40,7 @@ struct WorktreeRow {
     state: WorktreeState,
 }
 
-pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
     let (sessions, unreadable) = sessions_of(&invocation.store()?, &repository)?;
     output::note_unreadable(&unreadable);

@@ -1,6 +1,6 @@
 //! `nodwyn session ...`: the sessions of a repository and their event logs.
 
-pub mod accept_config;
+pub(super) mod accept_config;
 mod dont_ask;
 mod events;
 mod hand;
@@ -11,7 +11,7 @@ use clap::Subcommand;
 use crate::commands::Invocation;
 
 #[derive(Debug, Subcommand)]
-pub enum SessionCommand {
+pub(super) enum SessionCommand {
     List(list::ListArgs),
     Events(events::EventsArgs),
     DontAsk(dont_ask::DontAskArgs),
@@ -19,7 +19,7 @@ pub enum SessionCommand {
     AcceptConfig(accept_config::AcceptConfigArgs),
 }
 
-pub fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<()> {
     match command {
         SessionCommand::List(args) => list::run(args, invocation),
         SessionCommand::Events(args) => events::run(args, invocation),

@@ -13,7 +13,7 @@ use crate::output;
 /// count) and no commit its base lacks (judged by content too, so squash merges count). Otherwise
 /// both stay, and the reasons are printed. A session without a worktree is simply closed.
 #[derive(Debug, Args)]
-pub struct CloseArgs {
+pub(crate) struct CloseArgs {
     /// The sessions: each its full id, its 8 hex digits (or a unique start of them), or its name
     /// (or a unique start of it); by default, the session whose worktree holds the current
     /// folder.
@@ -29,7 +29,7 @@ pub struct CloseArgs {
     all: bool,
 }
 
-pub fn run(args: CloseArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: CloseArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let store = invocation.store()?;
     let closed: Vec<Closed> = if args.landed || args.all {
         let here = std::env::current_dir()?;

@@ -12,13 +12,13 @@ use crate::output;
 /// program. Credential files are left out and named; each
 /// file's diff is capped; after 30 s the files not reached are named instead.
 #[derive(Debug, Args)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
 }
 
-pub fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(crate) fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let store = invocation.store()?;
     let limits = environment::host_settings().limits;

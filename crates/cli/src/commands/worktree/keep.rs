@@ -8,13 +8,13 @@ use crate::output;
 
 /// Hand a session's worktree and branch over to you; nodwyn forgets them.
 #[derive(Debug, Args)]
-pub struct KeepArgs {
+pub(crate) struct KeepArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
 }
 
-pub fn run(args: KeepArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: KeepArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let kept = keep(&invocation.store()?, &id)?;
     if invocation.json {

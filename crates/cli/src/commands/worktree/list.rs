@@ -13,12 +13,12 @@ use crate::output::{self, table};
 /// landing (a landing stopped at a conflict or by an interrupt, or a rebase in progress), dirty
 /// (as `git status` says), or missing from disk.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(crate) struct ListArgs {
     #[command(flatten)]
     repo: RepoArg,
 }
 
-pub fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
     let (worktrees, unreadable) = list(&invocation.store()?, &repository)?;
     output::note_unreadable(&unreadable);

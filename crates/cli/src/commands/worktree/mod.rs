@@ -17,7 +17,7 @@ use clap::Subcommand;
 use crate::commands::{Invocation, Outcome};
 
 #[derive(Debug, Subcommand)]
-pub enum WorktreeCommand {
+pub(super) enum WorktreeCommand {
     New(new::NewArgs),
     List(list::ListArgs),
     Path(path::PathArgs),
@@ -33,7 +33,7 @@ pub enum WorktreeCommand {
     Switch(switch::SwitchArgs),
 }
 
-pub fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<Outcome> {
+pub(super) fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let done = match command {
         WorktreeCommand::Review(args) => return review::run(args, invocation),
         WorktreeCommand::New(args) => new::run(args, invocation),

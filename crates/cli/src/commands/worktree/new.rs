@@ -20,7 +20,7 @@ use nodwyn_config::Settings;
 /// When the new worktree has a `.nodwyn/init.scm` a person approved (asked on this terminal the
 /// first time and whenever it changes), its `(on-session-start)` runs.
 #[derive(Debug, Args)]
-pub struct NewArgs {
+pub(crate) struct NewArgs {
     #[command(flatten)]
     repo: RepoArg,
     /// Start from this branch, remote-tracking branch (origin/main: the session lands on main
@@ -41,7 +41,7 @@ pub struct NewArgs {
     name: Option<String>,
 }
 
-pub fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let dir = args.repo.dir()?;
     let repository = nodwyn_core::repository_of(&dir)?;
     let settings = Settings::resolve(user_config_file().as_deref(), Some(&repository))?;

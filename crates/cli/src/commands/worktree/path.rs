@@ -9,13 +9,13 @@ use crate::output;
 
 /// Print the folder of a session's worktree (`nodwyn worktree switch ID` goes there).
 #[derive(Debug, Args)]
-pub struct PathArgs {
+pub(crate) struct PathArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
 }
 
-pub fn run(args: PathArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: PathArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let stored = invocation.store()?.find(&id)?;
     let session = Session::load(&stored)?;

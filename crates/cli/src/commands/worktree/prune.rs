@@ -10,7 +10,7 @@ use crate::output;
 ///
 /// Says why each of the others stays. Never touches a worktree nodwyn did not make.
 #[derive(Debug, Args)]
-pub struct PruneArgs {
+pub(crate) struct PruneArgs {
     #[command(flatten)]
     repo: RepoArg,
     /// Say what would be removed, and change nothing.
@@ -18,7 +18,7 @@ pub struct PruneArgs {
     dry_run: bool,
 }
 
-pub fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
     let (report, unreadable) = prune(&invocation.store()?, &repository, args.dry_run)?;
     output::note_unreadable(&unreadable);

@@ -12,7 +12,7 @@ use crate::output;
 /// Refused while the worktree has changes of any kind (untracked and ignored files included)
 /// unless --force, which discards them and names every file. Commits are never discarded.
 #[derive(Debug, Args)]
-pub struct RemoveArgs {
+pub(crate) struct RemoveArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
@@ -21,7 +21,7 @@ pub struct RemoveArgs {
     force: bool,
 }
 
-pub fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let removed = remove(&invocation.store()?, &id, args.force)?;
     if invocation.json {

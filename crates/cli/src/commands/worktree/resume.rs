@@ -11,12 +11,12 @@ use crate::output::{self, short_commit};
 /// A worktree made again uses the session's branch if that still exists, otherwise a new branch
 /// of the same name from the base branch's head.
 #[derive(Debug, Args)]
-pub struct ResumeArgs {
+pub(crate) struct ResumeArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
 }
 
-pub fn run(args: ResumeArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(super) fn run(args: ResumeArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let resumed = resume(&invocation.store()?, &args.id)?;
     if invocation.json {
         return output::json(&resumed);

@@ -16,7 +16,7 @@ use crate::remote::{Remote, call};
 /// number (never the line's text). Starts a turn with the configured model; refused while a turn
 /// is running, for a closed session, and for a line the session's changes no longer have.
 #[derive(Debug, Args)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
@@ -34,7 +34,7 @@ pub struct ReviewArgs {
     model: Option<String>,
 }
 
-pub fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
+pub(super) fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<Outcome> {
     let store = invocation.store()?;
     let id = crate::commands::session_or_here(args.id.clone(), &store)?;
     let comments: Vec<LineComment> = args

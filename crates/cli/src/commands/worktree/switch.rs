@@ -18,7 +18,7 @@ use crate::output;
 /// `^` is the checkout of the repository you are in, `-` the folder the last switch left.
 /// Without the shell function it only prints the folder, and says so.
 #[derive(Debug, Args)]
-pub struct SwitchArgs {
+pub(crate) struct SwitchArgs {
     /// The session (its id, its 8 hex digits or a unique start of them, or its name), `^` for
     /// the checkout, or `-` for the folder the last switch left.
     target: String,
@@ -30,7 +30,7 @@ const PREVIOUS: &str = "NODWYN_PREVIOUS_WORKTREE";
 /// The variable the shell function sets, so a switch knows the shell will follow.
 const FOLLOWED: &str = "NODWYN_SHELL_FOLLOWS";
 
-pub fn run(args: SwitchArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(crate) fn run(args: SwitchArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let folder = match args.target.as_str() {
         "^" => nodwyn_core::repository_of(&here_or_nearest()?)?,
         "-" => match std::env::var_os(PREVIOUS) {
@@ -97,7 +97,7 @@ fn here_or_nearest() -> anyhow::Result<std::path::PathBuf> {
 /// Add `eval "$(nodwyn shell-init bash)"` to `~/.bashrc` (zsh: `~/.zshrc`; fish:
 /// `nodwyn shell-init fish | source` in `config.fish`).
 #[derive(Debug, Args)]
-pub struct ShellInitArgs {
+pub(crate) struct ShellInitArgs {
     /// The shell.
     shell: Shell,
 }
@@ -110,7 +110,7 @@ enum Shell {
     Fish,
 }
 
-pub fn run_shell_init(args: ShellInitArgs, invocation: &Invocation) -> anyhow::Result<()> {
+pub(crate) fn run_shell_init(args: ShellInitArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         return Err(crate::error::bad_input(
             "usage",
