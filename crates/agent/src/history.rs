@@ -69,7 +69,11 @@ fn answer_waiting(messages: &mut Vec<Message>, waiting: &mut Vec<String>) {
 
 /// `messages` with the oldest tool results elided until the whole is under three quarters of
 /// `context_tokens` (about four characters a token); the last message is always kept.
-pub(crate) fn fitted(messages: &[Message], system: &str, context_tokens: Option<u64>) -> Vec<Message> {
+pub(crate) fn fitted(
+    messages: &[Message],
+    system: &str,
+    context_tokens: Option<u64>,
+) -> Vec<Message> {
     let mut fitted = messages.to_vec();
     let Some(context) = context_tokens else {
         return fitted;

@@ -41,7 +41,10 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 
 /// A server of `engine` on `runtime`, its questions declined after the person's configured
 /// timeout.
-pub(crate) fn server(engine: Engine, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Arc<Server>> {
+pub(crate) fn server(
+    engine: Engine,
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<Arc<Server>> {
     let settings =
         nodwyn_config::Settings::resolve(environment::user_config_file().as_deref(), None)?;
     Ok(Server::new(

@@ -16,7 +16,7 @@ impl From<Timestamp> for String {
 }
 
 /// The guard's verdict as `guard.decision` keeps it.
-pub fn verdict_record(verdict: &nodwyn_guard::Verdict) -> GuardVerdict {
+pub(crate) fn verdict_record(verdict: &nodwyn_guard::Verdict) -> GuardVerdict {
     GuardVerdict {
         answer: match verdict.decision {
             nodwyn_guard::Decision::Allow => Answer::Allow,
@@ -40,7 +40,7 @@ pub fn verdict_record(verdict: &nodwyn_guard::Verdict) -> GuardVerdict {
 }
 
 /// A push a primitive made, as `git.push` keeps it.
-pub fn push_record(push: nodwyn_prim::Push) -> Push {
+pub(crate) fn push_record(push: nodwyn_prim::Push) -> Push {
     Push {
         remote: push.remote,
         urls: push.urls,
@@ -51,7 +51,7 @@ pub fn push_record(push: nodwyn_prim::Push) -> Push {
 }
 
 /// How a landing ended, as `land.end` keeps it.
-pub fn outcome_record(outcome: nodwyn_prim::LandOutcome) -> LandOutcome {
+pub(crate) fn outcome_record(outcome: nodwyn_prim::LandOutcome) -> LandOutcome {
     match outcome {
         nodwyn_prim::LandOutcome::Landed => LandOutcome::Landed,
         nodwyn_prim::LandOutcome::Refused => LandOutcome::Refused,

@@ -38,7 +38,7 @@ pub struct HostSettings {
 /// The variables a `shell-exec` command inherits from the person's environment: what programs
 /// need to run and to find their tools, nothing that grants access (no agent sockets, tokens or
 /// credentials).
-pub const SHELL_VARIABLES: &[&str] = &[
+pub(crate) const SHELL_VARIABLES: &[&str] = &[
     "PATH",
     "HOME",
     "USER",
@@ -154,7 +154,7 @@ fn command_limits(chosen: CommandLimits) -> nodwyn_prim::sandbox::Limits {
 }
 
 /// The context of `session`'s primitives.
-pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
+pub(crate) fn context_of(session: &Session, settings: &HostSettings) -> Context {
     let mut context = Context::new(
         session.id.to_string(),
         session.root.clone(),
@@ -206,7 +206,7 @@ pub fn context_of(session: &Session, settings: &HostSettings) -> Context {
 
 /// A worktree's facts as primitives see them, with the session's recorded configuration
 /// fingerprint.
-pub fn worktree_info(session: &Session, facts: &WorktreeFacts) -> WorktreeInfo {
+pub(crate) fn worktree_info(session: &Session, facts: &WorktreeFacts) -> WorktreeInfo {
     WorktreeInfo {
         config: session.config.clone(),
         ..worktree_info_of(facts)
@@ -214,7 +214,7 @@ pub fn worktree_info(session: &Session, facts: &WorktreeFacts) -> WorktreeInfo {
 }
 
 /// A worktree's facts as primitives see them, with no recorded configuration fingerprint.
-pub fn worktree_info_of(facts: &WorktreeFacts) -> WorktreeInfo {
+pub(crate) fn worktree_info_of(facts: &WorktreeFacts) -> WorktreeInfo {
     WorktreeInfo {
         repository: facts.repository.clone(),
         branch: facts.branch.clone(),
@@ -269,7 +269,7 @@ pub fn standing_answers(repository: &Path) -> Result<(StandingAnswers, Option<St
 
 /// The git configuration files a command of `session` reads (the repository's, its worktree's,
 /// the person's), each that holds a credential with its content as commands are shown it.
-pub fn git_configs_without_credentials(
+pub(crate) fn git_configs_without_credentials(
     session: &Session,
     settings: &HostSettings,
 ) -> Vec<(PathBuf, String)> {

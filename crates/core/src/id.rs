@@ -55,7 +55,7 @@ impl fmt::Display for SessionId {
 }
 
 /// Whether `text` is a short id: exactly 8 lowercase hex digits.
-pub fn is_short_id(text: &str) -> bool {
+pub(crate) fn is_short_id(text: &str) -> bool {
     text.len() == 8 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 

@@ -186,7 +186,7 @@ impl EventLog {
     /// Waits for, then takes, the session's lock shared with other holders of a shared lock (calls
     /// that may run side by side); an exclusive holder (a command that changes the session) waits
     /// for them all, and they for it.
-    pub fn lock_shared(&self) -> Result<LogLock, Error> {
+    pub(crate) fn lock_shared(&self) -> Result<LogLock, Error> {
         let file = File::open(&self.path).map_err(Error::io(&self.path))?;
         file.lock_shared().map_err(Error::io(&self.path))?;
         Ok(LogLock { _file: file })

@@ -76,7 +76,7 @@ impl Seal {
     }
 
     /// Whether `seal` is the seal of `what`.
-    pub fn verifies(&self, what: &str, seal: Option<&str>) -> bool {
+    pub(crate) fn verifies(&self, what: &str, seal: Option<&str>) -> bool {
         let Some(seal) = seal else {
             return false;
         };
@@ -93,17 +93,17 @@ impl Seal {
 
 /// What the seal of a `session.dont_ask` record covers: the session, the record's place in the
 /// log, and what it says.
-pub fn dont_ask_sealed(session: &str, place: usize, on: bool, by: &str) -> String {
+pub(crate) fn dont_ask_sealed(session: &str, place: usize, on: bool, by: &str) -> String {
     format!("session.dont_ask|{session}|{place}|{on}|{by}")
 }
 
 /// What the seal of a `session.handed` record covers.
-pub fn handed_sealed(session: &str, place: usize, to: &str, by: &str) -> String {
+pub(crate) fn handed_sealed(session: &str, place: usize, to: &str, by: &str) -> String {
     format!("session.handed|{session}|{place}|{to}|{by}")
 }
 
 /// What the seal of a `session.config` record covers.
-pub fn config_sealed(
+pub(crate) fn config_sealed(
     session: &str,
     place: usize,
     fingerprint: &std::collections::BTreeMap<String, String>,
@@ -117,7 +117,7 @@ pub fn config_sealed(
 }
 
 /// What the seal of a strategy approval covers: the project and the content's hash.
-pub fn approval_sealed(project: &str, sha256: &str) -> String {
+pub(crate) fn approval_sealed(project: &str, sha256: &str) -> String {
     format!("strategy.approve|{project}|{sha256}")
 }
 

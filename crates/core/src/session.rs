@@ -24,7 +24,7 @@ pub enum WorktreeState {
 }
 
 /// How many of a session's latest primitive calls it remembers ([`Session::recent_calls`]).
-pub const RECENT_CALLS: usize = 64;
+pub(crate) const RECENT_CALLS: usize = 64;
 
 /// A primitive call as the session's log tells it, for a strategy's `(on-call)` to weigh.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -292,7 +292,7 @@ impl Session {
     /// track it (the person's uncommitted `.nodwyn/` in the checkout) keeps reading it from the
     /// checkout, which its
     /// commands cannot write, so the strategy does not vanish with the move.
-    pub fn strategy_folder(&self) -> &std::path::Path {
+    pub(crate) fn strategy_folder(&self) -> &std::path::Path {
         let strategy = |folder: &std::path::Path| folder.join(".nodwyn").join("init.scm").exists();
         // Only an uncommitted one: a committed strategy the worktree lacks was removed there,
         // and the session holds to it (see `StrategyJudge`).
@@ -314,7 +314,7 @@ impl Session {
     /// The file (relative to the session's folder) of the latest call when it was a write whose
     /// result was never recorded: one killed before it ended, which may have left its temporary
     /// file beside the file.
-    pub fn unended_write(&self) -> Option<&str> {
+    pub(crate) fn unended_write(&self) -> Option<&str> {
         self.writing.as_deref()
     }
 

@@ -77,7 +77,7 @@ impl Store {
     }
 
     /// Where worktrees of `repository` go with `worktrees.location = "data"`.
-    pub fn worktrees_dir(&self, repository: &Path) -> PathBuf {
+    pub(crate) fn worktrees_dir(&self, repository: &Path) -> PathBuf {
         self.home
             .join("worktrees")
             .join(Self::project_id(repository))
@@ -85,7 +85,7 @@ impl Store {
 
     /// The data directory a session log at `log` belongs to (logs live in
     /// `<data>/sessions/<project>/`).
-    pub fn data_dir_of(log: &Path) -> Option<PathBuf> {
+    pub(crate) fn data_dir_of(log: &Path) -> Option<PathBuf> {
         log.parent()?.parent()?.parent().map(Path::to_path_buf)
     }
 
@@ -98,7 +98,7 @@ impl Store {
     /// Opens a new session of `repository`: picks an id whose short id no other session, branch
     /// or folder uses (`taken` answers for branches and folders), and writes the log's first
     /// record, which `start` makes from the id.
-    pub fn open_session(
+    pub(crate) fn open_session(
         &self,
         repository: &Path,
         now: Timestamp,

@@ -385,7 +385,7 @@ const TURN_LOCK_TRIES: usize = 20;
 /// result replaced by the scanner's marker, and a tool call's arguments abbreviated as
 /// `primitive.call` abbreviates them (long strings by their length, a string holding a
 /// credential shape by a note).
-pub fn for_the_log(item: Item) -> Item {
+pub(crate) fn for_the_log(item: Item) -> Item {
     let redact = |text: String| nodwyn_guard::Scanner::global().redact(&text);
     match item {
         Item::UserMessage { text } => Item::UserMessage { text: redact(text) },

@@ -17,7 +17,10 @@ pub(super) struct CompletionsArgs {
     shell: Shell,
 }
 
-pub(super) fn run(args: CompletionsArgs, invocation: &crate::commands::Invocation) -> anyhow::Result<()> {
+pub(super) fn run(
+    args: CompletionsArgs,
+    invocation: &crate::commands::Invocation,
+) -> anyhow::Result<()> {
     if invocation.json {
         return Err(crate::error::bad_input(
             "usage",

@@ -15,7 +15,7 @@ use crate::host::HostSettings;
 use crate::person::Person;
 
 /// Runs a script's primitive calls in session `id`.
-pub struct SessionHost<'a> {
+pub(crate) struct SessionHost<'a> {
     /// Where the session is.
     pub store: &'a Store,
     /// The session.
@@ -80,7 +80,7 @@ impl Host for SessionHost<'_> {
 
 /// A host that runs only primitives that read, for composing a prompt and loading a
 /// repository's prompts.scm: neither may change anything.
-pub struct ReadOnlyHost<'a> {
+pub(crate) struct ReadOnlyHost<'a> {
     /// The host that runs what is allowed.
     pub inner: &'a mut dyn Host,
     /// Where to find whether a primitive only reads.

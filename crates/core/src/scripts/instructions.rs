@@ -14,7 +14,7 @@ use super::strategy::read_plain;
 pub const LONGEST: usize = 32 * 1024;
 
 /// The person's own instructions, read before the repository's.
-pub const OVERRIDE: &str = "AGENTS.override.md";
+pub(crate) const OVERRIDE: &str = "AGENTS.override.md";
 
 /// The instructions in `root`, and notes on files that could not be read.
 pub fn read(root: &Path) -> (Vec<Instructions>, Vec<String>) {

@@ -51,7 +51,7 @@ struct KeptEngine {
 /// The engines of the strategies' `(on-call)`, kept from one call to the next (the oldest goes
 /// past four); clones share them.
 #[derive(Clone, Default)]
-pub struct StrategyEngines(Arc<Mutex<VecDeque<KeptEngine>>>);
+pub(crate) struct StrategyEngines(Arc<Mutex<VecDeque<KeptEngine>>>);
 
 impl std::fmt::Debug for StrategyEngines {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -124,7 +124,7 @@ pub fn judge_prompt(
 
 /// The repository's approved strategy as a judge of one call: it may refuse the call
 /// (`(on-call call)`), never allow it.
-pub struct StrategyJudge<'a> {
+pub(crate) struct StrategyJudge<'a> {
     /// The call.
     pub call: CallToJudge<'a>,
     /// The engines kept from one call to the next.

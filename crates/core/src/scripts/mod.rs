@@ -30,8 +30,10 @@ use crate::person::{Person, StrategyQuestion};
 use crate::session::Session;
 use crate::{Error, Store};
 
-pub use host::{ReadOnlyHost, SessionHost, signatures};
-pub use judging::{StrategyEngines, StrategyJudge, judge_prompt};
+pub use host::signatures;
+pub(crate) use host::{ReadOnlyHost, SessionHost};
+pub use judging::judge_prompt;
+pub(crate) use judging::{StrategyEngines, StrategyJudge};
 
 /// Where Scheme runs: in a session, or for a folder with no session (no primitive runs).
 #[derive(Debug, Clone, Copy)]

@@ -16,7 +16,7 @@ use crate::Error;
 use crate::Store;
 
 /// The largest Scheme file nodwyn reads.
-pub const MAX_SIZE: u64 = 256 * 1024;
+pub(crate) const MAX_SIZE: u64 = 256 * 1024;
 
 /// A Scheme file of the repository's, read.
 #[derive(Debug, Clone)]
@@ -72,7 +72,7 @@ pub(crate) fn strategy_of(path: PathBuf, text: String, prompts: Option<&SchemeFi
 }
 
 /// The repository's `.nodwyn/prompts.scm` under `root`, if it has one.
-pub fn read_prompts(root: &Path) -> Result<Option<SchemeFile>, String> {
+pub(crate) fn read_prompts(root: &Path) -> Result<Option<SchemeFile>, String> {
     let path = root.join(".nodwyn").join("prompts.scm");
     Ok(read_plain(&path)?.map(|text| SchemeFile {
         path,
@@ -83,7 +83,7 @@ pub fn read_prompts(root: &Path) -> Result<Option<SchemeFile>, String> {
 
 /// The text of the person's own Scheme file, if it is there: links are followed (dotfiles are
 /// often links), and it must be UTF-8 of at most [`MAX_SIZE`].
-pub fn read_own(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read_own(path: &Path) -> Result<Option<String>, String> {
     let file = match std::fs::File::open(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("could not read {}: {e}", path.display())),
@@ -94,7 +94,7 @@ pub fn read_own(path: &Path) -> Result<Option<String>, String> {
 
 /// The text of a repository's Scheme file, if it is there: only a plain UTF-8 file of at most
 /// [`MAX_SIZE`], never through a link; a sentence when it is there but cannot be used.
-pub fn read_plain(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read_plain(path: &Path) -> Result<Option<String>, String> {
     use rustix::fs::{Mode, OFlags};
     // Opened without following a link, then checked on the open file: no swap in between.
     let fd = match rustix::fs::open(
@@ -154,7 +154,7 @@ fn approvals_file(store: &Store, repository: &Path) -> PathBuf {
 }
 
 /// Whether a person approved strategy content `sha256` for `repository`.
-pub fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<bool, Error> {
+pub(crate) fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<bool, Error> {
     let file = approvals_file(store, repository);
     let text = match std::fs::read_to_string(&file) {
         Ok(text) => text,

@@ -28,11 +28,11 @@ use crate::Error;
 use crate::event::IncludeFailure;
 
 /// The name of the file at the repository's top.
-pub const INCLUDE_FILE: &str = ".worktreeinclude";
+pub(crate) const INCLUDE_FILE: &str = ".worktreeinclude";
 
 /// What a copy did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Included {
+pub(crate) struct Included {
     /// The entries copied (a folder ends in `/`).
     pub copied: Vec<String>,
     /// The files that could not be copied, and why.
@@ -40,7 +40,7 @@ pub struct Included {
 }
 
 /// Copies what `.worktreeinclude` of `repository` chooses into `worktree`.
-pub fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Error> {
+pub(crate) fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Error> {
     let include_file = repository.join(INCLUDE_FILE);
     let mut included = Included::default();
     match std::fs::symlink_metadata(&include_file) {

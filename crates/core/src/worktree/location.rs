@@ -20,7 +20,11 @@ pub use nodwyn_protocol::settings::WorktreeLocation;
 const ON_THE_WAY: [&str; 2] = [".nodwyn", ".nodwyn/worktrees"];
 
 /// The folder new worktrees of `repository` go in.
-pub fn worktrees_root(store: &Store, repository: &Path, location: WorktreeLocation) -> PathBuf {
+pub(crate) fn worktrees_root(
+    store: &Store,
+    repository: &Path,
+    location: WorktreeLocation,
+) -> PathBuf {
     match location {
         WorktreeLocation::Repository => repository.join(".nodwyn").join("worktrees"),
         WorktreeLocation::Data => store.worktrees_dir(repository),
@@ -32,7 +36,7 @@ pub fn worktrees_root(store: &Store, repository: &Path, location: WorktreeLocati
 /// Inside the repository, `.nodwyn` and `.nodwyn/worktrees` must be real folders on disk and must
 /// not be committed as links in any of `commits` (a checkout would make them point elsewhere).
 /// Several nodwyn processes may run this at once: an existing folder is accepted.
-pub fn prepare_root(
+pub(crate) fn prepare_root(
     store: &Store,
     repository: &Path,
     location: WorktreeLocation,
@@ -64,7 +68,7 @@ pub fn prepare_root(
 }
 
 /// Refuses when `.nodwyn` or `.nodwyn/worktrees` is a link, on disk or in one of `commits`.
-pub fn refuse_links(repository: &Path, commits: &[&str]) -> Result<(), Error> {
+pub(crate) fn refuse_links(repository: &Path, commits: &[&str]) -> Result<(), Error> {
     for relative in ON_THE_WAY {
         let path = repository.join(relative);
         if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
@@ -87,7 +91,7 @@ pub fn refuse_links(repository: &Path, commits: &[&str]) -> Result<(), Error> {
 
 /// Whether `path` is a worktree folder nodwyn would have made for `repository`: a short id
 /// directly inside one of its two worktrees folders.
-pub fn is_nodwyn_path(store: &Store, repository: &Path, path: &Path) -> bool {
+pub(crate) fn is_nodwyn_path(store: &Store, repository: &Path, path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
@@ -117,7 +121,7 @@ fn write_ignore_file(root: &Path) -> Result<(), Error> {
 /// The checkout at a session's worktree `path`, as git finds it, refused when it is not a
 /// worktree of `repository` (its `.git` names another repository, or none nodwyn can trust): no
 /// state of the worktree is read, and no git runs there, from what its content chose.
-pub fn checkout_of(path: &Path, repository: &Path) -> Result<nodwyn_git::Checkout, Error> {
+pub(crate) fn checkout_of(path: &Path, repository: &Path) -> Result<nodwyn_git::Checkout, Error> {
     // Without its own `.git`, git would find the checkout around it (the person's, where
     // nodwyn's worktrees live) and answer for that one.
     if std::fs::symlink_metadata(path.join(".git")).is_err() {

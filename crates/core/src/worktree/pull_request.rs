@@ -17,7 +17,7 @@ use crate::Error;
 const REMOTE: &str = "origin";
 
 /// Reads `N`, `#N` or a pull request URL (`https://github.com/OWNER/REPO/pull/N[/...]`).
-pub fn parse_reference(text: &str) -> Result<u64, Error> {
+pub(crate) fn parse_reference(text: &str) -> Result<u64, Error> {
     let trimmed = text.trim();
     let digits = if let Some(rest) = trimmed.strip_prefix('#') {
         rest
@@ -38,7 +38,7 @@ pub fn parse_reference(text: &str) -> Result<u64, Error> {
 
 /// A pull request's head, fetched into the repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchedHead {
+pub(crate) struct FetchedHead {
     /// The pull request's number.
     pub number: u64,
     /// The head commit.
@@ -53,7 +53,7 @@ struct PullRequestView {
 }
 
 /// Asks `gh` about pull request `number` and fetches its head from `origin`.
-pub fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, Error> {
+pub(crate) fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, Error> {
     gh(repository, &["auth", "status"]).map_err(|failure| match failure {
         GhFailure::Missing => missing(),
         GhFailure::Failed(_) => Error::PullRequest(

@@ -108,7 +108,7 @@ fn comparable(path: &Path) -> PathBuf {
 
 /// Every reason the worktree of `facts` must stay: it is not one nodwyn made, a landing of its
 /// session (`landing`) is in progress, or removing it would lose something. Empty when it may go.
-pub fn keep_reasons(
+pub(crate) fn keep_reasons(
     store: &Store,
     facts: &WorktreeFacts,
     landing: Option<&nodwyn_prim::PendingLanding>,

@@ -97,7 +97,12 @@ impl<'a> Journal<'a> {
     }
 
     /// Records that a push of `commit` to `reference` of `remote` is about to begin.
-    pub(super) fn pushing(&mut self, remote: &str, reference: &str, commit: &str) -> Result<(), Error> {
+    pub(super) fn pushing(
+        &mut self,
+        remote: &str,
+        reference: &str,
+        commit: &str,
+    ) -> Result<(), Error> {
         self.ctx.report(Fact::LandPush {
             remote: remote.to_owned(),
             reference: reference.to_owned(),

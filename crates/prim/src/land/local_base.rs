@@ -38,7 +38,11 @@ impl LocalBase {
 }
 
 /// Moves the local branch `base` of `repository` to `landed`, if it can be done safely.
-pub(super) fn move_local_base(repository: &Path, base: &str, landed: &str) -> Result<LocalBase, Error> {
+pub(super) fn move_local_base(
+    repository: &Path,
+    base: &str,
+    landed: &str,
+) -> Result<LocalBase, Error> {
     let Some(tip) = repo::branch_tip(repository, base)? else {
         return Ok(LocalBase::Left {
             why: format!("there is no local {base} branch"),
