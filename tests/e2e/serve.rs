@@ -834,6 +834,84 @@ fn a_question_of_one_terminals_run_is_answered_from_another_terminals_chat() {
 }
 
 #[test]
+fn chat_through_the_daemon_edits_its_line_while_another_clients_turn_is_shown() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::text("One."),
+        openai::text("From elsewhere."),
+        openai::text("Two."),
+        openai::text("Three."),
+    ]);
+    configure(&env, &[("default", &model)], "");
+    let daemon = Daemon::start_at(&env, &repo, None);
+    let mut chatting = env.nodwyn_on_a_terminal(&repo, &["chat", "--daemon", "--no-worktree"]);
+    let mut cleanup = KillOnDrop(vec![chatting.id()]);
+    let screen = Screen::of(&mut chatting);
+    let mut typing = chatting.stdin.take().unwrap();
+    screen.wait_for("> ");
+    typing.write_all(b"first message\n").unwrap();
+    screen.wait_for("One.");
+    let session = env.logs()[0].0.trim_end_matches(".jsonl").to_owned();
+
+    // Half a line typed, another client's turn runs in the session: it is shown, and what was
+    // typed stays on the line, to be finished.
+    std::thread::sleep(Duration::from_millis(300));
+    typing.write_all(b"hel").unwrap();
+    screen.wait_for("> hel");
+    let mut other = daemon.client();
+    other.ok("session.subscribe", json!({"session": session}));
+    other.ok(
+        "turn.start",
+        json!({"session": session, "text": "a word from elsewhere"}),
+    );
+    other.until(|m| m["method"] == "turn.completed");
+    let started = Instant::now();
+    loop {
+        let shown = screen.text();
+        let after = shown
+            .rsplit("From elsewhere.")
+            .next()
+            .filter(|_| shown.contains("From elsewhere."));
+        if after.is_some_and(|after| after.ends_with("> hel")) {
+            break;
+        }
+        assert!(
+            started.elapsed() < WAIT,
+            "the other turn shown, then the line drawn again: {shown:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    typing.write_all(b"lo\n").unwrap();
+    screen.wait_for("Two.");
+    // The up arrow brings the message before back.
+    std::thread::sleep(Duration::from_millis(300));
+    typing.write_all(b"\x1b[A\n").unwrap();
+    let text = screen.wait_for("Three.");
+    typing.write_all(b"/exit\n").unwrap();
+    assert!(chatting.wait().unwrap().success(), "{text}");
+    cleanup.0.clear();
+    let said: Vec<Vec<String>> = model
+        .received()
+        .iter()
+        .map(|request| {
+            request.body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        said.last().unwrap(),
+        &["first message", "a word from elsewhere", "hello", "hello"],
+        "{text}"
+    );
+}
+
+#[test]
 fn run_daemon_with_no_daemon_says_how_to_start_one() {
     let env = TestEnv::new();
     let repo = env.repo("project");

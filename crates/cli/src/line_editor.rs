@@ -3,6 +3,11 @@
 //! bracketed paste, so a paste of several lines is one message, never several; elsewhere, a plain
 //! line of standard input.
 //!
+//! What arrives while a line is edited ([`Meanwhile`]: another client's turn in the session,
+//! through the daemon) is shown between keys: the line is cleared, the terminal put back in its
+//! own mode (a question it brings is asked as every question is), and the line drawn again as
+//! it was, so nothing typed is lost or mixed into what was shown.
+//!
 //! Only echo and line buffering are turned off while a line is edited: Ctrl-C still reaches
 //! nodwyn as a signal, as it does everywhere else in a conversation, and the terminal's settings
 //! are put back when the line is read, however reading it ended.
@@ -10,6 +15,17 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::path::PathBuf;
+
+/// How often the editor looks for what arrived meanwhile while no key is pressed.
+const MEANWHILE_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// What may arrive while a line is edited, to be shown between keys.
+pub(crate) trait Meanwhile {
+    /// Whether something waits to be shown.
+    fn waiting(&mut self) -> anyhow::Result<bool>;
+    /// Shows what waits, on a terminal in its own mode with the line cleared.
+    fn show(&mut self) -> anyhow::Result<()>;
+}
 
 /// How many earlier messages the history keeps.
 const KEPT: usize = 500;
@@ -57,8 +73,13 @@ impl LineEditor {
         }
     }
 
-    /// Reads one message after `prompt` (on stderr); `None` when the input ended.
-    pub(crate) fn read(&mut self, prompt: &str) -> std::io::Result<Option<String>> {
+    /// Reads one message after `prompt` (on stderr), showing what arrives `meanwhile`; `None`
+    /// when the input ended.
+    pub(crate) fn read(
+        &mut self,
+        prompt: &str,
+        meanwhile: &mut dyn Meanwhile,
+    ) -> anyhow::Result<Option<String>> {
         let stdin = std::io::stdin();
         if !(stdin.is_terminal() && std::io::stderr().is_terminal()) {
             let mut stderr = std::io::stderr();
@@ -70,10 +91,7 @@ impl LineEditor {
             }
             return Ok(Some(line.trim_end_matches(['\n', '\r']).to_owned()));
         }
-        let read = {
-            let _raw = Raw::enter(&stdin)?;
-            self.edit(prompt)
-        };
+        let read = self.edit(prompt, &stdin, meanwhile);
         let mut stderr = std::io::stderr();
         let _ = writeln!(stderr);
         let message = read?;
@@ -84,7 +102,12 @@ impl LineEditor {
     }
 
     /// Edits a line on the terminal until Enter (outside a paste) or the end of the input.
-    fn edit(&self, prompt: &str) -> std::io::Result<Option<String>> {
+    fn edit(
+        &self,
+        prompt: &str,
+        stdin: &std::io::Stdin,
+        meanwhile: &mut dyn Meanwhile,
+    ) -> anyhow::Result<Option<String>> {
         let mut line = Line {
             chars: Vec::new(),
             cursor: 0,
@@ -93,8 +116,19 @@ impl LineEditor {
             pasting: false,
         };
         let mut keys = Keys::default();
+        let mut raw = Some(Raw::enter(stdin)?);
         draw(prompt, &line);
         loop {
+            // Between keys (never inside an escape sequence), what arrived is shown.
+            while keys.pending.is_empty() && !crate::asking::input_waits(stdin, MEANWHILE_POLL) {
+                if meanwhile.waiting()? {
+                    drop(raw.take());
+                    clear_line();
+                    meanwhile.show()?;
+                    raw = Some(Raw::enter(stdin)?);
+                    draw(prompt, &line);
+                }
+            }
             let Some(key) = keys.next()? else {
                 return Ok(None);
             };
@@ -213,6 +247,13 @@ fn draw(prompt: &str, line: &Line) {
     if back > 0 {
         let _ = write!(stderr, "\x1b[{back}D");
     }
+    let _ = stderr.flush();
+}
+
+/// The line being edited taken off the screen, the cursor at its start.
+fn clear_line() {
+    let mut stderr = std::io::stderr().lock();
+    let _ = write!(stderr, "\r\x1b[2K");
     let _ = stderr.flush();
 }
 

@@ -316,6 +316,17 @@ impl Remote {
     }
 }
 
+/// What other clients' turns send arrives while the person types a message.
+impl crate::line_editor::Meanwhile for Remote {
+    fn waiting(&mut self) -> anyhow::Result<bool> {
+        self.client.has_next().map_err(gone)
+    }
+
+    fn show(&mut self) -> anyhow::Result<()> {
+        self.while_idle()
+    }
+}
+
 /// What the person is told when a question was settled elsewhere, from its `approval.resolved`.
 fn settled_how(resolved: Option<&Value>) -> String {
     let params = resolved.map(|r| &r["params"]);

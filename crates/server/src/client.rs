@@ -129,6 +129,22 @@ impl Client {
         }
     }
 
+    /// Whether a notification or question waits to be read ([`Client::next`] then gives it at
+    /// once); an error once the daemon closed the connection.
+    pub fn has_next(&mut self) -> Result<bool, RpcError> {
+        if !self.held.is_empty() {
+            return Ok(true);
+        }
+        match self.incoming.try_recv() {
+            Ok(message) => {
+                self.held.push_back(message);
+                Ok(true)
+            }
+            Err(mpsc::TryRecvError::Empty) => Ok(false),
+            Err(mpsc::TryRecvError::Disconnected) => Err(gone("the daemon closed the connection")),
+        }
+    }
+
     /// Answers the engine's question `request`.
     pub fn answer(&mut self, request: &str, decision: Decision) -> std::io::Result<()> {
         self.send(&json!({"jsonrpc": JSONRPC, "id": request, "result": Approval { decision }}))

@@ -3,11 +3,12 @@
 //! The model's text streams as it comes, each tool call is one line, the guard's questions are
 //! asked inline; lines starting with `/` are commands. Ctrl-C interrupts the turn, not the
 //! program; Ctrl-D or `/exit` ends, closing the session as `worktree close` would (a worktree
-//! with work stays). Through the daemon, the questions of the session's turns (started by any
-//! client) are asked while the person has not typed, so a second terminal can answer them; a
+//! with work stays). Through the daemon, what the session's turns (started by any client) send,
+//! their questions too, is shown between the keys of the line being typed, so a second terminal
+//! can answer them; a
 //! session joined there with `--resume ID` stays open for the client that runs it.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -71,34 +72,6 @@ fn idle_interrupts(interrupt: &Arc<AtomicBool>) -> Arc<AtomicBool> {
 
 const HELP: &str = "commands: /worktree (where the session works), /worktree off (stay in the checkout), /diff (the session's changes), /land MESSAGE (land them), /dont-ask, /dont-ask off, /help, /exit (or Ctrl-D); Ctrl-C interrupts a turn";
 
-/// How the person's lines are read.
-enum Reader {
-    /// With the line editor (an engine of this process: nothing else arrives meanwhile).
-    Editor(crate::line_editor::LineEditor),
-    /// Plain lines, showing what other clients' turns send (a daemon) while none is typed.
-    Watching,
-}
-
-impl Reader {
-    /// The next line; `None` at the input's end.
-    fn read(&mut self, remote: &mut Remote) -> anyhow::Result<Option<String>> {
-        match self {
-            Self::Editor(editor) => Ok(editor.read("> ")?),
-            Self::Watching => {
-                let mut stderr = std::io::stderr();
-                let _ = stderr.write_all(b"> ");
-                let _ = stderr.flush();
-                let stdin = std::io::stdin();
-                while !crate::asking::input_waits(&stdin, Duration::from_millis(100)) {
-                    remote.while_idle()?;
-                }
-                let mut line = String::new();
-                Ok((stdin.lock().read_line(&mut line)? > 0).then_some(line))
-            }
-        }
-    }
-}
-
 pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()> {
     if invocation.json {
         bail!(
@@ -158,17 +131,13 @@ pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()>
         format!("nodwyn chat: session {session} through the daemon; /help for commands")
     });
     let waiting = idle_interrupts(remote.interrupt());
-    let mut reader = if alone {
-        let history = repository.as_deref().map(|repository| {
-            store.home().join("history").join(format!(
-                "{}.txt",
-                nodwyn_core::Store::project_id(repository)
-            ))
-        });
-        Reader::Editor(crate::line_editor::LineEditor::new(history))
-    } else {
-        Reader::Watching
-    };
+    let history = repository.as_deref().map(|repository| {
+        store.home().join("history").join(format!(
+            "{}.txt",
+            nodwyn_core::Store::project_id(repository)
+        ))
+    });
+    let mut editor = crate::line_editor::LineEditor::new(history);
     let person = environment::host_settings().person;
     loop {
         if crate::asking::exit_asked() {
@@ -178,7 +147,7 @@ pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()>
         // pressed from the prompt on gets the hint.
         remote.interrupt().store(false, Ordering::SeqCst);
         waiting.store(true, Ordering::SeqCst);
-        let read = reader.read(&mut remote);
+        let read = editor.read("> ", &mut remote);
         waiting.store(false, Ordering::SeqCst);
         let Some(line) = read? else {
             break;
