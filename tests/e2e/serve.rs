@@ -641,24 +641,62 @@ fn a_question_nobody_answers_is_declined_at_the_configured_timeout_and_recorded(
 }
 
 /// What an agent's command runs to approve another session's question through the daemon.
-const APPROVER: &str = r#"
-import json, socket, sys
-client = socket.socket(socket.AF_UNIX)
-client.connect(sys.argv[1])
-wire = client.makefile("rw")
-wire.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.subscribe", "params": {"session": sys.argv[2]}}) + "\n")
-wire.flush()
-for line in wire:
-    message = json.loads(line)
-    if message.get("method") == "approval.request":
-        wire.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"decision": "allow"}}) + "\n")
-        wire.flush()
-        print("answered", message["id"])
-        break
+/// `approve(socket, session)`: subscribes to `session` and allows the first question it sees.
+const APPROVE: &str = r#"
+import json, os, socket, sys
+def approve(path, session):
+    client = socket.socket(socket.AF_UNIX)
+    client.connect(path)
+    wire = client.makefile("rw")
+    wire.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session.subscribe", "params": {"session": session}}) + "\n")
+    wire.flush()
+    for line in wire:
+        message = json.loads(line)
+        if message.get("method") == "approval.request":
+            wire.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {"decision": "allow"}}) + "\n")
+            wire.flush()
+            print("answered", message["id"], flush=True)
+            break
+"#;
+
+/// Answers from the command's own process.
+const DIRECTLY: &str = "approve(sys.argv[1], sys.argv[2])\n";
+
+/// Answers from a grandchild in a session of its own whose parent has gone (a double fork),
+/// so it no longer descends from the command; the command waits for it to finish.
+const DETACHED: &str = r#"
+done, finished = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    middle = os.getpid()
+    if os.fork() == 0:
+        os.close(done)
+        while os.getppid() == middle:
+            pass
+        print("reparented", flush=True)
+        approve(sys.argv[1], sys.argv[2])
+        os._exit(0)
+    os._exit(0)
+os.close(finished)
+os.read(done, 1)
 "#;
 
 #[test]
 fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
+    an_agents_command_answers_through_the_daemon(DIRECTLY);
+}
+
+/// A process the command detached (double fork, a session of its own) is still the command's:
+/// orphans come back to the supervisor, the child subreaper of the command's tree.
+#[test]
+fn a_process_an_agents_command_detached_cannot_answer_a_question_either() {
+    an_agents_command_answers_through_the_daemon(DETACHED);
+}
+
+/// An approved command whose program `answering` (after [`APPROVE`]) answers the question of
+/// another session through the daemon: the answer does not count.
+fn an_agents_command_answers_through_the_daemon(answering: &str) {
+    let program = format!("{APPROVE}{answering}");
     let env = TestEnv::new();
     let repo = env.repo("project");
     let victim = StandIn::start(vec![
@@ -690,7 +728,7 @@ fn an_agents_command_cannot_answer_a_question_through_the_daemon() {
     attacker.push([
         openai::call(
             "shell-exec",
-            json!({"argv": ["python3", "-c", APPROVER, daemon.socket, victim_session]}),
+            json!({"argv": ["python3", "-c", program, daemon.socket, victim_session]}),
         ),
         openai::text("Done."),
     ]);
