@@ -1,6 +1,7 @@
 //! End-to-end tests: the `nodwyn` binary built from this tree, run on real git repositories in
 //! temporary folders. One test binary (faster to link on two cores); one module per area.
 
+mod acp;
 mod attributes;
 mod bases;
 mod call;

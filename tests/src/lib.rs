@@ -605,8 +605,12 @@ pub fn nodwyn_binary() -> &'static Path {
 /// The version of the Python `mcp` SDK the MCP tests drive nodwyn with.
 pub const MCP_SDK: &str = "mcp==2.3.0";
 
-/// A Python with the `mcp` SDK, a real MCP client written by others: `target/mcp-venv`, made on
-/// first use (`python3 -m venv`, then `pip install` from PyPI), or `$NODWYN_TEST_PYTHON`.
+/// The version of the Python `agent-client-protocol` SDK the ACP tests drive nodwyn with.
+pub const ACP_SDK: &str = "agent-client-protocol==0.12.1";
+
+/// A Python with the `mcp` and `agent-client-protocol` SDKs, real clients written by others:
+/// `target/mcp-venv`, made on first use (`python3 -m venv`, then `pip install` from PyPI), or
+/// `$NODWYN_TEST_PYTHON`.
 pub fn mcp_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
@@ -619,7 +623,7 @@ pub fn mcp_python() -> &'static Path {
         let python = venv.join("bin/python");
         let has_sdk = |python: &Path| {
             Command::new(python)
-                .args(["-c", "import mcp"])
+                .args(["-c", "import mcp, acp"])
                 .stderr(Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success())
@@ -639,12 +643,13 @@ pub fn mcp_python() -> &'static Path {
                         "-q",
                         "--disable-pip-version-check",
                         MCP_SDK,
+                        ACP_SDK,
                     ])
                     .status()
                     .is_ok_and(|s| s.success());
             assert!(
                 installed && has_sdk(&python),
-                "the MCP tests need Python 3 with venv and the `{MCP_SDK}` package from PyPI in {}",
+                "the MCP and ACP tests need Python 3 with venv and the `{MCP_SDK}` and `{ACP_SDK}` packages from PyPI in {}",
                 venv.display()
             );
         }

@@ -76,6 +76,11 @@ impl InProcess {
         })
     }
 
+    /// Runs `future` to its end on the engine's runtime.
+    pub(crate) fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+
     /// A client of the engine, which has said hello (as [`crate::remote::connect`]'s has).
     pub(crate) fn client(&self) -> anyhow::Result<Client> {
         let mut client = Client::in_process(Arc::clone(&self.server), self.handle.clone());

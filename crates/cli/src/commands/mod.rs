@@ -1,6 +1,7 @@
 //! The command tree. Each subcommand lives in its own file; the doc comment of its arguments
 //! struct is its `--help`.
 
+mod acp;
 mod allow;
 mod call;
 mod chat;
@@ -77,6 +78,8 @@ enum Command {
     Call(call::CallArgs),
     /// Serve guarded worktrees and primitives to any agent over the Model Context Protocol.
     Mcp(mcp::McpArgs),
+    /// Be an editor's agent over the Agent Client Protocol (Zed, JetBrains IDEs, Neovim, Emacs).
+    Acp(acp::AcpArgs),
     /// Serve the engine to many clients on a private Unix socket (JSON-RPC 2.0).
     Serve(serve::ServeArgs),
     /// Kept versions of the files a session's primitives replaced.
@@ -143,6 +146,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Chat(args) => chat::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
+        Command::Acp(args) => acp::run(args, &context).map(|()| Outcome::Success),
         Command::Serve(args) => serve::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),

@@ -1,0 +1,124 @@
+"""A real ACP client (the Python `agent-client-protocol` SDK) driving `nodwyn acp`.
+
+Usage: client.py ANSWER PROMPTS_JSON
+  ANSWER: how permission requests are answered: `allow`, `reject`, or `cancel` (the turn is
+  cancelled once a tool call runs, and the request answered `cancelled`).
+The client offers fs and terminal capabilities, and records whether the agent used them.
+Prints one JSON object: the session, each turn's stop reason and updates, the permission
+requests, and the client methods the agent called.
+"""
+
+import asyncio
+import json
+import os
+import sys
+
+from acp import PROTOCOL_VERSION, spawn_agent_process, text_block
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    Implementation,
+    RequestPermissionResponse,
+)
+
+
+def dump(model):
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Client:
+    def __init__(self, answer):
+        self.answer = answer
+        self.updates = []
+        self.permissions = []
+        self.used = []
+        self.conn = None
+        self.session = None
+        self.cancelled = False
+
+    async def session_update(self, session_id, update, **kwargs):
+        self.updates.append(dump(update))
+        shown = dump(update)
+        if (
+            self.answer == "cancel"
+            and not self.cancelled
+            and shown.get("sessionUpdate") == "tool_call_update"
+            and shown.get("status") == "in_progress"
+        ):
+            self.cancelled = True
+            asyncio.get_running_loop().call_later(
+                1.0, lambda: asyncio.ensure_future(self.conn.cancel(session_id=session_id))
+            )
+
+    async def request_permission(self, session_id, tool_call, options, **kwargs):
+        self.permissions.append(
+            {"tool_call": dump(tool_call), "options": [dump(o) for o in options]}
+        )
+        if self.answer == "cancel":
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        wanted = "allow_once" if self.answer == "allow" else "reject_once"
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=wanted)
+        )
+
+    # Offered, and never to be used: nodwyn works in its worktree and runs its own commands.
+    async def read_text_file(self, **kwargs):
+        self.used.append("fs/read_text_file")
+        raise RuntimeError("not expected")
+
+    async def write_text_file(self, **kwargs):
+        self.used.append("fs/write_text_file")
+        raise RuntimeError("not expected")
+
+    async def create_terminal(self, **kwargs):
+        self.used.append("terminal/create")
+        raise RuntimeError("not expected")
+
+
+async def main(answer, prompts):
+    client = Client(answer)
+    cwd = os.getcwd()
+    async with spawn_agent_process(
+        client,
+        os.environ["NODWYN_BIN"],
+        "acp",
+        cwd=cwd,
+        env=dict(os.environ),
+        transport_kwargs={"stderr": None},
+    ) as (conn, _process):
+        client.conn = conn
+        init = await conn.initialize(
+            protocol_version=PROTOCOL_VERSION,
+            client_capabilities=ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=True, write_text_file=True),
+                terminal=True,
+            ),
+            client_info=Implementation(name="nodwyn-tests", version="0.1"),
+        )
+        session = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+        opened = list(client.updates)
+        client.updates.clear()
+        turns = []
+        for text in prompts:
+            response = await asyncio.wait_for(
+                conn.prompt(session_id=session, prompt=[text_block(text)]), 120
+            )
+            turns.append({"stop": response.stop_reason, "updates": list(client.updates)})
+            client.updates.clear()
+    print(
+        json.dumps(
+            {
+                "initialize": dump(init),
+                "session": session,
+                "opened": opened,
+                "turns": turns,
+                "permissions": client.permissions,
+                "used": client.used,
+            }
+        )
+    )
+
+
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2])))

@@ -1,0 +1,216 @@
+//! `nodwyn acp` driven by a real ACP client written by others (the Python
+//! `agent-client-protocol` SDK, `tests/acp_client/client.py`), with the stand-in model: a thread opens a
+//! worktree, a write is shown as an edit with its diff and lands in the worktree only, a question
+//! declined writes nothing, a credential read is refused, a cancel ends a long command, and the
+//! agent never uses the editor's files or terminals though the editor offers both.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nodwyn_standin::{StandIn, openai};
+use nodwyn_tests::{TestEnv, mcp_python, nodwyn_binary, write};
+use serde_json::{Value, json};
+
+fn configure(env: &TestEnv, server: &StandIn) {
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            server.url()
+        ),
+    );
+}
+
+/// Runs the client in `dir`, answering questions `answer`, with `prompts`: what it recorded.
+fn client(env: &TestEnv, dir: &Path, answer: &str, prompts: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("acp_client/client.py");
+    let output = std::process::Command::new(mcp_python())
+        .arg(script)
+        .arg(answer)
+        .arg(json!(prompts).to_string())
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .env("NODWYN_BIN", nodwyn_binary())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The updates of `turn` of kind `kind`.
+fn of_kind<'a>(run: &'a Value, turn: usize, kind: &str) -> Vec<&'a Value> {
+    run["turns"][turn]["updates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| u["sessionUpdate"] == kind)
+        .collect()
+}
+
+/// The text the agent said in `turn`.
+fn said(run: &Value, turn: usize) -> String {
+    of_kind(run, turn, "agent_message_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn an_editor_thread_works_in_its_own_worktree_and_sees_each_edit_as_a_diff() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Wrote the note."),
+    ]);
+    configure(&env, &model);
+    let run = client(&env, &repo, "allow", &["write a note"]);
+
+    assert_eq!(run["initialize"]["protocolVersion"], 1, "{run}");
+    assert_eq!(
+        run["initialize"]["agentCapabilities"]["promptCapabilities"]["embeddedContext"],
+        true
+    );
+    // The thread's first words say where it works.
+    let first = of_kind(&run, 0, "agent_message_chunk")[0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(first.contains("its own worktree"), "{first}");
+    assert!(first.contains("on branch nodwyn/"), "{first}");
+
+    let calls = of_kind(&run, 0, "tool_call");
+    assert_eq!(calls.len(), 1, "{run:#}");
+    assert_eq!(calls[0]["kind"], "edit");
+    assert_eq!(calls[0]["title"], "fs-write notes.txt");
+    let location = calls[0]["locations"][0]["path"].as_str().unwrap();
+    assert!(location.contains("/.nodwyn/worktrees/"), "{location}");
+    assert!(location.ends_with("/notes.txt"), "{location}");
+
+    let done = of_kind(&run, 0, "tool_call_update")
+        .into_iter()
+        .find(|u| u["status"] == "completed")
+        .cloned()
+        .unwrap_or_else(|| panic!("{run:#}"));
+    let diff = &done["content"][0];
+    assert_eq!(diff["type"], "diff", "{done}");
+    assert_eq!(diff["newText"], "hello\n");
+    assert_eq!(diff["path"], location);
+    assert!(diff.get("oldText").is_none(), "a new file: {diff}");
+    assert_eq!(run["turns"][0]["stop"], "end_turn");
+    assert!(said(&run, 0).contains("Wrote the note."), "{run:#}");
+
+    // The question went to the editor's permission prompt, with nodwyn's reason.
+    let permission = &run["permissions"][0];
+    let options: Vec<&str> = permission["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(options, ["allow_once", "reject_once"]);
+    assert_eq!(
+        permission["tool_call"]["toolCallId"],
+        calls[0]["toolCallId"]
+    );
+
+    // The file is in the worktree, not in the person's checkout.
+    assert_eq!(std::fs::read_to_string(location).unwrap(), "hello\n");
+    assert!(!repo.join("notes.txt").exists());
+    assert_eq!(
+        run["used"],
+        json!([]),
+        "the editor's fs and terminal are not used"
+    );
+}
+
+#[test]
+fn a_declined_question_writes_nothing_and_a_credential_read_is_refused() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(&repo.join(".env"), "TOKEN=hunter2-secret\n");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("It was declined."),
+        openai::call("fs-read", json!({"path": ".env"})),
+        openai::text("That was refused."),
+    ]);
+    configure(&env, &model);
+    let run = client(&env, &repo, "reject", &["write a note", "read .env"]);
+
+    let failed = |turn: usize| -> Vec<Value> {
+        of_kind(&run, turn, "tool_call_update")
+            .into_iter()
+            .filter(|u| u["status"] == "failed")
+            .cloned()
+            .collect()
+    };
+    let declined = failed(0);
+    assert_eq!(declined.len(), 1, "{run:#}");
+    assert!(
+        declined[0]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["type"] != "diff"),
+        "no diff for what did not run: {declined:?}"
+    );
+    let calls = of_kind(&run, 0, "tool_call");
+    let location = calls[0]["locations"][0]["path"].as_str().unwrap();
+    assert!(!Path::new(location).exists(), "nothing written");
+
+    let refused = failed(1);
+    assert_eq!(refused.len(), 1, "{run:#}");
+    let text = refused[0]["content"][0]["content"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(text.contains(".env"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    // Refused by the rules: nobody was asked about it.
+    assert_eq!(run["permissions"].as_array().unwrap().len(), 1, "{run:#}");
+    assert_eq!(run["turns"][1]["stop"], "end_turn");
+}
+
+#[test]
+fn a_cancel_ends_a_long_command_and_the_prompt_answers_cancelled() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        "commands = [[\"sleep\"]]\n",
+    );
+    // Untracked: a committed allow.toml could be anyone's, and gives no standing answer.
+    let model = StandIn::start(vec![
+        openai::call("shell-exec", json!({"argv": ["sleep", "97"]})),
+        openai::text("Not reached."),
+    ]);
+    configure(&env, &model);
+    let started = Instant::now();
+    let run = client(&env, &repo, "cancel", &["wait a minute"]);
+    assert_eq!(run["turns"][0]["stop"], "cancelled", "{run:#}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "the command did not run on: {:?}",
+        started.elapsed()
+    );
+    let ps = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 97"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&ps.stdout).trim().is_empty() || !ps.status.success(),
+        "a sleep 97 still runs"
+    );
+}
