@@ -1,8 +1,10 @@
 """A real ACP client (the Python `agent-client-protocol` SDK) driving `nodwyn acp`.
 
 Usage: client.py ANSWER PROMPTS_JSON
-  ANSWER: how permission requests are answered: `allow`, `reject`, or `cancel` (the turn is
-  cancelled once a tool call runs, and the request answered `cancelled`).
+  ANSWER: how permission requests are answered: `allow`, `reject`, `cancel` (the turn is
+  cancelled once a tool call runs, and the request answered `cancelled`), or `ignore` (never
+  answered, as by an editor that shows no prompt).
+  Further arguments are given to `nodwyn acp`.
 The client offers fs and terminal capabilities, and records whether the agent used them.
 Prints one JSON object: the session, each turn's stop reason and updates, the permission
 requests, and the client methods the agent called.
@@ -58,6 +60,8 @@ class Client:
         )
         if self.answer == "cancel":
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        if self.answer == "ignore":
+            await asyncio.Event().wait()
         wanted = "allow_once" if self.answer == "allow" else "reject_once"
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=wanted)
@@ -77,13 +81,14 @@ class Client:
         raise RuntimeError("not expected")
 
 
-async def main(answer, prompts):
+async def main(answer, prompts, arguments):
     client = Client(answer)
     cwd = os.getcwd()
     async with spawn_agent_process(
         client,
         os.environ["NODWYN_BIN"],
         "acp",
+        *arguments,
         cwd=cwd,
         env=dict(os.environ),
         transport_kwargs={"stderr": None},
@@ -121,4 +126,4 @@ async def main(answer, prompts):
     )
 
 
-asyncio.run(main(sys.argv[1], json.loads(sys.argv[2])))
+asyncio.run(main(sys.argv[1], json.loads(sys.argv[2]), sys.argv[3:]))

@@ -23,11 +23,23 @@ fn configure(env: &TestEnv, server: &StandIn) {
 
 /// Runs the client in `dir`, answering questions `answer`, with `prompts`: what it recorded.
 fn client(env: &TestEnv, dir: &Path, answer: &str, prompts: &[&str]) -> Value {
+    client_of(env, dir, answer, prompts, &[])
+}
+
+/// [`client`], with `arguments` for `nodwyn acp`.
+fn client_of(
+    env: &TestEnv,
+    dir: &Path,
+    answer: &str,
+    prompts: &[&str],
+    arguments: &[&str],
+) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("acp_client/client.py");
     let output = std::process::Command::new(mcp_python())
         .arg(script)
         .arg(answer)
         .arg(json!(prompts).to_string())
+        .args(arguments)
         .current_dir(dir)
         .env_clear()
         .envs(env.vars())
@@ -213,4 +225,36 @@ fn a_cancel_ends_a_long_command_and_the_prompt_answers_cancelled() {
         String::from_utf8_lossy(&ps.stdout).trim().is_empty() || !ps.status.success(),
         "a sleep 97 still runs"
     );
+}
+
+#[test]
+fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Nobody answered."),
+    ]);
+    configure(&env, &model);
+    let started = Instant::now();
+    let run = client_of(
+        &env,
+        &repo,
+        "ignore",
+        &["write a note"],
+        &["--permission-timeout", "2"],
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(run["turns"][0]["stop"], "end_turn", "{run:#}");
+    let failed: Vec<&Value> = of_kind(&run, 0, "tool_call_update")
+        .into_iter()
+        .filter(|u| u["status"] == "failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{run:#}");
+    let calls = of_kind(&run, 0, "tool_call");
+    let location = calls[0]["locations"][0]["path"].as_str().unwrap();
+    assert!(!Path::new(location).exists(), "nothing written");
 }
