@@ -4,7 +4,8 @@ Usage: client.py ANSWER PROMPTS_JSON
   ANSWER: how permission requests are answered: `allow`, `reject`, `cancel` (the turn is
   cancelled once a tool call runs, and the request answered `cancelled`), or `ignore` (never
   answered, as by an editor that shows no prompt).
-  Further arguments are given to `nodwyn acp`.
+  Further arguments are given to `nodwyn acp`. With `$NODWYN_LOAD` set, the session it names is
+  loaded (`session/load`) instead of a new one opened, and what the load told is `loaded`.
 The client offers fs and terminal capabilities, and records whether the agent used them.
 Prints one JSON object: the session, each turn's stop reason and updates, the permission
 requests, and the client methods the agent called.
@@ -102,9 +103,15 @@ async def main(answer, prompts, arguments):
             ),
             client_info=Implementation(name="nodwyn-tests", version="0.1"),
         )
-        session = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
-        opened = list(client.updates)
-        client.updates.clear()
+        load = os.environ.get("NODWYN_LOAD")
+        if load:
+            await conn.load_session(session_id=load, cwd=cwd, mcp_servers=[])
+            session = load
+        else:
+            session = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+        loaded = list(client.updates) if load else []
+        if load:
+            client.updates.clear()
         turns = []
         for text in prompts:
             response = await asyncio.wait_for(
@@ -117,7 +124,7 @@ async def main(answer, prompts, arguments):
             {
                 "initialize": dump(init),
                 "session": session,
-                "opened": opened,
+                "loaded": loaded,
                 "turns": turns,
                 "permissions": client.permissions,
                 "used": client.used,

@@ -23,7 +23,7 @@ fn configure(env: &TestEnv, server: &StandIn) {
 
 /// Runs the client in `dir`, answering questions `answer`, with `prompts`: what it recorded.
 fn client(env: &TestEnv, dir: &Path, answer: &str, prompts: &[&str]) -> Value {
-    client_of(env, dir, answer, prompts, &[])
+    client_of(env, dir, answer, prompts, &[], None)
 }
 
 /// [`client`], with `arguments` for `nodwyn acp`.
@@ -33,6 +33,7 @@ fn client_of(
     answer: &str,
     prompts: &[&str],
     arguments: &[&str],
+    loading: Option<&str>,
 ) -> Value {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("acp_client/client.py");
     let output = std::process::Command::new(mcp_python())
@@ -44,6 +45,7 @@ fn client_of(
         .env_clear()
         .envs(env.vars())
         .env("NODWYN_BIN", nodwyn_binary())
+        .envs(loading.map(|session| ("NODWYN_LOAD", session)))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -246,6 +248,7 @@ fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
         "ignore",
         &["write a note"],
         &["--permission-timeout", "2"],
+        None,
     );
     assert!(started.elapsed() < Duration::from_secs(30));
     assert_eq!(run["turns"][0]["stop"], "end_turn", "{run:#}");
@@ -257,4 +260,49 @@ fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
     let calls = of_kind(&run, 0, "tool_call");
     let location = calls[0]["locations"][0]["path"].as_str().unwrap();
     assert!(!Path::new(location).exists(), "nothing written");
+}
+
+#[test]
+fn a_thread_loaded_in_a_new_process_is_told_again_and_goes_on() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Wrote the note."),
+        openai::text("Still here."),
+    ]);
+    configure(&env, &model);
+    let first = client(&env, &repo, "allow", &["write a note"]);
+    let session = first["session"].as_str().unwrap();
+
+    // The editor restarted: a new `nodwyn acp` loads the thread.
+    let again = client_of(&env, &repo, "allow", &["are you there"], &[], Some(session));
+    let loaded = again["loaded"].as_array().unwrap();
+    let kinds: Vec<&str> = loaded
+        .iter()
+        .map(|u| u["sessionUpdate"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user_message_chunk",
+            "tool_call",
+            "tool_call_update",
+            "agent_message_chunk"
+        ],
+        "{loaded:#?}"
+    );
+    assert_eq!(loaded[0]["content"]["text"], "write a note");
+    assert_eq!(loaded[1]["kind"], "edit");
+    assert_eq!(loaded[2]["status"], "completed");
+    assert_eq!(loaded[3]["content"]["text"], "Wrote the note.");
+    assert_eq!(again["turns"][0]["stop"], "end_turn");
+    assert!(said(&again, 0).contains("Still here."), "{again:#}");
+    // The model was given the thread's conversation again.
+    let received = model.received();
+    let asked = received.last().unwrap().body.to_string();
+    assert!(asked.contains("write a note"), "{asked}");
 }

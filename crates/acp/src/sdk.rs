@@ -37,7 +37,8 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
         options,
         roots: Mutex::new(HashMap::new()),
     });
-    let (opening, prompting, cancelling) = (
+    let (opening, loading, prompting, cancelling) = (
+        Arc::clone(&shared),
         Arc::clone(&shared),
         Arc::clone(&shared),
         Arc::clone(&shared),
@@ -51,9 +52,13 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                         _: ConnectionTo<Editor>| {
                 responder.respond(
                     acp::InitializeResponse::new(ProtocolVersion::V1)
-                        .agent_capabilities(acp::AgentCapabilities::new().prompt_capabilities(
-                            acp::PromptCapabilities::new().embedded_context(true),
-                        ))
+                        .agent_capabilities(
+                            acp::AgentCapabilities::new()
+                                .load_session(true)
+                                .prompt_capabilities(
+                                    acp::PromptCapabilities::new().embedded_context(true),
+                                ),
+                        )
                         .agent_info(acp::Implementation::new(
                             "nodwyn",
                             env!("CARGO_PKG_VERSION"),
@@ -77,6 +82,30 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                                 acp::SessionId::new(id.clone()),
                             ))?;
                             send(&editor, &id, Update::Text(said))
+                        }
+                        Ok(Err(e)) => responder.respond_with_error(refused(&e)),
+                        Err(e) => responder.respond_with_internal_error(e),
+                    }
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::LoadSessionRequest,
+                        responder: Responder<acp::LoadSessionResponse>,
+                        editor: ConnectionTo<Editor>| {
+                let shared = Arc::clone(&loading);
+                editor.clone().spawn(async move {
+                    let session = request.session_id.to_string();
+                    let loaded =
+                        tokio::task::spawn_blocking(move || load_session(&shared, &session)).await;
+                    match loaded {
+                        Ok(Ok((id, updates))) => {
+                            // The thread is told again before the answer, as ACP asks.
+                            for update in updates {
+                                send(&editor, &id, update)?;
+                            }
+                            responder.respond(acp::LoadSessionResponse::new())
                         }
                         Ok(Err(e)) => responder.respond_with_error(refused(&e)),
                         Err(e) => responder.respond_with_internal_error(e),
@@ -158,6 +187,32 @@ fn open_session(shared: &Shared, cwd: PathBuf) -> anyhow::Result<(String, String
     };
     lock(&shared.roots).insert(id.clone(), root);
     Ok((id, said))
+}
+
+/// Opens session `session` again (its worktree made again if it is gone): its id, and the
+/// updates that tell its conversation.
+fn load_session(shared: &Shared, session: &str) -> anyhow::Result<(String, Vec<Update>)> {
+    let mut client = (shared.connect)()?;
+    let resumed = turn::request(&mut client, "session.resume", json!({"session": session}))?;
+    let id = resumed["session"].as_str().unwrap_or(session).to_owned();
+    let root = PathBuf::from(resumed["root"].as_str().unwrap_or_default());
+    let mut records = Vec::new();
+    loop {
+        let page = turn::request(
+            &mut client,
+            "session.events",
+            json!({"session": id, "after": records.len()}),
+        )?;
+        let events = page["events"].as_array().cloned().unwrap_or_default();
+        let more = page["more"].as_bool().unwrap_or(false) && !events.is_empty();
+        records.extend(events.into_iter().map(|event| event["record"].clone()));
+        if !more {
+            break;
+        }
+    }
+    let updates = crate::translate::Translator::replay(&id, &root, &records);
+    lock(&shared.roots).insert(id.clone(), root);
+    Ok((id, updates))
 }
 
 /// Runs `text` as a turn of `session`, streaming it to `editor` and asking its questions there.
@@ -257,6 +312,9 @@ fn send(
 /// The SDK's form of `update`.
 fn session_update(update: Update) -> acp::SessionUpdate {
     match update {
+        Update::UserText(text) => acp::SessionUpdate::UserMessageChunk(acp::ContentChunk::new(
+            acp::ContentBlock::Text(acp::TextContent::new(text)),
+        )),
         Update::Text(text) => acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
             acp::ContentBlock::Text(acp::TextContent::new(text)),
         )),

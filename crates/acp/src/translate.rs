@@ -11,6 +11,8 @@ use serde_json::Value;
 /// One update of a session for the editor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Update {
+    /// What the person said (only when a thread's conversation is read back).
+    UserText(String),
     /// Text of the agent's answer, as it streams.
     Text(String),
     /// A tool call the model made, announced before it runs.
@@ -88,6 +90,9 @@ pub(crate) struct Translator {
     diffs: HashMap<String, Diff>,
     /// The call running now (the one a question is about).
     running: Option<String>,
+    /// Whether the conversation is read back from the log: no diffs then (the files have moved
+    /// on since), and the person's messages are shown.
+    replaying: bool,
 }
 
 impl Translator {
@@ -100,7 +105,33 @@ impl Translator {
             announced: VecDeque::new(),
             diffs: HashMap::new(),
             running: None,
+            replaying: false,
         }
+    }
+
+    /// The updates that tell session `session`'s conversation again from its log's `records`
+    /// (a sub-agent's items left out: its answer is in its caller's result).
+    pub(crate) fn replay(session: &str, root: &Path, records: &[Value]) -> Vec<Update> {
+        let mut translator = Self::new(session, root);
+        translator.replaying = true;
+        let mut updates = Vec::new();
+        for record in records {
+            if record["type"] != "conversation.item" || record.get("agent").is_some() {
+                continue;
+            }
+            if record["kind"] == "user_message" {
+                let said = record["text"].as_str().unwrap_or_default();
+                updates.push(Update::UserText(said.to_owned()));
+                continue;
+            }
+            let mut params = record.clone();
+            params["session"] = session.into();
+            updates.extend(translator.on(&serde_json::json!({
+                "method": "item.completed",
+                "params": params,
+            })));
+        }
+        updates
     }
 
     /// The call running now, if any.
@@ -174,7 +205,11 @@ impl Translator {
             let tool = call["tool"].as_str().unwrap_or_default();
             let input = call["arguments"].clone();
             let path = input["path"].as_str().map(|path| self.root.join(path));
-            if let Some(diff) = path.as_deref().and_then(|path| diff_of(tool, path, &input)) {
+            let diff = path
+                .as_deref()
+                .filter(|_| !self.replaying)
+                .and_then(|path| diff_of(tool, path, &input));
+            if let Some(diff) = diff {
                 self.diffs.insert(id.clone(), diff);
             }
             self.announced.push_back(id.clone());
@@ -348,5 +383,38 @@ mod tests {
                 diff: None,
             }
         );
+    }
+
+    #[test]
+    fn a_conversation_read_back_leaves_out_sub_agents_and_makes_no_diff() {
+        let records = [
+            json!({"type": "session.start"}),
+            json!({"type": "conversation.item", "item": "1.1", "kind": "user_message", "text": "go"}),
+            json!({"type": "conversation.item", "item": "1.2", "kind": "assistant_message",
+                   "text": "", "tool_calls": [{"call_id": "c1", "tool": "fs-write",
+                   "arguments": {"path": "a.txt", "content": "x"}}]}),
+            json!({"type": "conversation.item", "item": "1.3", "agent": "helper",
+                   "kind": "assistant_message", "text": "the helper's own words"}),
+            json!({"type": "conversation.item", "item": "1.4", "kind": "tool_result",
+                   "call_id": "c1", "tool": "fs-write", "ok": true, "content": "wrote a.txt"}),
+        ];
+        let updates = Translator::replay("s1", Path::new("/nowhere"), &records);
+        assert_eq!(updates.len(), 3, "{updates:#?}");
+        assert_eq!(updates[0], Update::UserText("go".to_owned()));
+        assert!(matches!(
+            &updates[1],
+            Update::ToolCall {
+                kind: Kind::Edit,
+                ..
+            }
+        ));
+        assert!(matches!(
+            &updates[2],
+            Update::ToolStatus {
+                status: Status::Completed,
+                diff: None,
+                ..
+            }
+        ));
     }
 }
