@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use nodwyn_standin::{StandIn, openai};
-use nodwyn_tests::{TestEnv, mcp_python, nodwyn_binary, write};
+use nodwyn_tests::{TestEnv, python_client, write};
 use serde_json::{Value, json};
 
 fn configure(env: &TestEnv, server: &StandIn) {
@@ -26,7 +26,7 @@ fn client(env: &TestEnv, dir: &Path, answer: &str, prompts: &[&str]) -> Value {
     client_of(env, dir, answer, prompts, &[], None)
 }
 
-/// [`client`], with `arguments` for `nodwyn acp`.
+/// [`client`], with `arguments` for `nodwyn acp`, loading session `loading` if given.
 fn client_of(
     env: &TestEnv,
     dir: &Path,
@@ -35,27 +35,10 @@ fn client_of(
     arguments: &[&str],
     loading: Option<&str>,
 ) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("acp_client/client.py");
-    let output = std::process::Command::new(mcp_python())
-        .arg(script)
-        .arg(answer)
-        .arg(json!(prompts).to_string())
-        .args(arguments)
-        .current_dir(dir)
-        .env_clear()
-        .envs(env.vars())
-        .env("NODWYN_BIN", nodwyn_binary())
-        .envs(loading.map(|session| ("NODWYN_LOAD", session)))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    let mut args = vec![answer.to_owned(), json!(prompts).to_string()];
+    args.extend(arguments.iter().map(|a| (*a).to_owned()));
+    let vars: Vec<(&str, &str)> = loading.map(|s| ("NODWYN_LOAD", s)).into_iter().collect();
+    python_client(env, dir, "acp_client/client.py", &args, &vars)
 }
 
 /// The updates of `turn` of kind `kind`.

@@ -4,30 +4,18 @@
 
 use std::path::Path;
 
-use nodwyn_tests::{TestEnv, mcp_python, nodwyn_binary, write};
+use nodwyn_tests::{TestEnv, nodwyn_binary, python_client, write};
 use serde_json::{Value, json};
 
 /// Runs the client in `dir` with `scenario` (`yes`, `no`, `none`, `hang`) and these calls.
 fn client(env: &TestEnv, dir: &Path, scenario: &str, calls: Value) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("mcp/client.py");
-    let output = std::process::Command::new(mcp_python())
-        .arg(script)
-        .arg(scenario)
-        .arg(calls.to_string())
-        .current_dir(dir)
-        .env_clear()
-        .envs(env.vars())
-        .env("NODWYN_BIN", nodwyn_binary())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "the client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_str(stdout.lines().last().unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+    python_client(
+        env,
+        dir,
+        "mcp/client.py",
+        &[scenario.to_owned(), calls.to_string()],
+        &[],
+    )
 }
 
 fn result(run: &Value, index: usize) -> (&str, bool, &str) {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use nodwyn_standin::{StandIn, anthropic, openai};
-use nodwyn_tests::{TestEnv, write};
+use nodwyn_tests::{TestEnv, users_said, write};
 use serde_json::{Value, json};
 
 /// Points the person's configuration at `server`, speaking `provider`'s protocol.
@@ -222,7 +222,7 @@ fn a_model_fixes_the_failing_test_and_lands_it_on_the_remote() {
         "turn 1 begins",
         "  person: fix the failing test and land it",
         "  model: Let me look at the test. [calls: fs-read {\"path\":\"test.sh\"}]",
-        "  fs-read gave: { \"content\": \"test \\\"$(sh calc.sh)\\\" = 4",
+        "  fs-read gave: { \"path\": \"test.sh\", \"content\": \"test \\\"$(sh calc.sh)\\\" = 4",
         "  model scripted at http://127.0.0.1:",
         "turn 1 ends: finished (5 model call(s)",
     ] {
@@ -1977,17 +1977,6 @@ fn on_a_terminal_a_live_status_line_says_what_runs_and_that_the_model_is_awaited
         "{}",
         json.stderr
     );
-}
-
-/// The person's messages in a request to the model, in order.
-fn users_said(request: &Value) -> Vec<String> {
-    request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .collect()
 }
 
 #[test]

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use nodwyn_standin::{StandIn, openai};
-use nodwyn_tests::{TestEnv, write};
+use nodwyn_tests::{TestEnv, users_said, write};
 use serde_json::{Value, json};
 
 /// A daemon started by the test, killed when dropped.
@@ -932,15 +932,7 @@ fn chat_through_the_daemon_edits_its_line_while_another_clients_turn_is_shown() 
     let said: Vec<Vec<String>> = model
         .received()
         .iter()
-        .map(|request| {
-            request.body["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|m| m["role"] == "user")
-                .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-                .collect()
-        })
+        .map(|request| users_said(&request.body))
         .collect();
     assert_eq!(
         said.last().unwrap(),

@@ -657,6 +657,48 @@ pub fn mcp_python() -> &'static Path {
     })
 }
 
+/// Runs the Python client `script` (a path under `tests/`) with `args` in `dir`, as `env`'s
+/// person, against the built binary (`$NODWYN_BIN`) with `vars` besides: the JSON object it
+/// printed last. A client that fails fails the test, with what it said.
+pub fn python_client(
+    env: &TestEnv,
+    dir: &Path,
+    script: &str,
+    args: &[String],
+    vars: &[(&str, &str)],
+) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
+    let output = Command::new(mcp_python())
+        .arg(script)
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.vars())
+        .env("NODWYN_BIN", nodwyn_binary())
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The person's messages in a request to an OpenAI-compatible model, in order.
+pub fn users_said(request: &serde_json::Value) -> Vec<String> {
+    request["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
 fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
     let mut newest: Option<(SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {

@@ -147,10 +147,10 @@ mod tests {
             panic!("not a list: {scheme}");
         };
         let first = entries.iter().next().expect("an entry");
-        // serde_json keeps keys sorted.
+        // An object's keys keep the order they were written in.
         assert_eq!(
             alist_entry(first).map(|(key, _)| key).as_deref(),
-            Some("lines")
+            Some("path")
         );
         let back = to_json(&scheme).expect("converts back");
         // `null` comes back as `false`: Scheme has one false value.
