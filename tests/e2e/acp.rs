@@ -289,3 +289,51 @@ fn a_thread_loaded_in_a_new_process_is_told_again_and_goes_on() {
     let asked = received.last().unwrap().body.to_string();
     assert!(asked.contains("write a note"), "{asked}");
 }
+
+#[test]
+fn install_adds_nodwyn_to_zed_and_jetbrains_keeping_what_was_there() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let zed = env.home().join(".config/zed/settings.json");
+    let jetbrains = env.home().join(".jetbrains/acp.json");
+    write(
+        &zed,
+        r#"{"theme": "One Dark", "agent_servers": {"other": {"command": "other-agent"}}}"#,
+    );
+    write(
+        &jetbrains,
+        r#"{"default_mcp_settings": {"use_custom_mcp": true}}"#,
+    );
+
+    // A dry run writes nothing.
+    let dry = env
+        .nodwyn(&repo, &["acp", "install", "zed", "--dry-run"])
+        .success();
+    assert!(dry.stdout.contains("would write"), "{}", dry.stdout);
+    assert!(!std::fs::read_to_string(&zed).unwrap().contains("nodwyn"));
+
+    for editor in ["zed", "jetbrains"] {
+        let run = env.nodwyn(&repo, &["acp", "install", editor]).success();
+        assert!(run.stdout.contains("wrote"), "{}", run.stdout);
+    }
+    let zed_now: Value = serde_json::from_str(&std::fs::read_to_string(&zed).unwrap()).unwrap();
+    assert_eq!(zed_now["theme"], "One Dark");
+    assert_eq!(zed_now["agent_servers"]["other"]["command"], "other-agent");
+    assert_eq!(zed_now["agent_servers"]["nodwyn"]["args"], json!(["acp"]));
+    assert_eq!(zed_now["agent_servers"]["nodwyn"]["type"], "custom");
+    let jet_now: Value =
+        serde_json::from_str(&std::fs::read_to_string(&jetbrains).unwrap()).unwrap();
+    assert_eq!(jet_now["default_mcp_settings"]["use_custom_mcp"], true);
+    let command = jet_now["agent_servers"]["nodwyn"]["command"]
+        .as_str()
+        .unwrap();
+    assert!(command.ends_with("nodwyn"), "{command}");
+
+    // A settings file with comments is not rewritten: the sentence says what to add.
+    let commented = "// Zed settings\n{\"theme\": \"One Dark\",}\n";
+    write(&zed, commented);
+    let said = env.nodwyn(&repo, &["acp", "install", "zed"]).failed_with(1);
+    assert!(said.contains("allows comments"), "{said}");
+    assert!(said.contains("\"agent_servers\""), "{said}");
+    assert_eq!(std::fs::read_to_string(&zed).unwrap(), commented);
+}

@@ -99,7 +99,7 @@ pub struct Session {
     /// The tree of the worktree as a person was last shown it (`review.shown`), until a landing
     /// lands: the next landing lands exactly that tree, or says the files changed since.
     pub reviewed_tree: Option<String>,
-    /// Its latest primitive calls (at most [`RECENT_CALLS`]), oldest first.
+    /// Its latest primitive calls (at most `RECENT_CALLS`), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
 

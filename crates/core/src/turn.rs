@@ -304,7 +304,7 @@ impl Turn {
         Arc::clone(&self.spent)
     }
 
-    /// Records an item of the conversation, as the log keeps it ([`for_the_log`]).
+    /// Records an item of the conversation, as the log keeps it (`for_the_log`).
     pub fn record(&self, item: Item) -> Result<(), Error> {
         self.record_for(item, None, None)
     }

@@ -209,8 +209,10 @@ fn read(path: &Path) -> Result<Option<String>, String> {
     }
 }
 
-/// The JSON file at `path`, changed by `edit`.
-fn json_change(
+/// The JSON file at `path`, changed by `edit` (an empty or missing file is `{}`); a file that is
+/// not a JSON object is refused, naming it, and nothing is written. `nodwyn acp install` merges
+/// editors' files with it too.
+pub fn json_change(
     path: &Path,
     edit: impl FnOnce(&mut Value) -> Result<(), String>,
 ) -> Result<Change, String> {

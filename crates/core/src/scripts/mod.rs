@@ -5,9 +5,9 @@
 //! session's worktree, or the repository of the folder outside a session), and, in a session,
 //! the repository's `.nodwyn/init.scm` once a person approved its content (together with the
 //! repository's prompts.scm, whose definitions its procedures use). Every primitive a script
-//! calls goes through the call path ([`host::SessionHost`]); outside a session none runs.
+//! calls goes through the call path (`host::SessionHost`); outside a session none runs.
 //! Composing a prompt and loading the repository's prompts.scm run only primitives that read
-//! ([`host::ReadOnlyHost`]): repository content changes nothing before a person approved it.
+//! (`host::ReadOnlyHost`): repository content changes nothing before a person approved it.
 
 mod host;
 pub mod instructions;

@@ -5,7 +5,7 @@
 //! its exact content, remembered by SHA-256 per repository in the data directory
 //! (`$NODWYN_HOME/approvals/<project id>/init.scm`, one hash a line). A changed file is asked about
 //! again. The file is read only when it is a plain file (a link could point at a secret, which
-//! would then be shown and compiled) of at most [`MAX_SIZE`].
+//! would then be shown and compiled) of at most `MAX_SIZE` (256 KiB).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
