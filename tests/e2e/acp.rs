@@ -194,6 +194,8 @@ fn a_cancel_ends_a_long_command_and_the_prompt_answers_cancelled() {
         openai::text("Not reached."),
     ]);
     configure(&env, &model);
+    // The clock starts once the client's Python is ready (made on first use).
+    nodwyn_tests::mcp_python();
     let started = Instant::now();
     let run = client(&env, &repo, "cancel", &["wait a minute"]);
     assert_eq!(run["turns"][0]["stop"], "cancelled", "{run:#}");
@@ -224,6 +226,8 @@ fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
         openai::text("Nobody answered."),
     ]);
     configure(&env, &model);
+    // The clock starts once the client's Python is ready (made on first use).
+    nodwyn_tests::mcp_python();
     let started = Instant::now();
     let run = client_of(
         &env,
