@@ -4,7 +4,9 @@ Usage: client.py ANSWER PROMPTS_JSON
   ANSWER: how permission requests are answered: `allow`, `reject`, `cancel` (the turn is
   cancelled once a tool call runs, and the request answered `cancelled`), or `ignore` (never
   answered, as by an editor that shows no prompt).
-  Further arguments are given to `nodwyn acp`. With `$NODWYN_LOAD` set, the session it names is
+  A prompt `@mode ID` sets the session's mode (`session/set_mode`) and `@list` lists the
+  sessions (`session/list`) instead of prompting; their answers (or errors) are the turn's
+  `answer`. Further arguments are given to `nodwyn acp`. With `$NODWYN_LOAD` set, the session it names is
   loaded (`session/load`) instead of a new one opened, and what the load told is `loaded`.
 The client offers fs and terminal capabilities, and records whether the agent used them.
 Prints one JSON object: the session, each turn's stop reason and updates, the permission
@@ -105,15 +107,31 @@ async def main(answer, prompts, arguments):
         )
         load = os.environ.get("NODWYN_LOAD")
         if load:
-            await conn.load_session(session_id=load, cwd=cwd, mcp_servers=[])
+            opened = await conn.load_session(session_id=load, cwd=cwd, mcp_servers=[])
             session = load
         else:
-            session = (await conn.new_session(cwd=cwd, mcp_servers=[])).session_id
+            opened = await conn.new_session(cwd=cwd, mcp_servers=[])
+            session = opened.session_id
+        opened_with = dump(opened) if opened is not None else {}
         loaded = list(client.updates) if load else []
         if load:
             client.updates.clear()
         turns = []
         for text in prompts:
+            if text.startswith("@"):
+                try:
+                    if text.startswith("@mode "):
+                        answer = await conn.set_session_mode(
+                            session_id=session, mode_id=text[len("@mode ") :]
+                        )
+                    else:
+                        answer = await conn.list_sessions(cwd=cwd)
+                    answer = dump(answer) if answer is not None else {}
+                except Exception as error:  # the agent's refusal, kept for the test
+                    answer = {"error": str(error)}
+                turns.append({"answer": answer, "updates": list(client.updates)})
+                client.updates.clear()
+                continue
             response = await asyncio.wait_for(
                 conn.prompt(session_id=session, prompt=[text_block(text)]), 120
             )
@@ -124,6 +142,7 @@ async def main(answer, prompts, arguments):
             {
                 "initialize": dump(init),
                 "session": session,
+                "opened": opened_with,
                 "loaded": loaded,
                 "turns": turns,
                 "permissions": client.permissions,

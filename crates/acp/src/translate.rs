@@ -36,8 +36,9 @@ pub(crate) enum Update {
         status: Status,
         /// What it gave back (the result, or why it did not run).
         output: Option<String>,
-        /// For a write or an edit that ran: the file before and after.
-        diff: Option<Diff>,
+        /// For a write or an edit that ran: the file before and after (for a review: each
+        /// file's).
+        diffs: Vec<Diff>,
     },
 }
 
@@ -162,7 +163,7 @@ impl Translator {
                     if self.running.as_deref() == Some(id.as_str()) {
                         self.running = None;
                     }
-                    let diff = self.diffs.remove(&id).filter(|_| ok);
+                    let diffs = self.diffs.remove(&id).filter(|_| ok).into_iter().collect();
                     vec![Update::ToolStatus {
                         id,
                         status: if ok {
@@ -171,7 +172,7 @@ impl Translator {
                             Status::Failed
                         },
                         output: Some(text("content")),
-                        diff,
+                        diffs,
                     }]
                 }
                 _ => Vec::new(),
@@ -185,7 +186,7 @@ impl Translator {
                     id,
                     status: Status::InProgress,
                     output: None,
-                    diff: None,
+                    diffs: Vec::new(),
                 }]
             }
             _ => Vec::new(),
@@ -332,17 +333,17 @@ mod tests {
                     id: "c1".to_owned(),
                     status: Status::InProgress,
                     output: None,
-                    diff: None,
+                    diffs: Vec::new(),
                 },
                 Update::ToolStatus {
                     id: "c1".to_owned(),
                     status: Status::Completed,
                     output: Some("wrote notes.txt".to_owned()),
-                    diff: Some(Diff {
+                    diffs: vec![Diff {
                         path,
                         old: Some("old\n".to_owned()),
                         new: "new\n".to_owned()
-                    }),
+                    }],
                 },
             ]
         );
@@ -380,7 +381,7 @@ mod tests {
                 id: "c1".to_owned(),
                 status: Status::Failed,
                 output: Some("refused_by_guard: .env".to_owned()),
-                diff: None,
+                diffs: Vec::new(),
             }
         );
     }
@@ -412,9 +413,9 @@ mod tests {
             &updates[2],
             Update::ToolStatus {
                 status: Status::Completed,
-                diff: None,
+                diffs,
                 ..
-            }
+            } if diffs.is_empty()
         ));
     }
 }

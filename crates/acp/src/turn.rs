@@ -52,12 +52,7 @@ pub(crate) fn run(
     ask: &mut dyn FnMut(&Question) -> Decision,
 ) -> anyhow::Result<Stop> {
     // Followed from the session's last event on, so what an earlier turn sent is not sent again.
-    let end = request(
-        client,
-        "session.events",
-        json!({"session": session, "after": u64::MAX}),
-    )?;
-    let last = end["last"].as_u64().unwrap_or(0);
+    let (_, last) = client.last_event(session).map_err(|e| Refused(e.message))?;
     request(
         client,
         "session.subscribe",
@@ -107,11 +102,23 @@ fn stop_of(end: &Value) -> anyhow::Result<Stop> {
     }
 }
 
-/// The result of `method`, or its refusal's sentence as the error.
+/// The engine's refusal of a request, its sentence kept.
+#[derive(Debug)]
+pub(crate) struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The result of `method`, or its refusal ([`Refused`]) as the error.
 pub(crate) fn request(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
     client
         .request(method, params)
-        .map_err(|e| anyhow::anyhow!(e.message))
+        .map_err(|e| Refused(e.message).into())
 }
 
 #[cfg(test)]

@@ -57,13 +57,7 @@ pub(crate) fn connect() -> anyhow::Result<Client> {
 /// Session `session`'s full id (however it was named) and the `seq` of its last event, where
 /// following it from now starts.
 pub(crate) fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String, u64)> {
-    let end = call(
-        client,
-        "session.events",
-        json!({"session": session, "after": u64::MAX}),
-    )?;
-    let id = end["session"].as_str().unwrap_or(session).to_owned();
-    Ok((id, end["last"].as_u64().unwrap_or(0)))
+    client.last_event(session).map_err(refused)
 }
 
 /// Says who this client is to its engine.
@@ -89,12 +83,15 @@ fn gone(error: nodwyn_protocol::rpc::RpcError) -> anyhow::Error {
 
 /// Calls `method`; a refusal becomes an error with its code.
 pub(crate) fn call(client: &mut Client, method: &str, params: Value) -> anyhow::Result<Value> {
-    client.request(method, params).map_err(|error| {
-        let code = error
-            .data
-            .map_or_else(|| "daemon_error".to_owned(), |d| d.code);
-        crate::error::coded_owned(code, output::printable(&error.message))
-    })
+    client.request(method, params).map_err(refused)
+}
+
+/// The engine's refusal as an error with its code.
+fn refused(error: nodwyn_protocol::rpc::RpcError) -> anyhow::Error {
+    let code = error
+        .data
+        .map_or_else(|| "daemon_error".to_owned(), |d| d.code);
+    crate::error::coded_owned(code, output::printable(&error.message))
 }
 
 impl Remote {

@@ -31,6 +31,34 @@ struct ConfigFile {
     run: RunSection,
     judge: Option<JudgeSection>,
     serve: Option<ServeSection>,
+    acp: Option<AcpSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcpSection {
+    permission_timeout_seconds: Option<u64>,
+    worktree: Option<Mode>,
+}
+
+/// How `nodwyn acp` serves an editor (`[acp]`, from the person's own file only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcpChoice {
+    /// How long a permission prompt waits for the person before it is declined
+    /// (`permission_timeout_seconds`, default 300: some editors never show one).
+    pub permission_timeout: std::time::Duration,
+    /// Where a new editor thread's session works (`worktree`, default `always`: a thread that
+    /// edited the checkout the person has open would fight their own edits).
+    pub worktree: WorktreeMode,
+}
+
+impl Default for AcpChoice {
+    fn default() -> Self {
+        Self {
+            permission_timeout: std::time::Duration::from_secs(300),
+            worktree: WorktreeMode::Always,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -109,6 +137,16 @@ enum Mode {
     Off,
 }
 
+impl From<Mode> for WorktreeMode {
+    fn from(mode: Mode) -> Self {
+        match mode {
+            Mode::Auto => Self::Auto,
+            Mode::Always => Self::Always,
+            Mode::Off => Self::Off,
+        }
+    }
+}
+
 /// Where an agent's session works (`[worktrees] mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WorktreeMode {
@@ -153,6 +191,8 @@ pub struct Settings {
     /// (`[serve] approval_timeout_seconds`, from the person's own file only; default
     /// [`APPROVAL_TIMEOUT`]).
     pub approval_timeout: Option<std::time::Duration>,
+    /// How `nodwyn acp` serves an editor (`[acp]`, from the person's own file only).
+    pub acp: AcpChoice,
 }
 
 impl Settings {
@@ -221,6 +261,15 @@ impl Settings {
         {
             settings.approval_timeout = Some(std::time::Duration::from_secs(seconds.max(1)));
         }
+        if let Some(acp) = user.as_ref().and_then(|c| c.acp.as_ref()) {
+            let chosen = &mut settings.acp;
+            if let Some(seconds) = acp.permission_timeout_seconds {
+                chosen.permission_timeout = std::time::Duration::from_secs(seconds.max(1));
+            }
+            if let Some(mode) = acp.worktree {
+                chosen.worktree = mode.into();
+            }
+        }
         if let Some(sandbox) = user.and_then(|c| c.sandbox) {
             settings.sandbox = SandboxChoice {
                 mode: match sandbox.mode {
@@ -259,6 +308,7 @@ impl Settings {
                     ("[git]", config.git.is_some()),
                     ("[judge]", config.judge.is_some()),
                     ("[serve]", config.serve.is_some()),
+                    ("[acp]", config.acp.is_some()),
                 ];
                 if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
                     anyhow::bail!(
@@ -275,11 +325,7 @@ impl Settings {
                 };
             }
             if let Some(mode) = config.worktrees.mode {
-                settings.worktree_mode = match mode {
-                    Mode::Auto => WorktreeMode::Auto,
-                    Mode::Always => WorktreeMode::Always,
-                    Mode::Off => WorktreeMode::Off,
-                };
+                settings.worktree_mode = mode.into();
             }
             // A repository may lower the person's limits, never raise them.
             settings.max_turns = lowest(settings.max_turns, config.run.max_turns);
@@ -360,6 +406,40 @@ mod tests {
         .unwrap();
         let settings = Settings::resolve(Some(&user), Some(dir.path())).unwrap();
         assert_eq!(settings.worktree_location, WorktreeLocation::Repository);
+    }
+
+    #[test]
+    fn the_editor_agent_is_chosen_in_the_persons_file_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = dir.path().join("user.toml");
+        assert_eq!(
+            Settings::resolve(None, None).unwrap().acp,
+            AcpChoice {
+                permission_timeout: std::time::Duration::from_secs(300),
+                worktree: WorktreeMode::Always,
+            }
+        );
+        std::fs::write(
+            &user,
+            "[acp]\npermission_timeout_seconds = 20\nworktree = \"auto\"\n",
+        )
+        .unwrap();
+        let settings = Settings::resolve(Some(&user), None).unwrap();
+        assert_eq!(settings.acp.permission_timeout.as_secs(), 20);
+        assert_eq!(settings.acp.worktree, WorktreeMode::Auto);
+        std::fs::create_dir(dir.path().join(".nodwyn")).unwrap();
+        std::fs::write(
+            dir.path().join(".nodwyn/config.toml"),
+            "[acp]\nworktree = \"off\"\n",
+        )
+        .unwrap();
+        let refused = Settings::resolve(Some(&user), Some(dir.path())).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("sets [acp], which only your own configuration may set"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -180,6 +180,27 @@ pub enum Request {
         /// The session.
         session: String,
     },
+    /// Lands a session's work on its base by the one guarded step (commit, rebase onto the
+    /// newest base, fast-forward only, a credential scan of what leaves). When the person was
+    /// shown the session's changes (`worktree.diff`), exactly that tree lands or the landing
+    /// says it changed since. Refused while a turn runs, and for a process an agent's command
+    /// started.
+    #[serde(rename = "session.land")]
+    SessionLand {
+        /// The session.
+        session: String,
+        /// The commit message for its uncommitted changes.
+        message: String,
+    },
+    /// Turns Don't ask on or off for a session, recorded as the person's own choice through
+    /// this client. Refused for a process an agent's command started.
+    #[serde(rename = "session.dont_ask")]
+    SessionDontAsk {
+        /// The session.
+        session: String,
+        /// On or off.
+        on: bool,
+    },
 }
 
 impl Request {
@@ -202,6 +223,8 @@ impl Request {
         "turn.start",
         "turn.interrupt",
         "session.stay_in_checkout",
+        "session.land",
+        "session.dont_ask",
     ];
 
     /// The request's method.
@@ -224,6 +247,8 @@ impl Request {
             Self::TurnStart { .. } => "turn.start",
             Self::TurnInterrupt { .. } => "turn.interrupt",
             Self::SessionStayInCheckout { .. } => "session.stay_in_checkout",
+            Self::SessionLand { .. } => "session.land",
+            Self::SessionDontAsk { .. } => "session.dont_ask",
         }
     }
 }
@@ -458,6 +483,9 @@ pub enum Decision {
     /// sentence saying how to approve it, as with no person at all. A client that is one of
     /// several should leave the question to the others instead.
     NoPerson,
+    /// The client asked its person and nobody answered in the client's own time (an editor
+    /// that never shows its prompt): declined, and recorded as a question nobody answered.
+    Unanswered,
 }
 
 fn is_zero(count: &usize) -> bool {

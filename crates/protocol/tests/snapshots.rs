@@ -95,6 +95,17 @@ fn requests() {
         Request::TurnInterrupt {
             session: "1968c13a".into(),
         },
+        Request::SessionStayInCheckout {
+            session: "1968c13a".into(),
+        },
+        Request::SessionLand {
+            session: "1968c13a".into(),
+            message: "Add the notes".into(),
+        },
+        Request::SessionDontAsk {
+            session: "1968c13a".into(),
+            on: true,
+        },
     ];
     let enveloped: Vec<Envelope<Request>> = requests
         .into_iter()
@@ -293,7 +304,8 @@ fn requests_to_the_client() {
             Decision::Allow,
             Decision::Decline,
             Decision::Cancel,
-            Decision::NoPerson
+            Decision::NoPerson,
+            Decision::Unanswered
         ]
         .map(|decision| Envelope {
             id: 7,

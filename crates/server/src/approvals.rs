@@ -137,16 +137,20 @@ impl Approvals {
         }
     }
 
-    /// A client's answer to question `request`; the first answer wins.
+    /// A client's answer to question `request`; the first answer wins. A client's
+    /// [`Decision::Unanswered`] declines it as nobody answered in time.
     pub fn answer(&self, hub: &Hub, request: &str, decision: Decision) -> Result<(), NotWaiting> {
-        if self.settle(
-            hub,
-            request,
-            Settled {
+        let settled = match decision {
+            Decision::Unanswered => Settled {
+                decision: Decision::Decline,
+                reason: Some("timed_out".to_owned()),
+            },
+            decision => Settled {
                 decision,
                 reason: None,
             },
-        ) {
+        };
+        if self.settle(hub, request, settled) {
             Ok(())
         } else {
             Err(NotWaiting(request.to_owned()))

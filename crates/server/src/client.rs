@@ -57,10 +57,7 @@ impl Client {
         Self {
             transport: Transport::InProcess {
                 server,
-                peer: Peer {
-                    outbox,
-                    may_answer: true,
-                },
+                peer: Peer::new(outbox, true),
                 handle,
             },
             incoming,
@@ -112,6 +109,17 @@ impl Client {
             }
             self.held.push_back(message);
         }
+    }
+
+    /// Session `session`'s full id (however it was named) and the `seq` of its last event,
+    /// where following it from now on starts.
+    pub fn last_event(&mut self, session: &str) -> Result<(String, u64), RpcError> {
+        let end = self.request(
+            "session.events",
+            json!({"session": session, "after": u64::MAX}),
+        )?;
+        let id = end["session"].as_str().unwrap_or(session).to_owned();
+        Ok((id, end["last"].as_u64().unwrap_or(0)))
     }
 
     /// The next notification or question from the engine, waiting at most `wait` (`None`: none

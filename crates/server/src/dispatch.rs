@@ -22,6 +22,31 @@ pub struct Peer {
     /// Whether its answers to questions count: `false` for a process an agent's command
     /// started (it would approve the agent's own calls).
     pub may_answer: bool,
+    /// The name it gave in `hello`.
+    pub name: Arc<std::sync::Mutex<Option<String>>>,
+}
+
+impl Peer {
+    /// A client that writes to `outbox`; `may_answer` as [`Peer::may_answer`].
+    pub fn new(outbox: Outbox, may_answer: bool) -> Self {
+        Self {
+            outbox,
+            may_answer,
+            name: Arc::default(),
+        }
+    }
+
+    /// Keeps the name the client gave in `hello`.
+    pub(crate) fn named(&self, client: &str) {
+        *crate::hub::lock(&self.name) = Some(client.to_owned());
+    }
+
+    /// The name the client gave in `hello`, or words saying it gave none.
+    pub(crate) fn client_name(&self) -> String {
+        crate::hub::lock(&self.name)
+            .clone()
+            .unwrap_or_else(|| "a client that gave no name".to_owned())
+    }
 }
 
 /// Answers one line from `peer`: the line to send back, if any.

@@ -109,6 +109,8 @@ impl HubFrontend {
                 Some(false)
             }
             Decision::NoPerson => None,
+            // Settled as a decline by `Approvals::answer`; never seen here.
+            Decision::Unanswered => Some(false),
         }
     }
 }

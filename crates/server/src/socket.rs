@@ -204,10 +204,7 @@ async fn connection(server: Arc<Server>, stream: UnixStream) {
         }
         let _ = writer.shutdown().await;
     });
-    let peer = Peer {
-        outbox: outbox.clone(),
-        may_answer,
-    };
+    let peer = Peer::new(outbox.clone(), may_answer);
     let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
     let mut reader = BufReader::new(reader);
     loop {

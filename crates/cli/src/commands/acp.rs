@@ -12,6 +12,7 @@ use nodwyn_server::engine::Overrides;
 use serde_json::json;
 
 use crate::commands::Invocation;
+use crate::environment::user_config_file;
 use crate::local_engine::InProcess;
 use crate::output;
 
@@ -25,9 +26,13 @@ pub(super) struct AcpArgs {
     #[command(subcommand)]
     command: Option<AcpCommand>,
     /// How long a permission prompt waits for you before it is declined, in seconds (some
-    /// editors never show one: the turn must not hang).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-    permission_timeout: u64,
+    /// editors never show one: the turn must not hang); default `[acp]
+    /// permission_timeout_seconds` of your configuration, else 300.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    permission_timeout: Option<u64>,
+    /// Open every thread's session in this repository, whatever folder the editor gives.
+    #[arg(long, value_name = "DIR")]
+    repo: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -57,12 +62,21 @@ pub(super) fn run(args: AcpArgs, invocation: &Invocation) -> anyhow::Result<()> 
     if let Some(AcpCommand::Install(install)) = args.command {
         return install_in(install, invocation);
     }
+    let chosen = nodwyn_config::Settings::resolve(user_config_file().as_deref(), None)?.acp;
+    let repo = match args.repo {
+        Some(dir) if !dir.is_dir() => bail!("--repo {}: there is no such folder", dir.display()),
+        Some(dir) => Some(std::path::absolute(&dir)?),
+        None => None,
+    };
     let engine = Arc::new(InProcess::start(invocation.store()?, Overrides::default())?);
     let connecting = Arc::clone(&engine);
     let connect: nodwyn_acp::Connect = Arc::new(move || connecting.client());
     let options = nodwyn_acp::Options {
-        permission_timeout: std::time::Duration::from_secs(args.permission_timeout),
-        ..nodwyn_acp::Options::default()
+        worktree: nodwyn_server::engine::protocol_mode(chosen.worktree),
+        permission_timeout: args
+            .permission_timeout
+            .map_or(chosen.permission_timeout, std::time::Duration::from_secs),
+        repo,
     };
     engine.block_on(nodwyn_acp::serve_stdio(connect, options))
 }

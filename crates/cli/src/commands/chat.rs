@@ -219,7 +219,7 @@ pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()>
                     false,
                     &host,
                 ) {
-                    Ok(landed) => output::note(super::land::describe(&landed)),
+                    Ok(landed) => output::note(landed.summary()),
                     Err(error) => output::note(format!(
                         "nodwyn: {}",
                         output::printable(&error.to_string())

@@ -1,7 +1,7 @@
 //! `nodwyn land`.
 
 use clap::Args;
-use nodwyn_core::prim::land::{Aborted, Landed, LocalBase, Strategy};
+use nodwyn_core::prim::land::{Aborted, Strategy};
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -96,7 +96,7 @@ pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()>
     if invocation.json {
         return output::json(&landed);
     }
-    output::text(describe(&landed))
+    output::text(landed.summary())
 }
 
 /// Whether a question can be put to the person: text output, and a terminal on both ends.
@@ -132,86 +132,6 @@ fn describe_abort(aborted: &Aborted) -> String {
         lines.push(format!(
             "what the files held when the landing was undone is kept in {kept}"
         ));
-    }
-    lines.join("\n")
-}
-
-/// What a landing did, as `nodwyn land` and chat's `/land` say it: what landed where, what
-/// was committed and left out, the push (remote, URL, ref), the local base.
-pub(crate) fn describe(landed: &Landed) -> String {
-    let mut lines = vec![if landed.commits == 0 {
-        format!(
-            "{} was already on {}: {} is {}",
-            landed.branch,
-            landed.base,
-            landed.base,
-            short_commit(&landed.landed)
-        )
-    } else {
-        format!(
-            "landed {} commit(s) of {} on {} ({}): {} is now {}",
-            landed.commits,
-            landed.branch,
-            landed.base,
-            landed.strategy,
-            landed.base,
-            short_commit(&landed.landed)
-        )
-    }];
-    if let Some(commit) = &landed.committed {
-        lines.push(format!("committed the changes as {}", short_commit(commit)));
-        if !landed.new_files.is_empty() {
-            lines.push(format!(
-                "new files in it: {}",
-                output::printable(&landed.new_files.join(", "))
-            ));
-        }
-        if !landed.left_out.is_empty() {
-            lines.push(format!(
-                "left out of the commit (credential files): {}",
-                landed.left_out.join(", ")
-            ));
-        }
-    } else if !landed.left_out.is_empty() {
-        lines.push(format!(
-            "not committed (credential files): {}",
-            landed.left_out.join(", ")
-        ));
-    }
-    if !landed.not_written.is_empty() {
-        lines.push(format!(
-            "left in the worktree, not landed (made by commands, not written by a primitive, or a killed write's temporary file): {}",
-            output::printable(&landed.not_written.join(", "))
-        ));
-    }
-    if let Some(push) = &landed.pushed {
-        lines.push(format!(
-            "pushed to {} ({}) {} ({} -> {})",
-            push.remote,
-            output::printable(&push.urls.join(", ")),
-            push.reference,
-            push.old.as_deref().map_or("none", short_commit),
-            short_commit(&push.new)
-        ));
-    }
-    lines.push(match &landed.local_base {
-        LocalBase::Moved => format!("local {} moved (no checkout has it)", landed.base),
-        LocalBase::Merged { checkout } => format!(
-            "local {} fast-forwarded in {}",
-            landed.base,
-            checkout.display()
-        ),
-        LocalBase::Unchanged => format!("local {} already there", landed.base),
-        LocalBase::Left { why } => format!("local {} left alone: {why}", landed.base),
-    });
-    if let Some(backup) = &landed.backup {
-        lines.push(format!(
-            "{}'s tip before the landing is kept in {backup}",
-            landed.branch
-        ));
-    }
-    if let Some(why) = &landed.branch_left {
-        lines.push(why.clone());
     }
     lines.join("\n")
 }

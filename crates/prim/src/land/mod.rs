@@ -25,6 +25,7 @@ mod publish;
 mod recover;
 mod steps;
 mod stop;
+mod summary;
 mod target;
 
 use std::fmt;

@@ -3,10 +3,12 @@
 use nodwyn_protocol::{Hello, Request, VERSION};
 use serde_json::Value;
 
+use crate::dispatch::Peer;
 use crate::refusal::Refusal;
 
-pub(super) fn call(client: &str) -> Result<Value, Refusal> {
+pub(super) fn call(peer: &Peer, client: &str) -> Result<Value, Refusal> {
     tracing::info!(client, "a client said hello");
+    peer.named(client);
     super::json(Hello {
         protocol: VERSION,
         engine: format!("nodwyn {}", env!("CARGO_PKG_VERSION")),

@@ -5,7 +5,9 @@
 mod hello;
 mod run_start;
 mod session_close;
+mod session_dont_ask;
 mod session_events;
+mod session_land;
 mod session_list;
 mod session_open;
 mod session_resume;
@@ -35,7 +37,7 @@ pub(crate) async fn call(
     request: Request,
 ) -> Result<Value, Refusal> {
     match request {
-        Request::Hello { client } => hello::call(&client),
+        Request::Hello { client } => hello::call(peer, &client),
         Request::SessionOpen {
             repo,
             worktree,
@@ -79,6 +81,25 @@ pub(crate) async fn call(
         Request::SessionStayInCheckout { session } => {
             session_stay_in_checkout::call(server, &session).await
         }
+        Request::SessionLand { session, message } => {
+            session_land::call(server, peer, &session, message).await
+        }
+        Request::SessionDontAsk { session, on } => {
+            session_dont_ask::call(server, peer, &session, on).await
+        }
+    }
+}
+
+/// Refuses `peer` when it is a process an agent's command started: what only a person may do
+/// (`what`) is not done for the agent.
+fn person_only(peer: &Peer, what: &str) -> Result<(), Refusal> {
+    if peer.may_answer {
+        Ok(())
+    } else {
+        Err(Refusal::new(
+            "not_a_person",
+            format!("a process an agent's command started may not {what}"),
+        ))
     }
 }
 

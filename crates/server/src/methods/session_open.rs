@@ -1,6 +1,7 @@
 //! `session.open`: a session for an agent in a folder: a new worktree (`always`, in a git
 //! repository), or the folder itself (`auto` moves into a worktree at its first change, `off`
-//! stays). The session is held open for turns.
+//! stays). The session is held open for turns; with no model configured it is opened all the
+//! same, and its first turn is refused with the sentence saying how to configure one.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,8 +22,17 @@ pub(super) async fn call(
     name: Option<String>,
 ) -> Result<Value, Refusal> {
     let (id, holding) = open(server, repo, mode, base, name, None).await?;
-    let live = server.live(&id, holding).await?;
-    let session = live.runtime.session()?;
+    let session = match server.live(&id, holding).await {
+        Ok(live) => live.runtime.session()?,
+        // A session needs a model only for its turns: the first one's refusal says how to
+        // configure one, where the person reads it (an editor's thread, chat's prompt).
+        Err(refusal) if refusal.code == "no_model" => {
+            let store = server.engine.store.clone();
+            let opened = id.clone();
+            blocking(move || Ok(nodwyn_core::Session::load(&store.find(&opened)?)?)).await?
+        }
+        Err(refusal) => return Err(refusal),
+    };
     Ok(json!({
         "session": id,
         "root": session.root,
