@@ -6,7 +6,7 @@ Usage: client.py ANSWER PROMPTS_JSON
   answered, as by an editor that shows no prompt).
   A prompt `@mode ID` sets the session's mode (`session/set_mode`) and `@list` lists the
   sessions (`session/list`) instead of prompting; their answers (or errors) are the turn's
-  `answer`. Further arguments are given to `nodwyn acp`. With `$NODWYN_LOAD` set, the session it names is
+  `answer`. A refused `session/new` prints only `refused`. Further arguments are given to `nodwyn acp`. With `$NODWYN_LOAD` set, the session it names is
   loaded (`session/load`) instead of a new one opened, and what the load told is `loaded`.
 The client offers fs and terminal capabilities, and records whether the agent used them.
 Prints one JSON object: the session, each turn's stop reason and updates, the permission
@@ -110,7 +110,11 @@ async def main(answer, prompts, arguments):
             opened = await conn.load_session(session_id=load, cwd=cwd, mcp_servers=[])
             session = load
         else:
-            opened = await conn.new_session(cwd=cwd, mcp_servers=[])
+            try:
+                opened = await conn.new_session(cwd=cwd, mcp_servers=[])
+            except Exception as error:  # the agent's refusal, kept for the test
+                print(json.dumps({"refused": str(error)}))
+                return
             session = opened.session_id
         opened_with = dump(opened) if opened is not None else {}
         loaded = list(client.updates) if load else []

@@ -427,6 +427,30 @@ fn with_no_model_configured_the_first_prompt_says_how_to_configure_one() {
 }
 
 #[test]
+fn a_folder_outside_git_is_worked_in_itself_and_the_home_folder_is_refused() {
+    let env = TestEnv::new();
+    let loose = env.root().join("loose");
+    std::fs::create_dir_all(&loose).unwrap();
+    let model = StandIn::start(vec![openai::text("Here.")]);
+    configure(&env, &model);
+    let run = client(&env, &loose, "allow", &["hello"]);
+    let first = said(&run, 0);
+    assert!(
+        first.starts_with(&format!(
+            "nodwyn session {} works in {} itself.",
+            run["session"].as_str().unwrap(),
+            loose.display()
+        )),
+        "{first}"
+    );
+    assert!(first.ends_with("Here."), "{first}");
+
+    let home = client(&env, &env.home(), "allow", &["hello"]);
+    let refused = home["refused"].as_str().unwrap_or_else(|| panic!("{home:#}"));
+    assert!(refused.contains("home folder"), "{refused}");
+}
+
+#[test]
 fn install_adds_nodwyn_to_zed_and_jetbrains_keeping_what_was_there() {
     let env = TestEnv::new();
     let repo = env.repo("project");
