@@ -21,6 +21,21 @@ fn configure(env: &TestEnv, server: &StandIn) {
     );
 }
 
+/// A repository `project` of `env`, and the stand-in model, configured, scripted to write
+/// `notes.txt` and then say `then`; it answers while the value lives.
+fn writing_a_note(env: &TestEnv, then: &str) -> (std::path::PathBuf, StandIn) {
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text(then),
+    ]);
+    configure(env, &model);
+    (repo, model)
+}
+
 /// Runs the client in `dir`, answering questions `answer`, with `prompts`: what it recorded.
 fn client(env: &TestEnv, dir: &Path, answer: &str, prompts: &[&str]) -> Value {
     client_of(env, dir, answer, prompts, &[], None)
@@ -62,15 +77,7 @@ fn said(run: &Value, turn: usize) -> String {
 #[test]
 fn an_editor_thread_works_in_its_own_worktree_and_sees_each_edit_as_a_diff() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![
-        openai::call(
-            "fs-write",
-            json!({"path": "notes.txt", "content": "hello\n"}),
-        ),
-        openai::text("Wrote the note."),
-    ]);
-    configure(&env, &model);
+    let (repo, _model) = writing_a_note(&env, "Wrote the note.");
     let run = client(&env, &repo, "allow", &["write a note"]);
 
     assert_eq!(run["initialize"]["protocolVersion"], 1, "{run}");
@@ -217,15 +224,7 @@ fn a_cancel_ends_a_long_command_and_the_prompt_answers_cancelled() {
 #[test]
 fn a_permission_request_nobody_answers_is_declined_at_the_timeout() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![
-        openai::call(
-            "fs-write",
-            json!({"path": "notes.txt", "content": "hello\n"}),
-        ),
-        openai::text("Nobody answered."),
-    ]);
-    configure(&env, &model);
+    let (repo, _model) = writing_a_note(&env, "Nobody answered.");
     // The clock starts once the client's Python is ready (made on first use).
     nodwyn_tests::mcp_python();
     let started = Instant::now();
@@ -311,15 +310,7 @@ fn a_thread_loaded_in_a_new_process_is_told_again_and_goes_on() {
 #[test]
 fn the_threads_commands_review_and_land_its_work_and_dont_ask_is_the_persons_choice() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![
-        openai::call(
-            "fs-write",
-            json!({"path": "notes.txt", "content": "hello\n"}),
-        ),
-        openai::text("Wrote the note."),
-    ]);
-    configure(&env, &model);
+    let (repo, model) = writing_a_note(&env, "Wrote the note.");
     let run = client(
         &env,
         &repo,
@@ -446,7 +437,9 @@ fn a_folder_outside_git_is_worked_in_itself_and_the_home_folder_is_refused() {
     assert!(first.ends_with("Here."), "{first}");
 
     let home = client(&env, &env.home(), "allow", &["hello"]);
-    let refused = home["refused"].as_str().unwrap_or_else(|| panic!("{home:#}"));
+    let refused = home["refused"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{home:#}"));
     assert!(refused.contains("home folder"), "{refused}");
 }
 
@@ -562,15 +555,7 @@ fn written(messages: &[Value]) -> String {
 #[test]
 fn acpx_drives_a_whole_thread_as_the_golden_transcript_shows() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![
-        openai::call(
-            "fs-write",
-            json!({"path": "notes.txt", "content": "hello\n"}),
-        ),
-        openai::text("Wrote the note."),
-    ]);
-    configure(&env, &model);
+    let (repo, _model) = writing_a_note(&env, "Wrote the note.");
     let (code, messages) = acpx_exec(&env, &repo, "--approve-all", "write a note");
     assert_eq!(code, 0, "{messages:#?}");
     insta::assert_snapshot!("acpx_approve_all", golden(&env, &messages));
@@ -597,15 +582,7 @@ fn acpx_drives_a_whole_thread_as_the_golden_transcript_shows() {
 #[test]
 fn acpx_denying_all_leaves_the_worktree_untouched_and_the_thread_goes_on() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![
-        openai::call(
-            "fs-write",
-            json!({"path": "notes.txt", "content": "hello\n"}),
-        ),
-        openai::text("It was declined."),
-    ]);
-    configure(&env, &model);
+    let (repo, _model) = writing_a_note(&env, "It was declined.");
     let (code, messages) = acpx_exec(&env, &repo, "--deny-all", "write a note");
     insta::assert_snapshot!("acpx_deny_all", golden(&env, &messages));
     let failed = messages
