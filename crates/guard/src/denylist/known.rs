@@ -61,6 +61,8 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/private_keys/**", "a folder of private keys (Puppet)"),
     ("**/.netrc", "a netrc file"),
     ("**/_netrc", "a netrc file"),
+    // Nix's `netrc-file` (`/etc/nix/netrc`) and other tools' netrc files kept without the dot.
+    ("**/netrc", "a netrc file"),
     ("**/.git-credentials", "git's stored credentials"),
     ("**/.npmrc", "an npm configuration (it carries tokens)"),
     ("**/.pypirc", "a PyPI configuration (it carries tokens)"),
@@ -150,6 +152,11 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a service-account key",
     ),
     ("**/serviceAccountKey.json", "a service-account key"),
+    // Firebase's Admin SDK keys as the console names them (`PROJECT-firebase-adminsdk-ID.json`).
+    (
+        "**/*firebase-adminsdk*.json",
+        "a Firebase Admin SDK service-account key",
+    ),
     ("**/{sa,*[-_]sa}[-_]key.json", "a service-account key"),
     // gcloud's folder is refused whole: its configurations (`configurations/config_*`, chosen
     // by `active_config`) hold no secret, but written they redirect its tokens
@@ -302,6 +309,17 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     (
         "**/secrets*.{yaml,yml,json}.dec",
         "a decrypted secrets file (helm-secrets, sops)",
+    ),
+    // The same decrypted by hand with the suffix before the extension (`sops -d secrets.yaml >
+    // secrets.dec.yaml`, `secrets.decrypted.json`).
+    (
+        "**/*secret*.{dec,decrypted}.{yaml,yml,json,env}",
+        "a decrypted secrets file (helm-secrets, sops)",
+    ),
+    // Vagrant's generated key for each machine it made.
+    (
+        "**/.vagrant/machines/*/*/private_key",
+        "a Vagrant machine's private key",
     ),
     // Agent and model tools' own credentials.
     ("**/.claude/.credentials.json", "Claude Code credentials"),
@@ -463,6 +481,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/{netlify,.netlify}/config.json", "Netlify tokens"),
     ("**/.railway/config.json", "Railway tokens"),
     ("**/.supabase/access-token", "a Supabase token"),
+    // A file named for the token it holds, with no extension (PlanetScale's `access-token`,
+    // Supabase's, a tool's `auth-token`): source files of such names have one.
+    (
+        "**/{access-token,access_token,auth-token,auth_token,refresh-token,refresh_token}",
+        "a token file",
+    ),
+    ("**/cachix/cachix.dhall", "Cachix's auth token"),
+    ("**/anaconda-client/tokens/**", "anaconda-client's tokens"),
     // Command lines built on configstore (Firebase, Snyk, ...) keep their login in its folder,
     // beside update-notifier's harmless files.
     (
@@ -520,7 +546,15 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/talosconfig", "a Talos client configuration"),
     ("**/{.argocd,.config/argocd}/config", "Argo CD tokens"),
     ("**/.chef/credentials", "Chef credentials"),
-    ("**/.chef/*.pem", "a Chef client key"),
+    // Configuration management's own keys: a Chef node's and a workstation's client and
+    // validator keys (in `/etc/chef` or `~/.chef`), Salt's master and minion keys (the public
+    // halves, `.pub`, are not credentials), Puppet's agent and CA keys.
+    ("**/{.chef,chef}/*.pem", "a Chef client key"),
+    ("**/salt/pki/**/*.pem", "a Salt master's or minion's key"),
+    (
+        "**/puppetlabs/puppet/ssl/{private_keys,ca/private}/**",
+        "a Puppet private key",
+    ),
     ("**/.doppler/.doppler.yaml", "Doppler tokens"),
     ("**/ngrok.yml", "ngrok's authtoken"),
     ("**/stripe/config.toml", "Stripe CLI keys"),
@@ -1291,6 +1325,9 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // HAProxy's bundles.
     "**/letsencrypt/cli.ini",
     "**/haproxy/**/{ca,ca[-_]*,*[-_]ca,*chain}.pem",
+    // A pod's service account folder holds the cluster's CA certificate and the namespace's
+    // name beside its token: both public.
+    "**/secrets/kubernetes.io/serviceaccount/{ca.crt,namespace}",
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",
