@@ -535,6 +535,97 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "a systemd credential",
     ),
     ("/run/credentials/**", "a systemd service's credentials"),
+    // Windows' own stores of a user's keys: CryptoAPI's and CNG's private keys (`Crypto/RSA`,
+    // `Crypto/Keys`), beside the DPAPI master keys and Credential Manager's blobs.
+    (
+        "**/AppData/Roaming/Microsoft/Crypto/**",
+        "a Windows private key store",
+    ),
+    // PowerShell's SecretStore vault, on Windows and elsewhere.
+    (
+        "**/{secretmanagement,.secretmanagement}/localstore/**",
+        "a PowerShell SecretStore vault",
+    ),
+    // Single sign-on and credential brokers.
+    ("**/.okta/okta.yaml", "the Okta CLI's API token"),
+    ("**/.awsvault/keys/**", "aws-vault's encrypted keys"),
+    // Directory and authentication servers: a KDC's principal database and its stash file,
+    // OpenLDAP's `slapd.conf` (its `rootpw`), SSSD's cache of users' password hashes.
+    (
+        "**/krb5kdc/{principal,principal.*,.k5.*}",
+        "a Kerberos KDC's database or its master key",
+    ),
+    (
+        "**/{openldap,ldap}/slapd.conf",
+        "OpenLDAP's configuration (its rootpw)",
+    ),
+    ("**/sss/db/**", "SSSD's cache (users' password hashes)"),
+    // SaaS and observability command lines and agents that keep their key in their own file.
+    ("**/newrelic-infra.yml", "New Relic's license key"),
+    ("**/algolia/config.toml", "the Algolia CLI's API keys"),
+    ("**/.contentfulrc.json", "the Contentful CLI's token"),
+    ("**/sanity/config.json", "the Sanity CLI's token"),
+    ("**/.sfdx/*@*.json", "a Salesforce CLI login"),
+    ("**/.sf/*@*.json", "a Salesforce CLI login"),
+    (
+        "**/hubspot.config.{yml,yaml}",
+        "the HubSpot CLI's personal access key",
+    ),
+    ("**/toot/config.json", "toot's Mastodon tokens"),
+    (
+        "**/.particle/particle.config.json",
+        "the Particle CLI's token",
+    ),
+    ("**/.balena/token", "the balena CLI's token"),
+    (
+        "**/rsconnect/accounts/**/*.dcf",
+        "an rsconnect account's token",
+    ),
+    (
+        "**/.minecraft/launcher_accounts*.json",
+        "Minecraft's launcher sign-ins",
+    ),
+    // An IRC bouncer's users (password hashes and network passwords) and its key.
+    ("**/.znc/configs/znc.conf", "ZNC's users and passwords"),
+    ("**/.znc/znc.pem", "ZNC's private key"),
+    // Private keys by their own extension (a Machine Owner Key's `MOK.priv`).
+    ("**/*.priv", "a private key"),
+    // Wallets and nodes: bitcoind's RPC cookie, geth's node key, Monero's wallet files, a
+    // Lightning node's macaroons.
+    ("**/.bitcoin/**/.cookie", "bitcoind's RPC cookie"),
+    ("**/geth/nodekey", "an Ethereum node's private key"),
+    ("**/Monero/wallets/**/*.keys", "a Monero wallet's keys"),
+    ("**/*.macaroon", "a Lightning node's macaroon"),
+    // Self-hosted servers: Home Assistant's users and tokens, Nextcloud's and Gitea's
+    // configurations (database passwords, secret keys), Synapse's (registration and macaroon
+    // secrets), the mail servers' password maps, Asterisk's SIP and manager passwords.
+    (
+        "**/.storage/{auth,auth_provider.homeassistant}",
+        "Home Assistant's users and tokens",
+    ),
+    (
+        "**/nextcloud/config/config.php",
+        "Nextcloud's configuration (its secrets)",
+    ),
+    ("**/gitea/**/app.ini", "Gitea's configuration (its secrets)"),
+    (
+        "**/homeserver.yaml",
+        "Synapse's configuration (its secrets)",
+    ),
+    ("**/postfix/sasl_passwd", "Postfix's relay passwords"),
+    ("**/postfix/sasl_passwd.*", "Postfix's relay passwords"),
+    (
+        "**/dovecot/{users,passwd,passwd.*}",
+        "Dovecot's users and passwords",
+    ),
+    (
+        "**/asterisk/{sip,pjsip,iax,manager,voicemail}.conf",
+        "Asterisk's accounts and passwords",
+    ),
+    // An onion service's key, and backups' and repositories' encryption keys.
+    ("**/hs_ed25519_secret_key", "an onion service's private key"),
+    ("**/borg/keys/**", "a Borg repository's key"),
+    ("**/.git/git-crypt/keys/**", "git-crypt's key"),
     // Consul's agent keeps the ACL tokens set through its API in its data folder.
     ("**/acl-tokens.json", "Consul's ACL tokens"),
     ("/var/run/secrets/**", "a mounted secret"),
@@ -1287,6 +1378,30 @@ pub(super) const DENIED_UNTIL_READ: &[(&str, &str, Holding)] = &[
         "a sketch's or firmware's secrets header",
         Holding::LiteralSecret,
     ),
+    // PHP applications' own configurations, with the database's password and salts: Drupal's
+    // `settings.php`, Magento's `app/etc/env.php`; a distribution's default is another file.
+    (
+        "**/sites/*/{settings.php,settings.local.php}",
+        "a Drupal site's settings (its database password)",
+        Holding::LiteralSecret,
+    ),
+    (
+        "**/app/etc/env.php",
+        "Magento's configuration (its keys and database password)",
+        Holding::LiteralSecret,
+    ),
+    // Ghost's production configuration holds its database's and mail's passwords.
+    (
+        "**/config.production.json",
+        "Ghost's production configuration (its passwords)",
+        Holding::LiteralSecret,
+    ),
+    // Airflow's configuration holds its Fernet key and its database's connection.
+    (
+        "**/airflow.cfg",
+        "Airflow's configuration (its Fernet key)",
+        Holding::LiteralSecret,
+    ),
     // Django projects keep the secret key and the database's password out of the repository in
     // a `local_settings.py` imported at the end of `settings.py`; some write only debug flags
     // there.
@@ -1328,6 +1443,8 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // A pod's service account folder holds the cluster's CA certificate and the namespace's
     // name beside its token: both public.
     "**/secrets/kubernetes.io/serviceaccount/{ca.crt,namespace}",
+    // macOS's keychain of the root certificates it trusts.
+    "**/SystemRootCertificates.keychain",
     // kubectl's caches of the API server's discovery documents.
     "**/.kube/cache/**",
     "**/.kube/http-cache/**",
