@@ -140,12 +140,18 @@ fn review_updates(review: &Value, root: &Path) -> Vec<Update> {
             let (mut old, mut new) = (Vec::new(), Vec::new());
             for hunk in file["hunks"].as_array().into_iter().flatten() {
                 for line in text_lines(&hunk["lines"]) {
-                    let (mark, text) = line.split_at(line.len().min(1));
-                    if mark != "+" {
-                        old.push(text.to_owned());
-                    }
-                    if mark != "-" {
-                        new.push(text.to_owned());
+                    // `\ No newline at end of file` and the like belong to neither side.
+                    let Some(mark @ ('+' | '-' | ' ')) = line.chars().next() else {
+                        continue;
+                    };
+                    let text = line[1..].to_owned();
+                    match mark {
+                        '+' => new.push(text),
+                        '-' => old.push(text),
+                        _ => {
+                            old.push(text.clone());
+                            new.push(text);
+                        }
                     }
                 }
             }
@@ -209,7 +215,7 @@ fn text_lines(lines: &Value) -> Vec<String> {
 }
 
 fn short(commit: &str) -> &str {
-    &commit[..commit.len().min(12)]
+    commit.get(..12).unwrap_or(commit)
 }
 
 #[cfg(test)]
@@ -221,7 +227,8 @@ mod tests {
             "base_commit": "0123456789abcdef",
             "tree": "fedcba9876543210",
             "files": [{"path": "notes.txt", "status": "modified", "added": 1, "removed": 1,
-                       "hunks": [{"header": "@@ -1,2 +1,2 @@", "lines": [" keep", "-old", "+new"]}]}],
+                       "hunks": [{"header": "@@ -1,2 +1,2 @@",
+                                  "lines": [" keep", "-old", "+new", "\\ No newline at end of file"]}]}],
             "omitted": [{"path": ".env", "why": "a credential file"}],
         })
     }
@@ -230,7 +237,7 @@ mod tests {
     fn a_diff_is_a_fenced_block_with_what_was_left_out_after_it() {
         assert_eq!(
             diff_text(&review()),
-            "```diff\nmodified notes.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n```\nleft out: .env (a credential file)"
+            "```diff\nmodified notes.txt\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n\\ No newline at end of file\n```\nleft out: .env (a credential file)"
         );
         assert_eq!(
             diff_text(&json!({"base_commit": "0123456789abcdef", "files": []})),
