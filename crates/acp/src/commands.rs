@@ -106,7 +106,7 @@ fn diff_text(review: &Value) -> String {
             short(review["base_commit"].as_str().unwrap_or_default())
         );
     }
-    let mut lines = vec!["```diff".to_owned()];
+    let mut lines = Vec::new();
     for file in &files {
         lines.push(format!(
             "{} {}",
@@ -121,9 +121,13 @@ fn diff_text(review: &Value) -> String {
             lines.push(format!("  note: {note}"));
         }
     }
-    lines.push("```".to_owned());
-    lines.extend(omitted(review));
-    lines.join("\n")
+    // A fence longer than any run of backticks in the changes, so none of their lines closes it.
+    let body = lines.join("\n");
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    let mut shown = vec![format!("{fence}diff"), body, fence];
+    shown.extend(omitted(review));
+    shown.join("\n")
 }
 
 /// A review as the editor's own diff views: one call of kind `read` whose content is each
@@ -162,12 +166,27 @@ fn review_updates(review: &Value, root: &Path) -> Vec<Update> {
             }
         })
         .collect();
+    let notes: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            let note = file["note"].as_str()?;
+            Some(format!("{}: {note}", path_of(file)))
+        })
+        .collect();
+    let left_out = omitted(review);
+    let whole = notes.is_empty() && left_out.is_empty();
     let mut said = vec![format!(
-        "{} file(s) changed since {}; /land lands exactly these, or says what changed since.",
+        "{} file(s) changed since {}; {}",
         files.len(),
-        short(review["base_commit"].as_str().unwrap_or_default())
+        short(review["base_commit"].as_str().unwrap_or_default()),
+        if whole {
+            "/land lands exactly these, or says what changed since."
+        } else {
+            "not all of it is shown here (below): read what is not in `nodwyn worktree diff` before you /land."
+        }
     )];
-    said.extend(omitted(review));
+    said.extend(notes);
+    said.extend(left_out);
     vec![
         Update::ToolCall {
             id: id.clone(),
@@ -260,6 +279,31 @@ mod tests {
                 new: "keep\nnew".to_owned(),
             }]
         );
-        assert!(output.as_deref().unwrap().contains("left out: .env"));
+        let output = output.as_deref().unwrap();
+        assert!(output.contains("left out: .env"), "{output}");
+        assert!(output.contains("not all of it is shown here"), "{output}");
+    }
+
+    #[test]
+    fn a_cut_file_is_said_to_be_cut_and_no_fence_in_the_changes_closes_the_diff() {
+        let review = json!({
+            "base_commit": "0123456789abcdef",
+            "tree": "fedcba9876543210",
+            "files": [{"path": "README.md", "status": "modified", "added": 1, "removed": 0,
+                       "hunks": [{"header": "@@ -1 +1,2 @@", "lines": [" ```", "+```` x"]}],
+                       "note": "cut at 256 KiB"}],
+            "omitted": [],
+        });
+        assert_eq!(
+            diff_text(&review),
+            "`````diff\nmodified README.md\n@@ -1 +1,2 @@\n ```\n+```` x\n  note: cut at 256 KiB\n`````"
+        );
+        let updates = review_updates(&review, Path::new("/w"));
+        let Update::ToolStatus { output, .. } = &updates[1] else {
+            panic!("{updates:?}");
+        };
+        let output = output.as_deref().unwrap();
+        assert!(output.contains("README.md: cut at 256 KiB"), "{output}");
+        assert!(!output.contains("exactly these"), "{output}");
     }
 }

@@ -157,6 +157,10 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                         editor: ConnectionTo<Editor>| {
                 let shared = Arc::clone(&moding);
                 later(&editor, responder, move |_| {
+                    let session = request.session_id.to_string();
+                    if !lock(&shared.places).contains_key(&session) {
+                        anyhow::bail!("no session {session} was opened on this connection");
+                    }
                     let mode = request.mode_id.to_string();
                     let on = match mode.as_str() {
                         ASK => false,
@@ -169,7 +173,7 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                     turn::request(
                         &mut client,
                         "session.dont_ask",
-                        json!({"session": request.session_id.to_string(), "on": on}),
+                        json!({"session": session, "on": on}),
                     )?;
                     Ok((acp::SetSessionModeResponse::new(), Vec::new()))
                 })

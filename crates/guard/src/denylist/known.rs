@@ -550,18 +550,17 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.okta/okta.yaml", "the Okta CLI's API token"),
     ("**/.awsvault/keys/**", "aws-vault's encrypted keys"),
     // Directory and authentication servers: a KDC's principal database and its stash file,
-    // OpenLDAP's `slapd.conf` (its `rootpw`), SSSD's cache of users' password hashes.
+    // SSSD's cache of users' password hashes (OpenLDAP's `slapd.conf` is judged by what it
+    // holds, below).
     (
         "**/krb5kdc/{principal,principal.*,.k5.*}",
         "a Kerberos KDC's database or its master key",
     ),
     (
-        "**/{openldap,ldap}/slapd.conf",
-        "OpenLDAP's configuration (its rootpw)",
+        "/var/lib/sss/db/**",
+        "SSSD's cache (users' password hashes)",
     ),
-    ("**/sss/db/**", "SSSD's cache (users' password hashes)"),
     // SaaS and observability command lines and agents that keep their key in their own file.
-    ("**/newrelic-infra.yml", "New Relic's license key"),
     ("**/algolia/config.toml", "the Algolia CLI's API keys"),
     ("**/.contentfulrc.json", "the Contentful CLI's token"),
     ("**/sanity/config.json", "the Sanity CLI's token"),
@@ -603,15 +602,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/.storage/{auth,auth_provider.homeassistant}",
         "Home Assistant's users and tokens",
     ),
-    (
-        "**/nextcloud/config/config.php",
-        "Nextcloud's configuration (its secrets)",
-    ),
     ("**/gitea/**/app.ini", "Gitea's configuration (its secrets)"),
-    (
-        "**/homeserver.yaml",
-        "Synapse's configuration (its secrets)",
-    ),
     ("**/postfix/sasl_passwd", "Postfix's relay passwords"),
     ("**/postfix/sasl_passwd.*", "Postfix's relay passwords"),
     (
@@ -640,7 +631,7 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Configuration management's own keys: a Chef node's and a workstation's client and
     // validator keys (in `/etc/chef` or `~/.chef`), Salt's master and minion keys (the public
     // halves, `.pub`, are not credentials), Puppet's agent and CA keys.
-    ("**/{.chef,chef}/*.pem", "a Chef client key"),
+    ("**/{.chef,etc/chef}/*.pem", "a Chef client key"),
     ("**/salt/pki/**/*.pem", "a Salt master's or minion's key"),
     (
         "**/puppetlabs/puppet/ssl/{private_keys,ca/private}/**",
@@ -1394,6 +1385,29 @@ pub(super) const DENIED_UNTIL_READ: &[(&str, &str, Holding)] = &[
     (
         "**/config.production.json",
         "Ghost's production configuration (its passwords)",
+        Holding::LiteralSecret,
+    ),
+    // Servers' configurations that hold their secrets written out, and that projects also keep
+    // as templates (Synapse's `homeserver.yaml`, OpenLDAP's `slapd.conf` and its `rootpw`,
+    // Nextcloud's `config.php`, New Relic's agent configuration and its license key).
+    (
+        "**/homeserver.yaml",
+        "Synapse's configuration (its secrets)",
+        Holding::LiteralSecret,
+    ),
+    (
+        "**/{openldap,ldap}/slapd.conf",
+        "OpenLDAP's configuration (its rootpw)",
+        Holding::LiteralSecret,
+    ),
+    (
+        "**/nextcloud/config/config.php",
+        "Nextcloud's configuration (its secrets)",
+        Holding::LiteralSecret,
+    ),
+    (
+        "**/newrelic-infra.yml",
+        "New Relic's agent configuration (its license key)",
         Holding::LiteralSecret,
     ),
     // Airflow's configuration holds its Fernet key and its database's connection.

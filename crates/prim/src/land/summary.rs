@@ -38,13 +38,13 @@ impl Landed {
             if !landed.left_out.is_empty() {
                 lines.push(format!(
                     "left out of the commit (credential files): {}",
-                    landed.left_out.join(", ")
+                    printable(&landed.left_out.join(", "))
                 ));
             }
         } else if !landed.left_out.is_empty() {
             lines.push(format!(
                 "not committed (credential files): {}",
-                landed.left_out.join(", ")
+                printable(&landed.left_out.join(", "))
             ));
         }
         if !landed.not_written.is_empty() {
