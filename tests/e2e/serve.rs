@@ -860,6 +860,50 @@ fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
     assert!(repo.join("backdoor.sh").exists());
 }
 
+/// A command of another nodwyn engine (a `nodwyn run` of its own, as `nodwyn acp` and chat
+/// are) is no person either, though it does not descend from the daemon.
+#[test]
+fn a_command_of_another_nodwyn_engine_cannot_turn_dont_ask_on_through_the_daemon() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![]);
+    configure(
+        &env,
+        &[("default", &model)],
+        "[sandbox]\nunix_sockets = true\n",
+    );
+    let daemon = Daemon::start(&env, &repo);
+    let mut person = daemon.client();
+    let opened = person.ok("session.open", json!({"repo": repo, "worktree": "always"}));
+    let target = opened["session"].as_str().unwrap().to_owned();
+
+    // The run's one command is approved by a standing answer of the person's.
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        "commands = [[\"python3\"]]\n",
+    );
+    model.push([
+        openai::call(
+            "shell-exec",
+            json!({"argv": ["python3", "-c", PERSONS_OWN, daemon.socket, target]}),
+        ),
+        openai::text("Done."),
+    ]);
+    let run = env.nodwyn(&repo, &["run", "--no-worktree", "help"]);
+    let events = env.nodwyn_json(&repo, &["session", "events", &target]);
+    assert!(
+        !events
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["type"] == "session.dont_ask"),
+        "{events:#}\n{}",
+        run.stderr
+    );
+    let said = model.received()[1].body.to_string();
+    assert_eq!(said.matches("not_a_person").count(), 2, "{said}");
+}
+
 /// What a terminal showed so far, read on a thread of its own.
 struct Screen {
     shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,

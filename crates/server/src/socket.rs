@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use crate::dispatch::{Peer, dispatch};
 use crate::events::error_line;
 use crate::outbox::{Outbox, QUEUE};
-use crate::peer::started_by;
+use crate::peer::{started_by, started_by_program};
 use crate::server::Server;
 
 /// The longest line a client may send.
@@ -181,9 +181,13 @@ async fn connection(server: Arc<Server>, stream: UnixStream) {
         );
         return;
     }
-    let may_answer = !credentials
-        .pid()
-        .is_some_and(|pid| started_by(pid, std::process::id()));
+    let program = std::env::current_exe().ok();
+    let may_answer = !credentials.pid().is_some_and(|pid| {
+        started_by(pid, std::process::id())
+            || program
+                .as_deref()
+                .is_some_and(|program| started_by_program(pid, program))
+    });
     let (reader, mut writer) = stream.into_split();
     let (outbox, inbox) = Outbox::new(QUEUE);
     let (mut lines, watch) = (inbox.lines, inbox.watch);
