@@ -896,6 +896,46 @@ fn a_command_of_another_nodwyn_engine_cannot_turn_dont_ask_on_through_the_daemon
     assert_eq!(said.matches("not_a_person").count(), 2, "{said}");
 }
 
+/// A landing from another process waits for no turn: it is refused while one runs (an agent
+/// writing would change what lands mid-landing), and goes through once the turn has ended.
+#[test]
+fn a_landing_is_refused_while_a_turn_runs_in_another_process() {
+    let env = TestEnv::new();
+    let (repo, model, daemon, mut person, opened) = a_persons_session_and_an_attacker(&env);
+    let session = opened["session"].as_str().unwrap().to_owned();
+    model.push([
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "hi\n"})),
+        openai::text("Wrote it."),
+    ]);
+    person.ok("session.subscribe", json!({"session": session}));
+    person.ok(
+        "turn.start",
+        json!({"session": session, "text": "write a note"}),
+    );
+    let question = person.until(is("approval.request")).pop().unwrap();
+
+    // The turn waits for the person; a landing from the command line is refused meanwhile.
+    let refused = env
+        .nodwyn(&repo, &["land", &session, "-m", "Land it now"])
+        .failed_with(1);
+    assert!(
+        refused.contains("a turn is running in session"),
+        "{refused}"
+    );
+
+    person.answer(question["id"].as_str().unwrap(), "allow");
+    person.until(|m| m["method"] == "turn.completed");
+    let landed = env
+        .nodwyn(&repo, &["land", &session, "-m", "Land it now"])
+        .success();
+    assert!(
+        landed.stdout.contains("landed 1 commit(s)"),
+        "{}",
+        landed.stdout
+    );
+    drop(daemon);
+}
+
 /// What a terminal showed so far, read on a thread of its own.
 struct Screen {
     shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,

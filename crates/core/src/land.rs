@@ -28,6 +28,12 @@ pub fn land(
     delete_missing: bool,
     settings: &HostSettings,
 ) -> Result<Landed, Error> {
+    // No turn may run while the person lands, in this process or another: an agent writing
+    // would change what lands mid-landing. The turn's own lock is held until the landing ends,
+    // so no turn starts meanwhile either.
+    let Some(_no_turn) = crate::turn::turn_lock(&store.find(id)?)? else {
+        return Err(Error::declined_busy(id));
+    };
     let mut locked = locked_session(store, id)?;
     let facts = finished_worktree(&locked.session)?;
     if let Some(onto) = onto {

@@ -353,7 +353,7 @@ impl Turn {
 }
 
 /// The session's turn lock (`<log>.turn`), taken; `None` when another turn holds it.
-fn turn_lock(stored: &StoredSession) -> Result<Option<std::fs::File>, Error> {
+pub(crate) fn turn_lock(stored: &StoredSession) -> Result<Option<std::fs::File>, Error> {
     let mut path = stored.log.path().as_os_str().to_owned();
     path.push(".turn");
     let path = std::path::PathBuf::from(path);
