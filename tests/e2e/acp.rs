@@ -402,6 +402,13 @@ fn the_threads_commands_review_and_land_its_work_and_dont_ask_is_the_persons_cho
     );
     let refused = run["turns"][8]["answer"]["error"].as_str().unwrap();
     assert!(refused.contains("no mode \"loud\""), "{refused}");
+
+    // Loaded again in a new process, the thread shows the mode its session is in.
+    let again = client_of(&env, &repo, "allow", &[], &[], Some(session));
+    assert_eq!(
+        again["opened"]["modes"]["currentModeId"], "dont-ask",
+        "{again:#}"
+    );
 }
 
 #[test]

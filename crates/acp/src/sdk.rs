@@ -311,11 +311,7 @@ fn load_session(shared: &Shared, session: &str) -> anyhow::Result<(String, Vec<U
         }
     }
     let updates = crate::translate::Translator::replay(&id, &place.root, &records);
-    let dont_ask = records
-        .iter()
-        .rev()
-        .find(|record| record["type"] == "session.dont_ask")
-        .is_some_and(|record| record["on"] == true);
+    let dont_ask = resumed["dont_ask"] == true;
     lock(&shared.places).insert(id.clone(), place);
     Ok((id, updates, dont_ask))
 }

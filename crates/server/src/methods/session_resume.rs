@@ -1,5 +1,6 @@
 //! `session.resume`: a session made ready again (its worktree made again if it is gone, a turn
-//! a killed engine left open ended as interrupted) and held open for turns.
+//! a killed engine left open ended as interrupted) and held open for turns; the answer also says
+//! whether Don't ask is on.
 
 use std::sync::Arc;
 
@@ -17,5 +18,8 @@ pub(super) async fn call(server: &Arc<Server>, session: &str) -> Result<Value, R
         live.runtime.end_open_turn()?;
     }
     server.hub.catch_up(&live.id);
-    super::json(resumed)
+    let mut answer = super::json(resumed)?;
+    // Whether Don't ask is on, as core reads it (a record nodwyn did not seal counts for nothing).
+    answer["dont_ask"] = live.runtime.session()?.dont_ask.is_some().into();
+    Ok(answer)
 }
