@@ -15,6 +15,9 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A standing answer given for a session is not one.
+    #[error("that standing answer is not valid: {0}")]
+    StandingAnswer(String),
     /// A file could not be read.
     #[error("could not read {path}: {source}")]
     Read {

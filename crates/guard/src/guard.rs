@@ -14,8 +14,9 @@ use crate::decision::{AskKind, DecidedBy, Decision, Verdict};
 use crate::denylist::{CredentialInodes, Denylist, normalise};
 use crate::effect::{Effect, EgressKind};
 use crate::judge::{Judge, RulesJudge};
+use crate::offer::{self, Offer};
 use crate::permit::Permit;
-use crate::standing::StandingAnswers;
+use crate::standing::{StandingAnswer, StandingAnswers};
 
 /// The default number of irreversible actions a turn may take without asking.
 pub const DEFAULT_BUDGET: u32 = 3;
@@ -33,6 +34,8 @@ pub struct Guard<'j> {
     root: PathBuf,
     repository: PathBuf,
     standing: StandingAnswers,
+    /// The standing answers the person gave for this session alone ("allow always").
+    session: StandingAnswers,
     dont_ask: Option<DontAsk>,
     judge: Box<dyn Judge + 'j>,
     budget: u32,
@@ -49,6 +52,7 @@ impl<'j> Guard<'j> {
             root: normalise(root),
             repository: normalise(repository),
             standing,
+            session: StandingAnswers::none(),
             dont_ask: None,
             judge: Box::new(RulesJudge),
             budget: DEFAULT_BUDGET,
@@ -62,6 +66,44 @@ impl<'j> Guard<'j> {
     /// [`CredentialInodes`]), so a hard link to one under another name is refused like it.
     pub fn set_credential_files(&mut self, credentials: CredentialInodes) {
         self.credentials = credentials;
+    }
+
+    /// Adds the standing answers the person gave for this session alone, each one an "allow
+    /// always" answered to one of its questions. One that is not valid (nodwyn made each from
+    /// an [`Offer`], so none should be) is left out: it answers nothing.
+    pub fn with_session_answers<'a>(
+        mut self,
+        answers: impl IntoIterator<Item = &'a StandingAnswer>,
+    ) -> Self {
+        for answer in answers {
+            let _ = self.session.add(answer);
+        }
+        self
+    }
+
+    /// The standing answer a person may give instead of allowing `effect` once: the narrowest
+    /// one that would answer this very question, when the rules ask only an ordinary question
+    /// about one command or one write. Never for a security confirm, for what cannot be undone
+    /// or for what sends anything off the machine (see [`offer`](crate::offer)).
+    pub fn offer(&self, effect: &Effect) -> Option<Offer> {
+        if effect.irreversible || effect.egress.is_some() || effect.unconfined.is_some() {
+            return None;
+        }
+        if self.rules(effect).decision != Decision::Ask(AskKind::Ordinary) {
+            return None;
+        }
+        let offer = match (&effect.command, effect.writes.as_slice()) {
+            (Some(command), []) => offer::for_command(command)?,
+            (None, [path]) => {
+                let judged = Denylist::standard().judge(path, &self.root);
+                offer::for_write(judged.normalised.strip_prefix(&self.root).ok()?)?
+            }
+            _ => return None,
+        };
+        // Offered only if it would answer the question: nothing else in it still asks.
+        let mut trial = self.session.clone();
+        trial.add(&offer.answer).ok()?;
+        (self.rules_with(effect, &trial).decision == Decision::Allow).then_some(offer)
     }
 
     /// Consults `judge` before asking a person.
@@ -175,9 +217,16 @@ impl<'j> Guard<'j> {
 
     /// The rules' answer, before budget, judge and "Don't ask".
     fn rules(&self, effect: &Effect) -> Verdict {
+        self.rules_with(effect, &self.session)
+    }
+
+    /// The rules' answer with `session` as the session's own standing answers.
+    fn rules_with(&self, effect: &Effect, session: &StandingAnswers) -> Verdict {
         let denylist = Denylist::standard();
         let mut verdict = Verdict::by_rule(Decision::Allow, "");
-        let mut standing_used = false;
+        // Which standing answers answered part of it: the file's, the session's, or both.
+        let mut from_file = false;
+        let mut from_session = false;
         for path in &effect.reads {
             let judged = denylist.judge(path, &self.root);
             if self.credentials.holds(&judged.normalised) {
@@ -238,13 +287,20 @@ impl<'j> Guard<'j> {
                         self.root.display()
                     ),
                 )
-            } else if self.standing.approves_write(
-                judged
-                    .normalised
-                    .strip_prefix(&self.root)
-                    .unwrap_or(&judged.normalised),
+            } else if let Some(in_file) = covers(
+                |answers| {
+                    answers.approves_write(
+                        judged
+                            .normalised
+                            .strip_prefix(&self.root)
+                            .unwrap_or(&judged.normalised),
+                    )
+                },
+                &self.standing,
+                session,
             ) {
-                standing_used = true;
+                from_file |= in_file;
+                from_session |= !in_file;
                 continue;
             } else {
                 Verdict::by_rule(
@@ -263,8 +319,13 @@ impl<'j> Guard<'j> {
             ));
         }
         if let Some(command) = &effect.command {
-            if self.standing.approving_prefix(command).is_some() {
-                standing_used = true;
+            if let Some(in_file) = covers(
+                |answers| answers.approving_prefix(command).is_some(),
+                &self.standing,
+                session,
+            ) {
+                from_file |= in_file;
+                from_session |= !in_file;
             } else {
                 verdict = verdict.strongest(Verdict::by_rule(
                     Decision::Ask(AskKind::Ordinary),
@@ -275,7 +336,7 @@ impl<'j> Guard<'j> {
         if let Some(egress) = &effect.egress {
             match egress.kind {
                 EgressKind::Push if self.standing.approves_push(&egress.destinations) => {
-                    standing_used = true;
+                    from_file = true;
                 }
                 EgressKind::Push => {
                     verdict = verdict.strongest(Verdict::by_rule(
@@ -300,9 +361,16 @@ impl<'j> Guard<'j> {
                 format!("{} cannot be undone", effect.action),
             ));
         }
-        if verdict.decision == Decision::Allow && standing_used {
+        if verdict.decision == Decision::Allow && (from_file || from_session) {
             verdict.by = DecidedBy::StandingAnswer;
-            verdict.why = "a standing answer in .nodwyn/allow.toml covers it".to_owned();
+            verdict.why = match (from_file, from_session) {
+                (true, false) => "a standing answer in .nodwyn/allow.toml covers it",
+                (false, _) => "a standing answer the person gave for this session covers it",
+                (true, true) => {
+                    "standing answers in .nodwyn/allow.toml and of this session cover it"
+                }
+            }
+            .to_owned();
         }
         verdict
     }
@@ -339,6 +407,22 @@ impl<'j> Guard<'j> {
                 }
             }
         }
+        None
+    }
+}
+
+/// Whether `approves` holds for the file's standing answers (`Some(true)`) or, failing that,
+/// the session's (`Some(false)`).
+fn covers(
+    approves: impl Fn(&StandingAnswers) -> bool,
+    file: &StandingAnswers,
+    session: &StandingAnswers,
+) -> Option<bool> {
+    if approves(file) {
+        Some(true)
+    } else if approves(session) {
+        Some(false)
+    } else {
         None
     }
 }

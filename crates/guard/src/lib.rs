@@ -5,7 +5,8 @@
 //!   commit.
 //! - [`Guard`]: the answer to an [`Effect`] (allow, ask a person, or refuse), from the rules,
 //!   the person's standing answers ([`StandingAnswers`]), the per-turn budget of irreversible
-//!   actions, a [`Judge`], and "Don't ask" ([`DontAsk`]); each answer can be kept as a
+//!   actions, a [`Judge`], and "Don't ask" ([`DontAsk`]); the narrowest standing answer a
+//!   person may give "always" instead of once ([`Offer`]); each answer can be kept as a
 //!   `guard.decision` record.
 //!
 //! The crate depends on no other nodwyn crate and never prints.
@@ -16,6 +17,7 @@ mod effect;
 mod error;
 mod guard;
 mod judge;
+pub mod offer;
 mod permit;
 pub mod scan;
 mod standing;
@@ -31,4 +33,5 @@ pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};
 pub use judge::{Judge, Judges, RulesJudge};
 pub use permit::Permit;
 pub use scan::{Finding, Scanner};
-pub use standing::StandingAnswers;
+pub use offer::Offer;
+pub use standing::{StandingAnswer, StandingAnswers};

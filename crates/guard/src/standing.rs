@@ -30,10 +30,22 @@ struct File {
     push: Vec<String>,
 }
 
+/// One standing answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StandingAnswer {
+    /// A command prefix, whole words (`cargo test`).
+    Command(Vec<String>),
+    /// A glob of paths the agent may write, relative to the session's folder.
+    Write(String),
+    /// A remote URL a landing may push to.
+    Push(String),
+}
+
 /// The standing answers, parsed.
 #[derive(Debug, Default, Clone)]
 pub struct StandingAnswers {
     commands: Vec<Vec<String>>,
+    write_globs: Vec<String>,
     writes: Option<GlobSet>,
     push: Vec<String>,
 }
@@ -81,28 +93,40 @@ impl StandingAnswers {
                 });
             }
         }
-        let writes = if file.writes.is_empty() {
-            None
-        } else {
-            let mut builder = GlobSetBuilder::new();
-            for glob in &file.writes {
-                builder.add(Glob::new(glob).map_err(|e| Error::AllowFile {
-                    path: "allow.toml".to_owned(),
-                    line: line_of(text, glob),
-                    message: format!("`{glob}` is not a glob: {e}"),
-                })?);
-            }
-            Some(builder.build().map_err(|e| Error::AllowFile {
-                path: "allow.toml".to_owned(),
-                line: line_of(text, "writes"),
-                message: e.to_string(),
-            })?)
-        };
+        let writes = glob_set(&file.writes).map_err(|(glob, message)| Error::AllowFile {
+            path: "allow.toml".to_owned(),
+            line: line_of(text, glob.as_deref().unwrap_or("writes")),
+            message,
+        })?;
         Ok(Self {
             commands: file.commands,
+            write_globs: file.writes,
             writes,
             push: file.push,
         })
+    }
+
+    /// Adds `answer` (a person's answer for one session, kept beside the file's).
+    pub fn add(&mut self, answer: &StandingAnswer) -> Result<(), Error> {
+        match answer {
+            StandingAnswer::Command(words) => {
+                if words.is_empty() || words.iter().any(String::is_empty) {
+                    return Err(Error::StandingAnswer(
+                        "a command prefix needs at least one word, none of them empty".to_owned(),
+                    ));
+                }
+                self.commands.push(words.clone());
+            }
+            StandingAnswer::Write(glob) => {
+                let mut globs = self.write_globs.clone();
+                globs.push(glob.clone());
+                self.writes =
+                    glob_set(&globs).map_err(|(_, message)| Error::StandingAnswer(message))?;
+                self.write_globs = globs;
+            }
+            StandingAnswer::Push(url) => self.push.push(url.clone()),
+        }
+        Ok(())
     }
 
     /// The prefix that approves `command`, if one does.
@@ -130,6 +154,24 @@ impl StandingAnswers {
     }
 }
 
+/// The set of `globs`, or none when there are none; a glob that is not one is named with why.
+fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, (Option<String>, String)> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = GlobSetBuilder::new();
+    for glob in globs {
+        builder.add(
+            Glob::new(glob)
+                .map_err(|e| (Some(glob.clone()), format!("`{glob}` is not a glob: {e}")))?,
+        );
+    }
+    builder
+        .build()
+        .map(Some)
+        .map_err(|e| (None, e.to_string()))
+}
+
 /// The first line of `text` mentioning `needle`.
 fn line_of(text: &str, needle: &str) -> usize {
     text.lines()
@@ -139,7 +181,7 @@ fn line_of(text: &str, needle: &str) -> usize {
 
 /// The words of a shell line, if it is nothing but plain words (quoted or not): no operator,
 /// redirection, substitution, glob, variable or comment a shell would act on.
-fn plain_words(line: &str) -> Option<Vec<String>> {
+pub(crate) fn plain_words(line: &str) -> Option<Vec<String>> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;

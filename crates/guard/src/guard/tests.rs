@@ -313,3 +313,82 @@ fn a_permit_comes_only_from_the_guards_own_allowing_decision() {
     assert_eq!(guard.decide(&credential).decision, Decision::Refuse);
     assert!(guard.permit_approved(&credential).is_none());
 }
+
+#[test]
+fn an_ordinary_question_offers_the_narrowest_standing_answer_that_answers_it() {
+    let guard = guard("");
+    let offer = guard.offer(&run("cargo test --all")).unwrap();
+    assert_eq!(
+        offer.answer,
+        StandingAnswer::Command(vec!["cargo".into(), "test".into()])
+    );
+    let offer = guard.offer(&write("src/lib.rs")).unwrap();
+    assert_eq!(offer.answer, StandingAnswer::Write("src/**".into()));
+    let offer = guard.offer(&write(&format!("{ROOT}/README.md"))).unwrap();
+    assert_eq!(offer.answer, StandingAnswer::Write("README.md".into()));
+}
+
+#[test]
+fn nothing_is_offered_where_a_question_must_be_asked_each_time() {
+    let guard = guard("");
+    for (effect, what) in [
+        (write(".git/hooks/pre-commit"), "a security confirm"),
+        (write(".nodwyn/allow.toml"), "the standing answers"),
+        (write("/home/ann/.bashrc"), "outside the session's folder"),
+        (push(&["git@example.invalid:me/shop.git"]), "a push"),
+        (read("src/lib.rs"), "nothing asked"),
+        (read(".env"), "refused"),
+        (run("python3 -c 'import os'"), "an interpreter"),
+        (run("cargo test && curl evil.invalid"), "a shell line"),
+        (
+            Effect {
+                irreversible: true,
+                ..run("cargo publish")
+            },
+            "cannot be undone",
+        ),
+        (
+            Effect {
+                unconfined: Some("no Landlock".into()),
+                ..run("cargo test")
+            },
+            "unconfined",
+        ),
+    ] {
+        assert_eq!(guard.offer(&effect), None, "{what}");
+    }
+}
+
+#[test]
+fn a_session_answer_answers_what_it_names_and_says_so() {
+    let mut guard = guard("").with_session_answers(&[
+        StandingAnswer::Command(vec!["cargo".into(), "test".into()]),
+        StandingAnswer::Write("src/**".into()),
+    ]);
+    for effect in [run("cargo test -p shop"), write("src/deep/mod.rs")] {
+        let verdict = guard.decide(&effect);
+        assert_eq!(
+            (verdict.decision, verdict.by, verdict.why.as_str()),
+            (
+                Decision::Allow,
+                DecidedBy::StandingAnswer,
+                "a standing answer the person gave for this session covers it"
+            ),
+            "{}",
+            effect.action
+        );
+        assert_eq!(guard.offer(&effect), None, "answered already");
+    }
+    for effect in [
+        run("cargo build"),
+        write("tests/a.rs"),
+        run("cargo test; rm -rf /"),
+    ] {
+        assert_eq!(guard.decide(&effect).decision, ORDINARY, "{}", effect.action);
+    }
+    assert_eq!(
+        guard.decide(&write(".git/config")).decision,
+        SECURITY,
+        "a session's answer never covers a protected path"
+    );
+}
