@@ -12,16 +12,7 @@ use toml_edit::{Array, DocumentMut, Item, Value};
 use crate::Error;
 use crate::host::allow_file;
 
-/// A standing answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StandingAnswer {
-    /// A command prefix, whole words (`cargo test`).
-    Command(Vec<String>),
-    /// A glob of paths the agent may write, relative to the session's folder.
-    Write(String),
-    /// A remote URL a landing may push to.
-    Push(String),
-}
+pub use nodwyn_guard::StandingAnswer;
 
 /// What `allow` did.
 #[derive(Debug, Clone, Serialize)]

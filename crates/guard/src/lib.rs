@@ -31,7 +31,7 @@ pub use effect::{CommandLine, Effect, Egress, EgressKind};
 pub use error::Error;
 pub use guard::{DEFAULT_BUDGET, DontAsk, Guard};
 pub use judge::{Judge, Judges, RulesJudge};
+pub use offer::Offer;
 pub use permit::Permit;
 pub use scan::{Finding, Scanner};
-pub use offer::Offer;
 pub use standing::{StandingAnswer, StandingAnswers};

@@ -28,15 +28,92 @@ pub struct Offer {
 /// another program or a command given in their arguments, editors and pagers with a shell
 /// escape, and network clients.
 const RUNS_ANYTHING: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "busybox", "toybox", "env",
-    "sudo", "doas", "su", "runuser", "pkexec", "xargs", "nohup", "timeout", "nice", "ionice",
-    "time", "exec", "eval", "command", "builtin", "watch", "strace", "ltrace", "gdb", "lldb",
-    "valgrind", "chroot", "unshare", "nsenter", "setsid", "flock", "stdbuf", "unbuffer", "script",
-    "parallel", "awk", "gawk", "mawk", "nawk", "sed", "find", "osascript", "pwsh", "powershell",
-    "tclsh", "wish", "expect", "rscript", "r", "julia", "deno", "bun", "bunx", "npx", "pnpx",
-    "uvx", "pipx", "docker", "podman", "kubectl", "vi", "vim", "nvim", "emacs", "less", "more",
-    "man", "ssh", "scp", "sftp", "rsync", "curl", "wget", "nc", "ncat", "netcat", "socat",
-    "telnet", "ftp",
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "fish",
+    "csh",
+    "tcsh",
+    "busybox",
+    "toybox",
+    "env",
+    "sudo",
+    "doas",
+    "su",
+    "runuser",
+    "pkexec",
+    "xargs",
+    "nohup",
+    "timeout",
+    "nice",
+    "ionice",
+    "time",
+    "exec",
+    "eval",
+    "command",
+    "builtin",
+    "watch",
+    "strace",
+    "ltrace",
+    "gdb",
+    "lldb",
+    "valgrind",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "setsid",
+    "flock",
+    "stdbuf",
+    "unbuffer",
+    "script",
+    "parallel",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "find",
+    "osascript",
+    "pwsh",
+    "powershell",
+    "tclsh",
+    "wish",
+    "expect",
+    "rscript",
+    "r",
+    "julia",
+    "deno",
+    "bun",
+    "bunx",
+    "npx",
+    "pnpx",
+    "uvx",
+    "pipx",
+    "docker",
+    "podman",
+    "kubectl",
+    "vi",
+    "vim",
+    "nvim",
+    "emacs",
+    "less",
+    "more",
+    "man",
+    "ssh",
+    "scp",
+    "sftp",
+    "rsync",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ftp",
 ];
 
 /// Families of interpreters, named with a version (`python3.12`, `perl5`, `node22`).
@@ -74,7 +151,9 @@ pub(crate) fn for_command(command: &CommandLine) -> Option<Offer> {
         return None;
     }
     Some(Offer {
-        allows: format!("`{program} {subcommand}` with any arguments, for the rest of this session"),
+        allows: format!(
+            "`{program} {subcommand}` with any arguments, for the rest of this session"
+        ),
         answer: StandingAnswer::Command(vec![program.clone(), subcommand.clone()]),
     })
 }
@@ -166,6 +245,9 @@ mod tests {
         let offer = for_write(Path::new("README.md")).unwrap();
         assert_eq!(offer.answer, StandingAnswer::Write("README.md".to_owned()));
         let offer = for_write(Path::new("we[i]rd/*.rs")).unwrap();
-        assert_eq!(offer.answer, StandingAnswer::Write("we[[]i[]]rd/**".to_owned()));
+        assert_eq!(
+            offer.answer,
+            StandingAnswer::Write("we[[]i[]]rd/**".to_owned())
+        );
     }
 }

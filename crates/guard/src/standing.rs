@@ -166,10 +166,7 @@ fn glob_set(globs: &[String]) -> Result<Option<GlobSet>, (Option<String>, String
                 .map_err(|e| (Some(glob.clone()), format!("`{glob}` is not a glob: {e}")))?,
         );
     }
-    builder
-        .build()
-        .map(Some)
-        .map_err(|e| (None, e.to_string()))
+    builder.build().map(Some).map_err(|e| (None, e.to_string()))
 }
 
 /// The first line of `text` mentioning `needle`.

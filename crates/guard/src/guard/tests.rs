@@ -384,7 +384,12 @@ fn a_session_answer_answers_what_it_names_and_says_so() {
         write("tests/a.rs"),
         run("cargo test; rm -rf /"),
     ] {
-        assert_eq!(guard.decide(&effect).decision, ORDINARY, "{}", effect.action);
+        assert_eq!(
+            guard.decide(&effect).decision,
+            ORDINARY,
+            "{}",
+            effect.action
+        );
     }
     assert_eq!(
         guard.decide(&write(".git/config")).decision,
