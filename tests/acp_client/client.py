@@ -1,7 +1,8 @@
 """A real ACP client (the Python `agent-client-protocol` SDK) driving `nodwyn acp`.
 
 Usage: client.py ANSWER PROMPTS_JSON
-  ANSWER: how permission requests are answered: `allow`, `reject`, `cancel` (the turn is
+  ANSWER: how permission requests are answered: `allow`, `always` (`allow_always` where it
+  is offered, else `allow_once`), `reject`, `cancel` (the turn is
   cancelled once a tool call runs, and the request answered `cancelled`), or `ignore` (never
   answered, as by an editor that shows no prompt).
   A prompt `@mode ID` sets the session's mode (`session/set_mode`) and `@list` lists the
@@ -65,7 +66,13 @@ class Client:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         if self.answer == "ignore":
             await asyncio.Event().wait()
-        wanted = "allow_once" if self.answer == "allow" else "reject_once"
+        offered = [o.option_id for o in options]
+        if self.answer == "always" and "allow_always" in offered:
+            wanted = "allow_always"
+        elif self.answer in ("allow", "always"):
+            wanted = "allow_once"
+        else:
+            wanted = "reject_once"
         return RequestPermissionResponse(
             outcome=AllowedOutcome(outcome="selected", option_id=wanted)
         )

@@ -121,7 +121,8 @@ fn an_editor_thread_works_in_its_own_worktree_and_sees_each_edit_as_a_diff() {
         .iter()
         .map(|o| o["kind"].as_str().unwrap())
         .collect();
-    assert_eq!(options, ["allow_once", "reject_once"]);
+    // A file at the top of the worktree may be allowed for the rest of the session too.
+    assert_eq!(options, ["allow_once", "allow_always", "reject_once"]);
     assert_eq!(
         permission["tool_call"]["toolCallId"],
         calls[0]["toolCallId"]
@@ -613,4 +614,121 @@ fn acpx_denying_all_leaves_the_worktree_untouched_and_the_thread_goes_on() {
     assert!(!Path::new(&written(&messages)).exists());
     // acpx says a denied permission in its exit code.
     assert_eq!(code, 5, "{messages:#?}");
+}
+
+#[test]
+fn allow_always_answers_the_rest_of_the_session_for_what_it_names_and_never_a_security_confirm() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let write_to = |path: &str| openai::call("fs-write", json!({"path": path, "content": "x\n"}));
+    let model = StandIn::start(vec![
+        write_to("docs/a.md"),
+        write_to("docs/b.md"),
+        openai::text("Wrote two."),
+        write_to("notes.txt"),
+        write_to(".nodwyn/allow.toml"),
+        openai::text("Asked twice."),
+    ]);
+    configure(&env, &model);
+    let run = client(&env, &repo, "always", &["write docs", "write more"]);
+
+    let permissions = run["permissions"].as_array().unwrap();
+    let offered = |at: usize| -> Vec<(String, String)> {
+        permissions[at]["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                (
+                    o["kind"].as_str().unwrap().to_owned(),
+                    o["name"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    // docs/a.md is asked, with "always" named for its folder; docs/b.md is not asked again.
+    let first = offered(0);
+    assert_eq!(
+        first
+            .iter()
+            .map(|(kind, _)| kind.as_str())
+            .collect::<Vec<_>>(),
+        ["allow_once", "allow_always", "reject_once"],
+        "{run:#}"
+    );
+    assert_eq!(
+        first[1].1,
+        "Allow writes under `docs/`, for the rest of this session"
+    );
+    // notes.txt is outside it, and allow.toml is a security confirm: asked, never "always".
+    assert_eq!(permissions.len(), 3, "{run:#}");
+    assert!(
+        permissions[1]["tool_call"]["title"]
+            .as_str()
+            .unwrap()
+            .contains("notes.txt")
+    );
+    let security = offered(2);
+    assert!(
+        security.iter().all(|(kind, _)| kind != "allow_always"),
+        "{security:?}"
+    );
+    assert!(security[0].1.contains("security confirm"), "{security:?}");
+
+    // Both docs were written; the log keeps the person's answer, sealed, and says who gave it.
+    let calls = of_kind(&run, 0, "tool_call");
+    for call in &calls {
+        let path = call["locations"][0]["path"].as_str().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), "x\n", "{path}");
+    }
+    let session = run["session"].as_str().unwrap();
+    let events = env.nodwyn_json(&repo, &["session", "events", session]);
+    let always: Vec<&Value> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "session.allow_always")
+        .collect();
+    assert_eq!(always.len(), 2, "notes.txt's answer too: {events:#}");
+    assert_eq!(always[0]["write"], "docs/**");
+    let by = always[0]["by"].as_str().unwrap();
+    assert!(by.starts_with("the person, through nodwyn acp "), "{by}");
+    assert!(by.ends_with(", in nodwyn-tests 0.1"), "{by}");
+    assert!(always[0]["seal"].is_string());
+    let decided: Vec<&str> = events
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "guard.decision" && r["action"] == "fs-write docs/b.md")
+        .map(|r| r["why"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        decided,
+        ["a standing answer the person gave for this session covers it"]
+    );
+}
+
+#[test]
+fn the_models_reasoning_is_a_thought_and_its_refusal_a_stop_reason() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::reasoning_then("The repository is empty, so say so.", "It is empty."),
+        openai::refusal("I can't help with that."),
+    ]);
+    configure(&env, &model);
+    let run = client(&env, &repo, "allow", &["what is here", "something bad"]);
+
+    let thought: String = of_kind(&run, 0, "agent_thought_chunk")
+        .iter()
+        .map(|u| u["content"]["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(thought, "The repository is empty, so say so.");
+    let answer = said(&run, 0);
+    assert!(answer.ends_with("It is empty."), "{answer}");
+    assert!(!answer.contains("so say so"), "{answer}");
+    assert_eq!(run["turns"][0]["stop"], "end_turn");
+
+    assert_eq!(run["turns"][1]["stop"], "refusal", "{run:#}");
+    assert!(said(&run, 1).contains("I can't help with that."), "{run:#}");
 }

@@ -196,6 +196,7 @@ pub(crate) async fn serve(connect: Connect, options: Options) -> anyhow::Result<
                             Stop::Cancelled => acp::StopReason::Cancelled,
                             Stop::MaxTokens => acp::StopReason::MaxTokens,
                             Stop::MaxTurnRequests => acp::StopReason::MaxTurnRequests,
+                            Stop::Refusal => acp::StopReason::Refusal,
                         }),
                         Vec::new(),
                     ))
@@ -404,22 +405,27 @@ fn ask(
         .clone()
         .unwrap_or_else(|| "question".to_owned());
     let title = format!("{} (nodwyn asks: {})", question.action, question.why);
-    let options = vec![
-        acp::PermissionOption::new(
-            "allow_once",
-            if question.security {
-                "Allow this once (a security confirm)"
-            } else {
-                "Allow this once"
-            },
-            acp::PermissionOptionKind::AllowOnce,
-        ),
-        acp::PermissionOption::new(
-            "reject_once",
-            "Decline",
-            acp::PermissionOptionKind::RejectOnce,
-        ),
-    ];
+    let mut options = vec![acp::PermissionOption::new(
+        "allow_once",
+        if question.security {
+            "Allow this once (a security confirm)"
+        } else {
+            "Allow this once"
+        },
+        acp::PermissionOptionKind::AllowOnce,
+    )];
+    if let Some(allows) = &question.always {
+        options.push(acp::PermissionOption::new(
+            "allow_always",
+            format!("Allow {}", nodwyn_text::escape_line(allows)),
+            acp::PermissionOptionKind::AllowAlways,
+        ));
+    }
+    options.push(acp::PermissionOption::new(
+        "reject_once",
+        "Decline",
+        acp::PermissionOptionKind::RejectOnce,
+    ));
     let request = acp::RequestPermissionRequest::new(
         acp::SessionId::new(session.to_owned()),
         acp::ToolCallUpdate::new(call, acp::ToolCallUpdateFields::new().title(title)),
@@ -430,10 +436,12 @@ fn ask(
     });
     match answered {
         Ok(Ok(response)) => match response.outcome {
-            acp::RequestPermissionOutcome::Selected(selected)
-                if selected.option_id.to_string() == "allow_once" =>
-            {
-                Decision::Allow
+            acp::RequestPermissionOutcome::Selected(selected) => {
+                match selected.option_id.to_string().as_str() {
+                    "allow_once" => Decision::Allow,
+                    "allow_always" if question.always.is_some() => Decision::AllowAlways,
+                    _ => Decision::Decline,
+                }
             }
             _ => Decision::Decline,
         },
@@ -502,6 +510,9 @@ fn session_update(update: Update) -> acp::SessionUpdate {
             acp::ContentBlock::Text(acp::TextContent::new(text)),
         )),
         Update::Text(text) => acp::SessionUpdate::AgentMessageChunk(acp::ContentChunk::new(
+            acp::ContentBlock::Text(acp::TextContent::new(text)),
+        )),
+        Update::Thought(text) => acp::SessionUpdate::AgentThoughtChunk(acp::ContentChunk::new(
             acp::ContentBlock::Text(acp::TextContent::new(text)),
         )),
         Update::ToolCall {

@@ -15,6 +15,8 @@ pub(crate) enum Update {
     UserText(String),
     /// Text of the agent's answer, as it streams.
     Text(String),
+    /// The model's reasoning before its answer, as it streams (never part of the answer).
+    Thought(String),
     /// A tool call the model made, announced before it runs.
     ToolCall {
         /// The model's id for the call.
@@ -155,6 +157,7 @@ impl Translator {
                 self.streamed.insert(text("item"));
                 vec![Update::Text(text("text"))]
             }
+            "item.reasoning" if !text("text").is_empty() => vec![Update::Thought(text("text"))],
             "item.completed" => match params["kind"].as_str().unwrap_or_default() {
                 "assistant_message" => self.answered(params),
                 "tool_result" => {
@@ -292,6 +295,10 @@ mod tests {
         let mut updates = Vec::new();
         for message in [
             wire(
+                "item.reasoning",
+                json!({"session": "s1", "item": "1.1", "text": "A new file, so no old text."}),
+            ),
+            wire(
                 "item.delta",
                 json!({"session": "s1", "item": "1.1", "text": "Writing."}),
             ),
@@ -321,6 +328,7 @@ mod tests {
         assert_eq!(
             updates,
             vec![
+                Update::Thought("A new file, so no old text.".to_owned()),
                 Update::Text("Writing.".to_owned()),
                 Update::ToolCall {
                     id: "c1".to_owned(),

@@ -23,6 +23,8 @@ pub(crate) enum Stop {
     MaxTurnRequests,
     /// The token limit ended it.
     MaxTokens,
+    /// The model declined the task.
+    Refusal,
 }
 
 /// A question of the guard, for the editor's permission prompt.
@@ -34,6 +36,9 @@ pub(crate) struct Question {
     pub why: String,
     /// Whether it is a security confirm (never allowed for good).
     pub security: bool,
+    /// What allowing it always would allow for the rest of the session, when the engine offers
+    /// a standing answer (never for a security confirm).
+    pub always: Option<String>,
     /// The tool call it is about, when one runs.
     pub call: Option<String>,
 }
@@ -74,6 +79,10 @@ pub(crate) fn run(
                 action: params["action"].as_str().unwrap_or_default().to_owned(),
                 why: params["why"].as_str().unwrap_or_default().to_owned(),
                 security: params["kind"] == "security",
+                always: params["always"]
+                    .as_str()
+                    .filter(|_| params["kind"] == "ordinary")
+                    .map(str::to_owned),
                 call: translator.running().map(str::to_owned),
             };
             let decision = ask(&question);
@@ -95,6 +104,7 @@ fn stop_of(end: &Value) -> anyhow::Result<Stop> {
     let why = end["why"].as_str().unwrap_or_default();
     match end["reason"].as_str().unwrap_or_default() {
         "finished" => Ok(Stop::EndTurn),
+        "refused" => Ok(Stop::Refusal),
         "interrupted" => Ok(Stop::Cancelled),
         "limit" if why.contains("token") => Ok(Stop::MaxTokens),
         "limit" => Ok(Stop::MaxTurnRequests),

@@ -16,7 +16,7 @@ use nodwyn_core::person::Person;
 use nodwyn_core::scheme::{Agent as Declared, Source};
 use nodwyn_core::scripts::{Target, compose, eval, on_turn};
 use nodwyn_core::turn::{SessionRuntime, Turn, conversation};
-use nodwyn_model::{Model, Request, StreamEvent, ToolCall};
+use nodwyn_model::{Model, Request, StopReason, StreamEvent, ToolCall};
 use nodwyn_protocol::{
     Item, ModelCall, Notification, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
 };
@@ -259,14 +259,22 @@ impl Agent {
             // The text's bytes as they arrive, for a token limit the server's report cannot pass.
             let streamed = Arc::new(AtomicU64::new(0));
             let counting = Arc::clone(&streamed);
-            let mut sink = move |event: StreamEvent| {
-                if let StreamEvent::TextDelta(text) = event {
+            let mut sink = move |event: StreamEvent| match event {
+                StreamEvent::TextDelta(text) => {
                     counting.fetch_add(text.len() as u64, Ordering::Relaxed);
                     frontend.notify(&Notification::ItemDelta {
                         item: delta_item.clone(),
                         text,
                     });
                 }
+                StreamEvent::ReasoningDelta(text) => {
+                    counting.fetch_add(text.len() as u64, Ordering::Relaxed);
+                    frontend.notify(&Notification::ItemReasoning {
+                        item: delta_item.clone(),
+                        text,
+                    });
+                }
+                StreamEvent::ToolCall { .. } => {}
             };
             let interrupt = self.runtime.settings().interrupt.clone();
             let allowance = self
@@ -319,6 +327,9 @@ impl Agent {
                     .collect(),
             };
             self.record(work, &item, assistant)?;
+            if answer.stop == StopReason::Refusal {
+                return Ok((TurnEnd::Refused, answer.text));
+            }
             if answer.tool_calls.is_empty() {
                 return Ok((TurnEnd::Finished, answer.text));
             }

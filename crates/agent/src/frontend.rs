@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use nodwyn_core::guard::{AskKind, Decision};
-use nodwyn_core::person::{Person, Question, StrategyQuestion};
+use nodwyn_core::person::{Person, Question, Reply, StrategyQuestion};
 use nodwyn_protocol::{ApprovalKind, Notification, ServerRequest};
 
 /// Whoever drives an agent.
@@ -12,10 +12,14 @@ pub trait Frontend: Send + Sync {
     /// Something happened. Called in order, from the turn's task and its blocking threads.
     fn notify(&self, notification: &Notification);
 
-    /// The guard asks a person whether a call may run: `Some(true)` allows, `Some(false)`
-    /// declines, `None` means nobody can be asked (the call is refused with how to approve it).
-    /// Called on a blocking thread; the turn waits.
-    fn ask(&self, question: &Question) -> Option<bool>;
+    /// The guard asks a person whether a call may run; `None` means nobody can be asked (the
+    /// call is refused with how to approve it). Called on a blocking thread; the turn waits.
+    fn ask(&self, question: &Question) -> Option<Reply>;
+
+    /// How the last answer reached nodwyn (the client that gave it), when not at a terminal.
+    fn answered_through(&self) -> Option<String> {
+        None
+    }
 
     /// Whether a repository's `.nodwyn/init.scm` may run; nobody is asked unless the front-end
     /// can reach a person.
@@ -45,6 +49,7 @@ pub fn approval_request(
             Decision::Ask(AskKind::Security) => ApprovalKind::Security,
             _ => ApprovalKind::Ordinary,
         },
+        always: question.offer.as_ref().map(|offer| offer.allows.clone()),
     }
 }
 
@@ -52,11 +57,15 @@ pub fn approval_request(
 pub struct FrontendPerson(pub Arc<dyn Frontend>);
 
 impl Person for FrontendPerson {
-    fn ask(&mut self, question: &Question) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<Reply> {
         self.0.ask(question)
     }
 
     fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
         self.0.approve_strategy(question)
+    }
+
+    fn answered_through(&self) -> Option<String> {
+        self.0.answered_through()
     }
 }

@@ -12,7 +12,7 @@ use nodwyn_agent::{Agent, Frontend, Options};
 use nodwyn_core::Store;
 use nodwyn_core::guard::{AskKind, Decision, Effect};
 use nodwyn_core::host::HostSettings;
-use nodwyn_core::person::{Question, StrategyQuestion};
+use nodwyn_core::person::{Question, Reply, StrategyQuestion};
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_model::{Client, Limits, MAX_TOOL_CALLS, Profile, Provider, Retry};
@@ -72,7 +72,7 @@ impl Frontend for Recording {
     fn notify(&self, notification: &Notification) {
         self.seen.lock().unwrap().push(notification.clone());
     }
-    fn ask(&self, question: &Question) -> Option<bool> {
+    fn ask(&self, question: &Question) -> Option<Reply> {
         self.asked
             .lock()
             .unwrap()
@@ -80,7 +80,7 @@ impl Frontend for Recording {
         if let Decision::Ask(kind) = question.verdict.decision {
             self.kinds.lock().unwrap().push(kind);
         }
-        self.answer
+        self.answer.map(Reply::from)
     }
     fn approve_strategy(&self, _: &StrategyQuestion<'_>) -> Option<bool> {
         None

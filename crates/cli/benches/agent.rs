@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use common::{Bench, arg, median, ms};
 use nodwyn_agent::{Agent, Frontend, Options};
-use nodwyn_core::person::Question;
+use nodwyn_core::person::{Question, Reply};
 use nodwyn_core::prim::Registry;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_model::{Client, Model, Profile, Provider, Request, StreamEvent};
@@ -37,7 +37,7 @@ impl Frontend for FirstDelta {
             self.0.lock().unwrap().get_or_insert_with(Instant::now);
         }
     }
-    fn ask(&self, _: &Question) -> Option<bool> {
+    fn ask(&self, _: &Question) -> Option<Reply> {
         None
     }
 }

@@ -198,6 +198,10 @@ impl RunView {
                 );
             }
             Notification::TurnStarted { .. } => next = Next::Show(WAITING.to_owned()),
+            // The model's reasoning is not the answer: the status line says it reasons.
+            Notification::ItemReasoning { .. } => {
+                next = Next::Show("the model is reasoning".to_owned());
+            }
             Notification::ItemStarted {
                 kind,
                 tool: Some(tool),

@@ -2,7 +2,7 @@
 //! terminal (then every question is refused with a sentence saying how to approve).
 
 use nodwyn_core::guard::{AskKind, Decision};
-use nodwyn_core::person::{Person, Question, StrategyQuestion};
+use nodwyn_core::person::{Person, Question, Reply, StrategyQuestion};
 
 use crate::output::{self, printable};
 
@@ -13,7 +13,7 @@ const SHOWN_LINES: usize = 60;
 pub(crate) struct Terminal;
 
 impl Person for Terminal {
-    fn ask(&mut self, question: &Question) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<Reply> {
         if !output::person_at_terminal() {
             return None;
         }
@@ -27,6 +27,7 @@ impl Person for Terminal {
             &question.effect.action,
             &question.verdict.why,
         ))
+        .map(Reply::from)
     }
 
     fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {

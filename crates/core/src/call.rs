@@ -22,7 +22,7 @@ use crate::clock::Timestamp;
 use crate::event::{Event, Record};
 use crate::host::{HostSettings, allow_file, context_of, standing_answers};
 use crate::log::EventLog;
-use crate::person::{Person, Question};
+use crate::person::{Person, Question, Reply};
 use crate::session::{Followed, Session};
 use crate::store::Store;
 
@@ -234,6 +234,7 @@ pub(crate) fn call_in_turn(
         by_strategy: matches!(calling, Calling::Strategy),
     });
     let mut guard = Guard::new(&session.root, &session.repository, standing)
+        .with_session_answers(&session.always)
         .with_spent(*spent)
         .with_judge(Box::new(nodwyn_guard::Judges(judges)));
     // The person's credential files, found once: the guard knows them by inode, and a command
@@ -269,11 +270,10 @@ pub(crate) fn call_in_turn(
             session: id.to_owned(),
             effect: effect.clone(),
             verdict: verdict.clone(),
+            offer: guard
+                .offer(&effect)
+                .filter(|_| person.gives_standing_answers()),
         };
-        let through = person
-            .answered_through()
-            .map(|channel| format!(" (answered through {channel})"))
-            .unwrap_or_default();
         let answer = match kind {
             AskKind::Security if !person.answers_security_confirms() => {
                 nobody_to_ask = true;
@@ -286,13 +286,36 @@ pub(crate) fn call_in_turn(
                     by: DecidedBy::Rule,
                     why: sentence,
                 };
-                Some(false)
+                Some(Reply::Decline)
             }
             _ => person.ask(&question),
         };
+        let through = person
+            .answered_through()
+            .map(|channel| format!(" (answered through {channel})"))
+            .unwrap_or_default();
         verdict = match answer {
-            Some(false) if nobody_to_ask => verdict,
-            Some(true) => {
+            Some(Reply::Decline) if nobody_to_ask => verdict,
+            Some(Reply::Always) if question.offer.is_some() => {
+                let offer = question.offer.as_ref().expect("checked above");
+                crate::dont_ask::record_always(
+                    store,
+                    log,
+                    id,
+                    offer,
+                    person.answered_through().as_deref(),
+                )?;
+                permit = guard.permit_approved(&effect);
+                Verdict {
+                    decision: Decision::Allow,
+                    by: DecidedBy::Person,
+                    why: format!(
+                        "approved; the person allowed {}: {}{through}",
+                        offer.allows, verdict.why
+                    ),
+                }
+            }
+            Some(Reply::Allow | Reply::Always) => {
                 permit = guard.permit_approved(&effect);
                 Verdict {
                     decision: Decision::Allow,
@@ -300,7 +323,7 @@ pub(crate) fn call_in_turn(
                     why: format!("approved: {}{through}", verdict.why),
                 }
             }
-            Some(false) => Verdict {
+            Some(Reply::Decline) => Verdict {
                 decision: Decision::Refuse,
                 by: DecidedBy::Person,
                 why: format!("declined: {}{through}", verdict.why),

@@ -1,8 +1,10 @@
 //! The person's switches for a session, kept in its log under nodwyn's seal: "Don't ask"
 //! (`session.dont_ask`: while it is on, the guard answers ordinary questions itself; security
 //! confirms still go to the person), and handing the session to another kind of client
-//! (`session.handed`). Only the command line's `nodwyn session dont-ask` and `session hand` write
-//! them, and nodwyn's MCP server when it opens a session: no primitive can.
+//! (`session.handed`), and the standing answers a person gives for the session alone when a
+//! question offers one (`session.allow_always`). Only the command line's `nodwyn session
+//! dont-ask` and `session hand` write them, nodwyn's MCP server when it opens a session, and a
+//! person's "allow always" answer: no primitive can.
 
 use crate::Error;
 use crate::call::append;
@@ -37,6 +39,48 @@ pub fn hand_to(store: &Store, id: &str, to: &str, by: &str) -> Result<String, Er
             },
         )
     })
+}
+
+/// Records, in session `session`'s `log` (whose lock the call holds), the standing answer
+/// `offer` a person chose for the rest of the session, through `through` (a client) or at the
+/// terminal.
+pub(crate) fn record_always(
+    store: &Store,
+    log: &crate::log::EventLog,
+    session: &str,
+    offer: &nodwyn_guard::Offer,
+    through: Option<&str>,
+) -> Result<(), Error> {
+    let (command, write) = match &offer.answer {
+        nodwyn_guard::StandingAnswer::Command(words) => (Some(words.clone()), None),
+        nodwyn_guard::StandingAnswer::Write(glob) => (None, Some(glob.clone())),
+        // Never offered: a push goes to the person each time.
+        nodwyn_guard::StandingAnswer::Push(_) => return Ok(()),
+    };
+    let by = match through {
+        Some(channel) => format!("the person, through {channel}"),
+        None => "the person, at the terminal".to_owned(),
+    };
+    let place = log.count()?;
+    let what = crate::seal::always_sealed(
+        session,
+        place,
+        command.as_deref(),
+        write.as_deref(),
+        &offer.allows,
+        &by,
+    );
+    let seal = crate::seal::Seal::of(store.home())?.sign(&what);
+    append(
+        log,
+        Event::SessionAllowAlways {
+            command,
+            write,
+            allows: offer.allows.clone(),
+            by,
+            seal: Some(seal),
+        },
+    )
 }
 
 /// Appends to session `id`'s log, under its lock, the record `record` makes for the session's

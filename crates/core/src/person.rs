@@ -5,7 +5,7 @@
 
 use std::sync::mpsc;
 
-use nodwyn_guard::{Effect, Verdict};
+use nodwyn_guard::{Effect, Offer, Verdict};
 
 /// A question for the person: may this call run?
 #[derive(Debug, Clone)]
@@ -16,16 +16,37 @@ pub struct Question {
     pub effect: Effect,
     /// Why the guard asks, and what kind of question it is.
     pub verdict: Verdict,
+    /// The standing answer the person may give instead of allowing once ("allow always"),
+    /// when the guard offers a narrow one and the channel may give it.
+    pub offer: Option<Offer>,
+}
+
+/// A person's answer to a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// The call may run, this once.
+    Allow,
+    /// The call may run, and what the question's offer names is allowed for the rest of the
+    /// session. Without an offer it allows this call only.
+    Always,
+    /// The call may not run.
+    Decline,
+}
+
+impl From<bool> for Reply {
+    fn from(allowed: bool) -> Self {
+        if allowed { Self::Allow } else { Self::Decline }
+    }
 }
 
 /// The person the guard's questions go to.
 pub trait Person {
-    /// The person's answer (`true` to allow), or `None` when nobody can be asked (no terminal).
-    fn ask(&mut self, question: &Question) -> Option<bool>;
+    /// The person's answer, or `None` when nobody can be asked (no terminal).
+    fn ask(&mut self, question: &Question) -> Option<Reply>;
 
-    /// How the answers reach nodwyn, for the record when it is not the terminal (`the MCP
-    /// client`).
-    fn answered_through(&self) -> Option<&str> {
+    /// How the last answer reached nodwyn, for the record when it was not the terminal (`the
+    /// MCP client`, or the name a protocol client gave).
+    fn answered_through(&self) -> Option<String> {
         None
     }
 
@@ -34,6 +55,13 @@ pub trait Person {
     /// questions): such a confirm is refused there, with how a person can approve it.
     fn answers_security_confirms(&self) -> bool {
         true
+    }
+
+    /// Whether answers through this channel may give a standing answer for the session
+    /// ("allow always"). Not where a security confirm cannot be answered either: the channel
+    /// of the agent the question is about would widen its own reach.
+    fn gives_standing_answers(&self) -> bool {
+        self.answers_security_confirms()
     }
 
     /// Whether the person lets a repository's `.nodwyn/init.scm` run (`true` to allow), or
@@ -61,7 +89,7 @@ pub struct StrategyQuestion<'a> {
 pub struct NoTerminal;
 
 impl Person for NoTerminal {
-    fn ask(&mut self, _question: &Question) -> Option<bool> {
+    fn ask(&mut self, _question: &Question) -> Option<Reply> {
         None
     }
 }
@@ -71,9 +99,8 @@ impl Person for NoTerminal {
 pub struct Asked {
     /// The question.
     pub question: Question,
-    /// Where the answer goes: `Some(true)` allows, `Some(false)` declines, `None` means nobody
-    /// could be asked.
-    pub reply: mpsc::Sender<Option<bool>>,
+    /// Where the answer goes; `None` means nobody could be asked.
+    pub reply: mpsc::Sender<Option<Reply>>,
 }
 
 /// Hands each question to whoever holds the other end of a channel, and waits for the answer.
@@ -92,7 +119,7 @@ impl Answerer {
 }
 
 impl Person for Answerer {
-    fn ask(&mut self, question: &Question) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<Reply> {
         let (reply, answer) = mpsc::channel();
         self.questions
             .send(Asked {

@@ -102,6 +102,21 @@ pub(crate) fn handed_sealed(session: &str, place: usize, to: &str, by: &str) -> 
     format!("session.handed|{session}|{place}|{to}|{by}")
 }
 
+/// What the seal of a `session.allow_always` record covers: the session, the record's place,
+/// and the standing answer it gives.
+pub(crate) fn always_sealed(
+    session: &str,
+    place: usize,
+    command: Option<&[String]>,
+    write: Option<&str>,
+    allows: &str,
+    by: &str,
+) -> String {
+    let command = serde_json::to_string(&command).unwrap_or_default();
+    let write = serde_json::to_string(&write).unwrap_or_default();
+    format!("session.allow_always|{session}|{place}|{command}|{write}|{allows}|{by}")
+}
+
 /// What the seal of a `session.config` record covers.
 pub(crate) fn config_sealed(
     session: &str,

@@ -84,6 +84,9 @@ pub struct Session {
     /// The kinds of client the session was handed to (`mcp`: an MCP connection opened it, or a
     /// person handed it over), by sealed `session.handed` records.
     pub handed_to: Vec<String>,
+    /// The standing answers a person gave for this session alone ("allow always"), by sealed
+    /// `session.allow_always` records.
+    pub always: Vec<nodwyn_guard::StandingAnswer>,
     /// A landing that began and has not ended (stopped at a conflict, interrupted, or killed).
     pub landing: Option<PendingLanding>,
     /// The repository's configuration fingerprint as last recorded (`session.config`).
@@ -153,6 +156,33 @@ impl Session {
                     self.dont_ask = Some(by);
                 } else {
                     tracing::info!(session = %id, place, "a session.dont_ask record nodwyn did not seal is ignored");
+                }
+            }
+            Event::SessionAllowAlways {
+                command,
+                write,
+                allows,
+                by,
+                seal,
+            } => {
+                let what = crate::seal::always_sealed(
+                    &id,
+                    place,
+                    command.as_deref(),
+                    write.as_deref(),
+                    &allows,
+                    &by,
+                );
+                let answer = match (command, write) {
+                    (Some(words), None) => Some(nodwyn_guard::StandingAnswer::Command(words)),
+                    (None, Some(glob)) => Some(nodwyn_guard::StandingAnswer::Write(glob)),
+                    _ => None,
+                };
+                match answer {
+                    Some(answer) if sealed(&what, &seal) => self.always.push(answer),
+                    _ => {
+                        tracing::info!(session = %id, place, "a session.allow_always record nodwyn did not seal is ignored");
+                    }
                 }
             }
             Event::SessionHanded { to, by, seal } => {
@@ -379,6 +409,7 @@ impl Followed {
                             usage: nodwyn_protocol::TurnUsage::default(),
                             reviewed_tree: None,
                             handed_to: Vec::new(),
+                            always: Vec::new(),
                             strategy_in_force: None,
                             written: Default::default(),
                             writing: None,

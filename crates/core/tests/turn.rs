@@ -14,7 +14,7 @@ use std::sync::Arc;
 use nodwyn_core::Store;
 use nodwyn_core::guard::{AskKind, Decision, Effect};
 use nodwyn_core::host::HostSettings;
-use nodwyn_core::person::{Answerer, Person, Question};
+use nodwyn_core::person::{Answerer, Person, Question, Reply};
 use nodwyn_core::prim::{Context, Error, Primitive, Registry};
 use nodwyn_core::turn::{SessionRuntime, conversation};
 use nodwyn_core::worktree::NewWorktree;
@@ -57,11 +57,11 @@ impl Primitive for Ring {
 struct Noting(Vec<AskKind>);
 
 impl Person for Noting {
-    fn ask(&mut self, question: &Question) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<Reply> {
         if let Decision::Ask(kind) = question.verdict.decision {
             self.0.push(kind);
         }
-        Some(true)
+        Some(Reply::Allow)
     }
 }
 
@@ -240,7 +240,10 @@ fn a_question_crosses_a_channel_and_its_answer_comes_back() {
         let mut asked = Vec::new();
         for question in questions {
             asked.push(question.question.effect.action.clone());
-            question.reply.send(Some(asked.len() == 1)).unwrap();
+            question
+                .reply
+                .send(Some(Reply::from(asked.len() == 1)))
+                .unwrap();
         }
         asked
     });

@@ -7,7 +7,7 @@
 //! no line break that could start a forged line.
 
 use nodwyn_core::guard::{AskKind, Decision};
-use nodwyn_core::person::{Person, Question};
+use nodwyn_core::person::{Person, Question, Reply};
 use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::{ElicitationMode, Peer, RoleServer};
 
@@ -18,7 +18,7 @@ pub(crate) struct Eliciting {
 }
 
 impl Person for Eliciting {
-    fn ask(&mut self, question: &Question) -> Option<bool> {
+    fn ask(&mut self, question: &Question) -> Option<Reply> {
         if !self
             .peer
             .supported_elicitation_modes()
@@ -46,7 +46,7 @@ impl Person for Eliciting {
             requested_schema: schema,
         };
         match self.handle.block_on(self.peer.create_elicitation(params)) {
-            Ok(answer) => Some(
+            Ok(answer) => Some(Reply::from(
                 answer.action == ElicitationAction::Accept
                     && answer
                         .content
@@ -54,17 +54,17 @@ impl Person for Eliciting {
                         .and_then(|c| c.get("allow"))
                         .and_then(serde_json::Value::as_bool)
                         == Some(true),
-            ),
+            )),
             // Gone mid-question, or an answer that could not be read: declined.
             Err(error) => {
                 tracing::info!(error = %error, "an elicitation failed; the call is declined");
-                Some(false)
+                Some(Reply::Decline)
             }
         }
     }
 
-    fn answered_through(&self) -> Option<&str> {
-        Some("the MCP client")
+    fn answered_through(&self) -> Option<String> {
+        Some("the MCP client".to_owned())
     }
 
     fn answers_security_confirms(&self) -> bool {

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use nodwyn_core::call::result_text;
 use nodwyn_core::guard::{AskKind, Decision, Effect, Verdict};
-use nodwyn_core::person::{Person, Question};
+use nodwyn_core::person::{Person, Question, Reply};
 use nodwyn_core::scheme::Source;
 use nodwyn_core::scripts::{Target as SchemeTarget, eval};
 use nodwyn_core::turn::{SessionRuntime, Turn};
@@ -341,10 +341,11 @@ fn approve_discard(id: &str, person: &mut dyn Person) -> Result<(), Failure> {
             by: nodwyn_core::guard::DecidedBy::Rule,
             why: "what is discarded cannot be had back".to_owned(),
         },
+        offer: None,
     };
     match person.ask(&question) {
-        Some(true) => Ok(()),
-        Some(false) => Err(Failure::new(
+        Some(Reply::Allow | Reply::Always) => Ok(()),
+        Some(Reply::Decline) => Err(Failure::new(
             "declined",
             "the person declined discarding the worktree; nothing was removed",
         )),

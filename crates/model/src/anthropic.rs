@@ -168,6 +168,13 @@ impl Decoder {
                     (Some("text_delta"), _) => {
                         self.text_delta(delta["text"].as_str().unwrap_or_default(), out)?;
                     }
+                    (Some("thinking_delta"), _) => {
+                        let thought = delta["thinking"].as_str().unwrap_or_default();
+                        if !thought.is_empty() {
+                            self.budget.take(thought)?;
+                            out(StreamEvent::ReasoningDelta(thought.to_owned()));
+                        }
+                    }
                     (Some("input_json_delta"), Some(block)) => {
                         let piece = delta["partial_json"].as_str().unwrap_or_default();
                         self.budget.take(piece)?;
@@ -257,6 +264,13 @@ pub fn whole(
                     text.push_str(piece);
                     out(StreamEvent::TextDelta(piece.to_owned()));
                 }
+                Some("thinking") => {
+                    let thought = block["thinking"].as_str().unwrap_or_default();
+                    if !thought.is_empty() {
+                        budget.take(thought)?;
+                        out(StreamEvent::ReasoningDelta(thought.to_owned()));
+                    }
+                }
                 Some("tool_use") => {
                     budget.call()?;
                     let id = block["id"].as_str().unwrap_or_default().to_owned();
@@ -294,6 +308,7 @@ fn stop_reason(reason: &str) -> StopReason {
         "end_turn" | "stop_sequence" => StopReason::EndTurn,
         "tool_use" => StopReason::ToolUse,
         "max_tokens" => StopReason::MaxTokens,
+        "refusal" => StopReason::Refusal,
         other => StopReason::Other(other.to_owned()),
     }
 }

@@ -134,6 +134,8 @@ pub struct Decoder {
     emitted: Vec<ToolCall>,
     usage: Usage,
     stop: Option<StopReason>,
+    /// Whether the model's text came as a refusal (`refusal` in place of `content`).
+    refused: bool,
     done: bool,
 }
 
@@ -172,12 +174,16 @@ impl Decoder {
             return Ok(());
         };
         let delta = &choice["delta"];
-        if let Some(text) = delta["content"].as_str()
-            && !text.is_empty()
-        {
-            self.budget.take(text)?;
-            self.text.push_str(text);
-            out(StreamEvent::TextDelta(text.to_owned()));
+        self.reasoning(delta, out)?;
+        for field in ["content", "refusal"] {
+            if let Some(text) = delta[field].as_str()
+                && !text.is_empty()
+            {
+                self.budget.take(text)?;
+                self.text.push_str(text);
+                self.refused |= field == "refusal";
+                out(StreamEvent::TextDelta(text.to_owned()));
+            }
         }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for (position, call) in calls.iter().enumerate() {
@@ -201,6 +207,25 @@ impl Decoder {
         if let Some(reason) = choice["finish_reason"].as_str() {
             self.stop = Some(stop_reason(reason));
             self.complete_calls(out);
+        }
+        Ok(())
+    }
+
+    /// The reasoning a message or delta carries (`reasoning_content`, as DeepSeek, vLLM and
+    /// llama.cpp name it, or `reasoning`, as OpenRouter and Ollama do), counted and sent out.
+    fn reasoning(
+        &mut self,
+        message: &Value,
+        out: &mut dyn FnMut(StreamEvent),
+    ) -> Result<(), DecodeError> {
+        for field in ["reasoning_content", "reasoning"] {
+            if let Some(text) = message[field].as_str()
+                && !text.is_empty()
+            {
+                self.budget.take(text)?;
+                out(StreamEvent::ReasoningDelta(text.to_owned()));
+                return Ok(());
+            }
         }
         Ok(())
     }
@@ -245,7 +270,11 @@ impl Decoder {
     /// The whole answer once the stream ended: text, tool calls, usage, and why it stopped.
     pub fn finish(mut self, out: &mut dyn FnMut(StreamEvent)) -> Parts {
         self.complete_calls(out);
-        let stop = stop_or_inferred(self.stop, &self.emitted);
+        let stop = match stop_or_inferred(self.stop, &self.emitted) {
+            // A refusal comes as text in its own field, with the stop an ordinary one.
+            StopReason::EndTurn if self.refused => StopReason::Refusal,
+            stop => stop,
+        };
         let received = self.budget.bytes();
         (self.text, self.emitted, self.usage, stop, received)
     }
@@ -272,12 +301,16 @@ pub fn whole(
         .get_mut("message")
         .map(Value::take)
         .unwrap_or_default();
-    if let Some(text) = message["content"].as_str()
-        && !text.is_empty()
-    {
-        decoder.budget.take(text)?;
-        decoder.text.push_str(text);
-        out(StreamEvent::TextDelta(text.to_owned()));
+    decoder.reasoning(&message, out)?;
+    for field in ["content", "refusal"] {
+        if let Some(text) = message[field].as_str()
+            && !text.is_empty()
+        {
+            decoder.budget.take(text)?;
+            decoder.text.push_str(text);
+            decoder.refused |= field == "refusal";
+            out(StreamEvent::TextDelta(text.to_owned()));
+        }
     }
     if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
         for (index, call) in calls.iter_mut().enumerate() {
@@ -327,6 +360,7 @@ fn stop_reason(reason: &str) -> StopReason {
         "stop" => StopReason::EndTurn,
         "tool_calls" | "function_call" => StopReason::ToolUse,
         "length" => StopReason::MaxTokens,
+        "content_filter" => StopReason::Refusal,
         other => StopReason::Other(other.to_owned()),
     }
 }

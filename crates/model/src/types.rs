@@ -100,6 +100,8 @@ pub enum StopReason {
     ToolUse,
     /// It reached its output limit.
     MaxTokens,
+    /// It declined to answer (a provider's safety refusal or content filter).
+    Refusal,
     /// Something else, as the provider named it.
     Other(String),
 }
@@ -109,6 +111,10 @@ pub enum StopReason {
 pub enum StreamEvent {
     /// More of the answer's text.
     TextDelta(String),
+    /// More of the reasoning the model shows before its answer (`reasoning_content` of
+    /// OpenAI-compatible servers, Anthropic's thinking). It is shown, never part of the answer
+    /// and never sent back to the model.
+    ReasoningDelta(String),
     /// A tool call, whole: which call and which tool (its arguments are in the answer, held
     /// once rather than copied here too).
     ToolCall {

@@ -123,7 +123,7 @@ async fn openai_text_and_two_tool_calls_split_across_chunks() {
         .iter()
         .filter_map(|e| match e {
             StreamEvent::TextDelta(t) => Some(t.as_str()),
-            StreamEvent::ToolCall { .. } => None,
+            StreamEvent::ToolCall { .. } | StreamEvent::ReasoningDelta(_) => None,
         })
         .collect();
     assert_eq!(text, "Let me fix it.");
@@ -590,4 +590,43 @@ async fn a_server_that_does_not_know_the_path_is_named_with_the_url_asked() {
             && sentence.contains("/chat/completions"),
         "{sentence}"
     );
+}
+
+#[tokio::test]
+async fn reasoning_is_shown_apart_from_the_answer_and_a_refusal_is_its_own_stop() {
+    let thought = "The total is in cents, so the test divides by 100.";
+    for (provider, reasoned, refused) in [
+        (
+            Provider::OpenAi,
+            openai::reasoning_then(thought, "Fixed."),
+            openai::refusal("I can't help with that."),
+        ),
+        (
+            Provider::Anthropic,
+            anthropic::thinking_then(thought, "Fixed.", "end_turn"),
+            anthropic::thinking_then("", "I can't help with that.", "refusal"),
+        ),
+    ] {
+        let server = StandIn::start(vec![reasoned, refused]);
+        let client = client(profile(provider, &server));
+        let (answer, seen) = complete(&client).await;
+        let answer = answer.unwrap();
+        assert_eq!(answer.text, "Fixed.", "{provider:?}");
+        assert_eq!(answer.stop, StopReason::EndTurn, "{provider:?}");
+        let reasoning: String = seen
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ReasoningDelta(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(reasoning, thought, "{provider:?}");
+        // Counted as received, though it is not the answer.
+        assert!(answer.received as usize >= thought.len() + "Fixed.".len());
+
+        let (answer, _) = complete(&client).await;
+        let answer = answer.unwrap();
+        assert_eq!(answer.stop, StopReason::Refusal, "{provider:?}");
+        assert_eq!(answer.text, "I can't help with that.", "{provider:?}");
+    }
 }

@@ -102,4 +102,7 @@ pub enum TurnEnd {
         /// The sentence.
         why: String,
     },
+    /// The model declined the task (its provider's refusal or content filter); its text, the
+    /// turn's answer, says what it would say.
+    Refused,
 }

@@ -355,6 +355,15 @@ pub enum Notification {
         /// The text that came.
         text: String,
     },
+    /// More of the reasoning the model shows while it works on an item's answer: shown to the
+    /// person, never part of the answer nor kept in the log.
+    #[serde(rename = "item.reasoning")]
+    ItemReasoning {
+        /// The item (the assistant message it precedes).
+        item: String,
+        /// The text that came.
+        text: String,
+    },
     /// An item is complete.
     #[serde(rename = "item.completed")]
     ItemCompleted {
@@ -458,6 +467,11 @@ pub enum ServerRequest {
         why: String,
         /// What kind of confirm.
         kind: ApprovalKind,
+        /// What answering [`Decision::AllowAlways`] would allow for the rest of the session, in
+        /// words, when nodwyn offers a narrow standing answer (a command's program and
+        /// subcommand, a write's folder); never for a security confirm.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        always: Option<String>,
     },
 }
 
@@ -475,6 +489,9 @@ pub struct Approval {
 pub enum Decision {
     /// It may run.
     Allow,
+    /// It may run, and what the request's `always` names is allowed for the rest of the
+    /// session. Where nothing was offered, it allows this one call only.
+    AllowAlways,
     /// It may not; the turn goes on (the model hears the call was declined).
     Decline,
     /// It may not, and the turn ends as interrupted.

@@ -239,6 +239,25 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seal: Option<String>,
     },
+    /// A person answered a question "allow always": what the answer names is allowed without
+    /// asking for the rest of the session (across its turns and resumes), beside the standing
+    /// answers of `.nodwyn/allow.toml`.
+    #[serde(rename = "session.allow_always")]
+    SessionAllowAlways {
+        /// The command prefix it allows, in whole words (`cargo test`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        command: Option<Vec<String>>,
+        /// The glob of paths it allows writing, relative to the session's folder (`src/**`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        write: Option<String>,
+        /// What it allows, in the words the person chose.
+        allows: String,
+        /// Who gave it, and through what.
+        by: String,
+        /// nodwyn's seal on it (see `seal`); a record without a valid one allows nothing.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seal: Option<String>,
+    },
     /// The session may be resumed by another kind of client: `mcp` when an MCP connection
     /// opened it, or when a person handed it over (`nodwyn session hand`).
     #[serde(rename = "session.handed")]

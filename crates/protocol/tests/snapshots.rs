@@ -174,6 +174,10 @@ fn notifications() {
             item: "1.1".into(),
             text: "Let me ".into(),
         },
+        Notification::ItemReasoning {
+            item: "1.1".into(),
+            text: "The test compares totals in cents; ".into(),
+        },
         Notification::ItemCompleted {
             item: "1.1".into(),
             agent: None,
@@ -256,6 +260,13 @@ fn notifications() {
             usage,
             answer: String::new(),
         },
+        Notification::TurnCompleted {
+            session: "20261201T000000Z-1968c13a".into(),
+            turn: 5,
+            end: TurnEnd::Refused,
+            usage,
+            answer: "I can't help with that.".into(),
+        },
         Notification::SessionRecord {
             record: nodwyn_protocol::record::Record::new(
                 "2026-12-01T00:00:00.000Z",
@@ -297,11 +308,13 @@ fn requests_to_the_client() {
             effect: json!({"action": "run `cargo test`", "reads": [], "writes": [], "command": {"argv": ["cargo", "test"]}, "irreversible": false}),
             why: "commands ask unless a standing answer allows them".into(),
             kind: ApprovalKind::Ordinary,
+            always: Some("`cargo test` with any arguments, for the rest of this session".into()),
         },
     }]));
     insta::assert_snapshot!(shown(
         &[
             Decision::Allow,
+            Decision::AllowAlways,
             Decision::Decline,
             Decision::Cancel,
             Decision::NoPerson,
@@ -381,6 +394,20 @@ fn log_records() {
         Event::SessionDontAsk {
             on: true,
             by: "ann".into(),
+            seal: Some("5eal".into()),
+        },
+        Event::SessionAllowAlways {
+            command: Some(vec!["cargo".into(), "test".into()]),
+            write: None,
+            allows: "`cargo test` with any arguments, for the rest of this session".into(),
+            by: "the person, through the editor".into(),
+            seal: Some("5eal".into()),
+        },
+        Event::SessionAllowAlways {
+            command: None,
+            write: Some("src/**".into()),
+            allows: "writes under `src/`, for the rest of this session".into(),
+            by: "the person, at the terminal".into(),
             seal: Some("5eal".into()),
         },
         Event::SessionConfig {

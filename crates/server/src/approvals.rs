@@ -39,6 +39,8 @@ pub struct Settled {
     /// Why, when no client's answer decided it (`timed_out`, `interrupted`, `turn_ended`,
     /// `shutting_down`).
     pub reason: Option<String>,
+    /// The client whose answer decided it, by the name it gave in `hello`.
+    pub by: Option<String>,
 }
 
 /// An answer that settled nothing.
@@ -94,6 +96,7 @@ impl Approvals {
                 Settled {
                     decision: Decision::Decline,
                     reason: Some("no_session".to_owned()),
+                    by: None,
                 },
                 id,
             );
@@ -107,6 +110,7 @@ impl Approvals {
                         Settled {
                             decision: Decision::Cancel,
                             reason: Some("interrupted".to_owned()),
+                            by: None,
                         },
                         id,
                     );
@@ -128,6 +132,7 @@ impl Approvals {
                     Settled {
                         decision,
                         reason: Some(reason.to_owned()),
+                        by: None,
                     },
                 );
                 if let Ok(settled) = answer.recv() {
@@ -139,15 +144,23 @@ impl Approvals {
 
     /// A client's answer to question `request`; the first answer wins. A client's
     /// [`Decision::Unanswered`] declines it as nobody answered in time.
-    pub fn answer(&self, hub: &Hub, request: &str, decision: Decision) -> Result<(), NotWaiting> {
+    pub fn answer(
+        &self,
+        hub: &Hub,
+        request: &str,
+        decision: Decision,
+        by: Option<String>,
+    ) -> Result<(), NotWaiting> {
         let settled = match decision {
             Decision::Unanswered => Settled {
                 decision: Decision::Decline,
                 reason: Some("timed_out".to_owned()),
+                by: None,
             },
             decision => Settled {
                 decision,
                 reason: None,
+                by,
             },
         };
         if self.settle(hub, request, settled) {
@@ -181,6 +194,7 @@ impl Approvals {
                 Settled {
                     decision: Decision::Cancel,
                     reason: Some(reason.to_owned()),
+                    by: None,
                 },
             );
         }

@@ -141,7 +141,12 @@ fn answer(server: &Arc<Server>, peer: &Peer, id: Option<Value>, message: &Value)
         // A client that cannot answer declines.
         None => nodwyn_protocol::Decision::Decline,
     };
-    if let Err(not_waiting) = server.hub.approvals.answer(&server.hub, &request, decision) {
+    if let Err(not_waiting) =
+        server
+            .hub
+            .approvals
+            .answer(&server.hub, &request, decision, Some(peer.client_name()))
+    {
         tracing::info!(%not_waiting, "a late answer");
     }
     None

@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 
 use nodwyn_agent::{Agent, Frontend};
-use nodwyn_core::person::{Question, StrategyQuestion};
+use nodwyn_core::person::{Question, Reply, StrategyQuestion};
 use nodwyn_core::prim::Interrupt;
 use nodwyn_core::turn::SessionRuntime;
 use nodwyn_protocol::{ApprovalKind, Decision, Notification, ServerRequest};
@@ -54,6 +54,8 @@ pub struct HubFrontend {
     position: Mutex<Position>,
     /// Where an unanswered question is recorded; set once the runtime exists.
     runtime: Mutex<Option<std::sync::Weak<SessionRuntime>>>,
+    /// The client whose answer settled the last question.
+    answered_by: Mutex<Option<String>>,
 }
 
 impl HubFrontend {
@@ -65,6 +67,7 @@ impl HubFrontend {
             interrupt,
             position: Mutex::new(Position::default()),
             runtime: Mutex::new(None),
+            answered_by: Mutex::new(None),
         }
     }
 
@@ -79,7 +82,7 @@ impl HubFrontend {
         &self,
         action: &str,
         make: impl FnOnce(String, Option<u32>, Option<String>) -> ServerRequest,
-    ) -> Option<bool> {
+    ) -> Option<Reply> {
         self.hub.catch_up(&self.session);
         let (turn, call) = {
             let position = lock(&self.position);
@@ -92,8 +95,10 @@ impl HubFrontend {
             |id| make(id, turn, call),
             &self.interrupt,
         );
+        *lock(&self.answered_by) = settled.by.clone();
         match settled.decision {
-            Decision::Allow => Some(true),
+            Decision::Allow => Some(Reply::Allow),
+            Decision::AllowAlways => Some(Reply::Always),
             Decision::Decline => {
                 if settled.reason.as_deref() == Some("timed_out")
                     && let Some(runtime) = lock(&self.runtime).as_ref().and_then(|r| r.upgrade())
@@ -102,15 +107,15 @@ impl HubFrontend {
                 {
                     tracing::info!(error = %error, "could not record an unanswered question");
                 }
-                Some(false)
+                Some(Reply::Decline)
             }
             Decision::Cancel => {
                 self.interrupt.raise();
-                Some(false)
+                Some(Reply::Decline)
             }
             Decision::NoPerson => None,
             // Settled as a decline by `Approvals::answer`; never seen here.
-            Decision::Unanswered => Some(false),
+            Decision::Unanswered => Some(Reply::Decline),
         }
     }
 }
@@ -132,6 +137,7 @@ impl Frontend for HubFrontend {
                 self.hub.live(&self.session, notification);
             }
             Notification::ItemDelta { .. }
+            | Notification::ItemReasoning { .. }
             | Notification::SessionWorktree { .. }
             | Notification::SessionStarted { .. } => self.hub.live(&self.session, notification),
             // The rest tell records, which the log gives with their `seq`.
@@ -139,10 +145,14 @@ impl Frontend for HubFrontend {
         }
     }
 
-    fn ask(&self, question: &Question) -> Option<bool> {
+    fn ask(&self, question: &Question) -> Option<Reply> {
         self.settle(&question.effect.action, |id, turn, call| {
             nodwyn_agent::approval_request(question, id, turn, call)
         })
+    }
+
+    fn answered_through(&self) -> Option<String> {
+        lock(&self.answered_by).clone()
     }
 
     fn approve_strategy(&self, question: &StrategyQuestion<'_>) -> Option<bool> {
@@ -172,7 +182,9 @@ impl Frontend for HubFrontend {
                 effect: serde_json::json!({"files": files, "sha256": question.sha256}),
                 why: "a repository's .nodwyn/init.scm runs only once a person approved it, and again whenever it or .nodwyn/prompts.scm changes".to_owned(),
                 kind: ApprovalKind::Strategy,
+                always: None,
             }
         })
+        .map(|reply| reply != Reply::Decline)
     }
 }

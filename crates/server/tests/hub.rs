@@ -156,6 +156,7 @@ fn question(session: &str) -> impl FnOnce(String) -> ServerRequest {
         effect: serde_json::json!({"writes": ["target"]}),
         why: "commands ask".to_owned(),
         kind: ApprovalKind::Ordinary,
+        always: None,
     }
 }
 
@@ -210,16 +211,18 @@ async fn the_first_answer_wins_and_every_subscriber_hears_it() {
     );
 
     hub.approvals
-        .answer(&hub, &request, Decision::Allow)
+        .answer(&hub, &request, Decision::Allow, Some("first".to_owned()))
         .unwrap();
     assert!(
         hub.approvals
-            .answer(&hub, &request, Decision::Decline)
+            .answer(&hub, &request, Decision::Decline, Some("second".to_owned()))
             .is_err(),
         "a second answer settles nothing"
     );
     let (settled, asked_id) = asking.join().unwrap();
     assert_eq!(settled.decision, Decision::Allow);
+    // Who answered is known to the asker, for the record.
+    assert_eq!(settled.by.as_deref(), Some("first"));
     assert_eq!(asked_id, request);
     for inbox in [&mut first_inbox, &mut second_inbox, &mut late_inbox] {
         let (_, resolved) = asked_and_resolved(&drain(inbox));
@@ -361,7 +364,7 @@ async fn every_subscriber_hears_a_question_settled_before_its_asker_goes_on() {
             std::thread::yield_now();
         };
         hub.approvals
-            .answer(&hub, &request, Decision::Allow)
+            .answer(&hub, &request, Decision::Allow, Some("first".to_owned()))
             .unwrap();
         let (settled, asked, resolved) = asking.join().unwrap();
         assert_eq!(settled.decision, Decision::Allow);

@@ -84,3 +84,46 @@ pub fn error(kind: &str, message: &str) -> Reply {
         json!({"type": "error", "error": {"type": kind, "message": message}}),
     )])
 }
+
+/// A streamed answer with a thinking block (`thought`) before its text, as extended thinking
+/// gives it; `stop` is the message's stop reason (`end_turn`, or `refusal`).
+pub fn thinking_then(thought: &str, text: &str, stop: &str) -> Reply {
+    let mut events = vec![event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_standin", "type": "message", "role": "assistant", "content": [], "model": "standin", "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    )];
+    let blocks = [("thinking", thought), ("text", text)];
+    for (index, (kind, words)) in blocks.iter().enumerate() {
+        if words.is_empty() {
+            continue;
+        }
+        let (start, delta_kind, field) = match *kind {
+            "thinking" => (
+                json!({"type": "thinking", "thinking": ""}),
+                "thinking_delta",
+                "thinking",
+            ),
+            _ => (json!({"type": "text", "text": ""}), "text_delta", "text"),
+        };
+        events.push(event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": start}),
+        ));
+        for piece in pieces(words, 6) {
+            events.push(event(
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": index, "delta": {"type": delta_kind, field: piece}}),
+            ));
+        }
+        events.push(event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        ));
+    }
+    events.push(event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 10}}),
+    ));
+    events.push(event("message_stop", json!({"type": "message_stop"})));
+    Reply::events(events)
+}

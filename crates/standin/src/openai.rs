@@ -112,3 +112,30 @@ pub fn whole(text: &str, calls: &[(&str, Value)], usage: (u64, u64)) -> Reply {
         .to_string(),
     )
 }
+
+/// A streamed answer that first shows `thought` as `reasoning_content` (as DeepSeek, vLLM and
+/// llama.cpp stream a model's reasoning), then says `text`.
+pub fn reasoning_then(thought: &str, text: &str) -> Reply {
+    let mut events = vec![delta(json!({"role": "assistant", "content": ""}), None)];
+    for piece in pieces(thought, 6) {
+        events.push(delta(json!({"reasoning_content": piece}), None));
+    }
+    for piece in pieces(text, 5) {
+        events.push(delta(json!({"content": piece}), None));
+    }
+    events.push(delta(json!({}), Some("stop")));
+    events.push("data: [DONE]\n\n".to_owned());
+    Reply::events(events)
+}
+
+/// A streamed refusal: the model's words in `refusal` in place of `content`, as OpenAI sends
+/// them.
+pub fn refusal(text: &str) -> Reply {
+    let mut events = vec![delta(json!({"role": "assistant", "content": null}), None)];
+    for piece in pieces(text, 5) {
+        events.push(delta(json!({"refusal": piece}), None));
+    }
+    events.push(delta(json!({}), Some("stop")));
+    events.push("data: [DONE]\n\n".to_owned());
+    Reply::events(events)
+}

@@ -128,6 +128,9 @@ impl Agent {
                 decision: None,
             },
             Ok((TurnEnd::Interrupted, _)) => failure(INTERRUPTED.to_owned()),
+            Ok((TurnEnd::Refused, answer)) => {
+                failure(format!("the sub-agent {name} declined the task: {answer}"))
+            }
             Ok((TurnEnd::Limit { why } | TurnEnd::Failed { why }, _)) | Err(why) => {
                 failure(format!("the sub-agent {name} stopped: {why}"))
             }

@@ -248,6 +248,7 @@ pub(super) fn run(args: ChatArgs, invocation: &Invocation) -> anyhow::Result<()>
                     TurnEnd::Limit { why } | TurnEnd::Failed { why } => {
                         output::note(format!("nodwyn: {}", output::printable(&why)));
                     }
+                    TurnEnd::Refused => output::note("nodwyn: the model declined"),
                 }
             }
         }

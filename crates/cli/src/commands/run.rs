@@ -233,6 +233,14 @@ pub(crate) fn outcome_of(
             output::note(format!("nodwyn: {}", output::printable(&why)));
             Outcome::Exit(1)
         }
+        TurnEnd::Refused => {
+            use std::io::IsTerminal;
+            if !json && !std::io::stdout().is_terminal() {
+                output::text(&ended.answer)?;
+            }
+            output::note("nodwyn: the model declined the task");
+            Outcome::Exit(1)
+        }
     })
 }
 

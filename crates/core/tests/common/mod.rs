@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use nodwyn_core::person::{Person, Question};
+use nodwyn_core::person::{Person, Question, Reply};
 
 /// Runs `git ARGS` in `dir` as a test author, asserting it succeeds.
 pub(crate) fn git(dir: &Path, args: &[&str]) {
@@ -22,7 +22,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
 pub(crate) struct Approves;
 
 impl Person for Approves {
-    fn ask(&mut self, _question: &Question) -> Option<bool> {
-        Some(true)
+    fn ask(&mut self, _question: &Question) -> Option<Reply> {
+        Some(Reply::Allow)
     }
 }
