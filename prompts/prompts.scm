@@ -216,6 +216,23 @@
                (cons "agents" (agent-option agent "agents"))))
        declared-agents))
 
+;;; A plan, declared by a strategy with (define-plan step ...): the steps each turn of the
+;;; session's agent goes through. The agent marks them as it goes (its `plan` tool), and an editor
+;;; shows them as the turn's plan. Declaring a plan again replaces it.
+
+(define declared-plan '())
+
+(define (define-plan . steps)
+  (for-each (lambda (step)
+              (unless (and (string? step) (> (string-length step) 0))
+                (error "define-plan: each step must be a non-empty string" step)))
+            steps)
+  (set! declared-plan steps)
+  steps)
+
+;; The declared plan's steps, in order.
+(define (plan) declared-plan)
+
 (define (agent-instructions name)
   (let ([agent (assoc name declared-agents)])
     (unless agent

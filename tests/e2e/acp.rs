@@ -732,3 +732,77 @@ fn the_models_reasoning_is_a_thought_and_its_refusal_a_stop_reason() {
     assert_eq!(run["turns"][1]["stop"], "refusal", "{run:#}");
     assert!(said(&run, 1).contains("I can't help with that."), "{run:#}");
 }
+
+#[test]
+fn a_strategys_plan_is_the_editors_plan_and_the_agent_marks_its_steps() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(
+        &repo.join(".nodwyn/init.scm"),
+        "(define-plan \"Read the task\" \"Write the note\")\n",
+    );
+    env.commit_all(&repo, "a strategy with a plan");
+    let mark = |marks: Value| openai::call("plan", json!({ "steps": marks }));
+    let model = StandIn::start(vec![
+        mark(json!([{"step": 1, "status": "completed"}, {"step": 2, "status": "in_progress"}])),
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        mark(json!([{"step": 2, "status": "completed"}])),
+        openai::text("Done."),
+    ]);
+    configure(&env, &model);
+    // "allow" approves the strategy (asked as a permission) and the write.
+    let run = client(&env, &repo, "allow", &["write a note"]);
+
+    let plans: Vec<Vec<(String, String)>> = of_kind(&run, 0, "plan")
+        .iter()
+        .map(|update| {
+            update["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|entry| {
+                    (
+                        entry["content"].as_str().unwrap().to_owned(),
+                        entry["status"].as_str().unwrap().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let step = |name: &str, status: &str| (name.to_owned(), status.to_owned());
+    assert_eq!(
+        plans,
+        [
+            vec![
+                step("Read the task", "pending"),
+                step("Write the note", "pending")
+            ],
+            vec![
+                step("Read the task", "completed"),
+                step("Write the note", "in_progress")
+            ],
+            vec![
+                step("Read the task", "completed"),
+                step("Write the note", "completed")
+            ],
+        ],
+        "{run:#}"
+    );
+    assert_eq!(run["turns"][0]["stop"], "end_turn");
+    // The model was offered the tool, its steps numbered.
+    let asked = &model.received()[0].body;
+    let tool = asked["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "plan")
+        .unwrap_or_else(|| panic!("{asked:#}"));
+    let description = tool["function"]["description"].as_str().unwrap();
+    assert!(
+        description.ends_with("The plan: 1. Read the task 2. Write the note"),
+        "{description}"
+    );
+}

@@ -19,7 +19,7 @@ use nodwyn_protocol::Decision;
 use serde_json::json;
 
 use crate::commands::Place;
-use crate::translate::{Kind, Status, Update};
+use crate::translate::{Kind, Status, Step, Update};
 use crate::turn::{self, Question, Stop};
 use crate::{Connect, Options};
 
@@ -514,6 +514,22 @@ fn session_update(update: Update) -> acp::SessionUpdate {
         )),
         Update::Thought(text) => acp::SessionUpdate::AgentThoughtChunk(acp::ContentChunk::new(
             acp::ContentBlock::Text(acp::TextContent::new(text)),
+        )),
+        Update::Plan(steps) => acp::SessionUpdate::Plan(acp::Plan::new(
+            steps
+                .into_iter()
+                .map(|(step, status)| {
+                    acp::PlanEntry::new(
+                        step,
+                        acp::PlanEntryPriority::Medium,
+                        match status {
+                            Step::Pending => acp::PlanEntryStatus::Pending,
+                            Step::InProgress => acp::PlanEntryStatus::InProgress,
+                            Step::Completed => acp::PlanEntryStatus::Completed,
+                        },
+                    )
+                })
+                .collect(),
         )),
         Update::ToolCall {
             id,

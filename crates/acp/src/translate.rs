@@ -17,6 +17,8 @@ pub(crate) enum Update {
     Text(String),
     /// The model's reasoning before its answer, as it streams (never part of the answer).
     Thought(String),
+    /// The turn's plan, whole: each step and where it stands.
+    Plan(Vec<(String, Step)>),
     /// A tool call the model made, announced before it runs.
     ToolCall {
         /// The model's id for the call.
@@ -57,6 +59,17 @@ pub(crate) enum Kind {
     Execute,
     /// Anything else (landing, Scheme, a sub-agent).
     Other,
+}
+
+/// Where a plan's step stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Not begun.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
 }
 
 /// Where a tool call stands.
@@ -158,6 +171,21 @@ impl Translator {
                 vec![Update::Text(text("text"))]
             }
             "item.reasoning" if !text("text").is_empty() => vec![Update::Thought(text("text"))],
+            "turn.plan" => vec![Update::Plan(
+                params["steps"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|step| {
+                        let status = match step["status"].as_str() {
+                            Some("completed") => Step::Completed,
+                            Some("in_progress") => Step::InProgress,
+                            _ => Step::Pending,
+                        };
+                        (step["step"].as_str().unwrap_or_default().to_owned(), status)
+                    })
+                    .collect(),
+            )],
             "item.completed" => match params["kind"].as_str().unwrap_or_default() {
                 "assistant_message" => self.answered(params),
                 "tool_result" => {

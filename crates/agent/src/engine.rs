@@ -2,6 +2,7 @@
 //! the results back, until the model answers without a tool call, a limit is reached, or the
 //! person interrupts. Everything is recorded in the session's log and told to the front-end.
 
+mod plan;
 mod subagents;
 
 use std::sync::Arc;
@@ -65,6 +66,8 @@ pub struct Agent {
     agents: Vec<Declared>,
     /// The sub-agents speaking now, outermost first; empty for the session's own agent.
     speaking: Vec<Declared>,
+    /// The turn's plan, as the agent marked it (empty: the strategy declared none).
+    plan: Vec<nodwyn_protocol::PlanStep>,
     /// Finds a model by the name of one of the person's profiles, for a sub-agent that names one.
     profiles: Option<Arc<Profiles>>,
 }
@@ -102,6 +105,7 @@ impl Agent {
             in_git,
             agents: Vec::new(),
             speaking: Vec::new(),
+            plan: Vec::new(),
             profiles: None,
         })
     }
@@ -206,8 +210,12 @@ impl Agent {
             None => text.to_owned(),
         };
         self.add(work, Item::UserMessage { text })?;
-        let (system, agents) = self.compose(None).await?;
+        let (system, agents, plan) = self.compose(None).await?;
         self.agents = agents;
+        self.plan = plan::pending(plan);
+        if !self.plan.is_empty() {
+            self.tell_plan();
+        }
         let (end, answer) = self.converse(work, system).await?;
         work.answer = answer;
         Ok(end)
@@ -244,6 +252,9 @@ impl Agent {
                         let names: Vec<String> =
                             self.agents.iter().map(|agent| agent.name.clone()).collect();
                         tools.push(agent_tool(&names));
+                    }
+                    if self.marks_plan() {
+                        tools.push(plan::plan_tool(&self.plan));
                     }
                     tools
                 },
@@ -435,6 +446,8 @@ impl Agent {
             })
         } else if call.name == AGENT_TOOL {
             Box::pin(self.run_subagent(work, call)).await
+        } else if call.name == plan::PLAN_TOOL {
+            self.mark_plan(call)
         } else if call.name == SCHEME_TOOL {
             self.run_scheme(work, call).await
         } else {
@@ -568,7 +581,16 @@ impl Agent {
 
     /// The system prompt (of sub-agent `agent`, or the session's agent's), composed in Scheme
     /// for the session as it is now, and the names of the sub-agents declared.
-    async fn compose(&self, agent: Option<&str>) -> Result<(String, Vec<Declared>), String> {
+    /// Whether the agent speaking now marks a plan: the session's own agent, when the strategy
+    /// declared one.
+    fn marks_plan(&self) -> bool {
+        self.speaking.is_empty() && !self.plan.is_empty()
+    }
+
+    async fn compose(
+        &self,
+        agent: Option<&str>,
+    ) -> Result<(String, Vec<Declared>, Vec<String>), String> {
         let agent = agent.map(str::to_owned);
         let runtime = Arc::clone(&self.runtime);
         let scripts = self.options.scripts.clone();
@@ -584,7 +606,7 @@ impl Agent {
                 &mut FrontendPerson(frontend),
                 agent.as_deref(),
             )
-            .map(|composed| (composed.prompt, composed.agents))
+            .map(|composed| (composed.prompt, composed.agents, composed.plan))
             .map_err(|e| format!("the system prompt could not be composed: {e}"))
         })
         .await

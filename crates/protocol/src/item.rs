@@ -106,3 +106,24 @@ pub enum TurnEnd {
     /// turn's answer, says what it would say.
     Refused,
 }
+
+/// One step of a turn's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanStep {
+    /// What the step does, as the strategy declared it.
+    pub step: String,
+    /// Where it stands.
+    pub status: PlanStatus,
+}
+
+/// Where a plan's step stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlanStatus {
+    /// Not begun.
+    Pending,
+    /// Being worked on.
+    InProgress,
+    /// Done.
+    Completed,
+}

@@ -21,7 +21,7 @@ pub mod record;
 pub mod rpc;
 pub mod settings;
 
-pub use item::{Item, ModelCall, ToolCallItem, TurnEnd, TurnUsage};
+pub use item::{Item, ModelCall, PlanStatus, PlanStep, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{
     Approval, ApprovalKind, Decision, Envelope, FileComment, Hello, LineComment, Notification,
     Request, Response, ServerRequest, WorktreeMode,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::item::{Item, ModelCall, TurnEnd, TurnUsage};
+use crate::item::{Item, ModelCall, PlanStep, TurnEnd, TurnUsage};
 
 /// A message with the id that pairs a request with its response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -335,6 +335,16 @@ pub enum Notification {
         session: String,
         /// The turn's number in the session, from 1.
         turn: u32,
+    },
+    /// The turn's plan, whole, each time it changes: the steps a strategy declared
+    /// (`define-plan`), as the agent marks them. Live only: the agent's `plan` calls are in the
+    /// log as tool calls.
+    #[serde(rename = "turn.plan")]
+    TurnPlan {
+        /// The session.
+        session: String,
+        /// The steps, in order.
+        steps: Vec<PlanStep>,
     },
     /// An item began: the model started answering, or a tool call started running.
     #[serde(rename = "item.started")]

@@ -2,8 +2,8 @@
 //! in `tests/snapshots/`. Each value also reads back as itself.
 
 use nodwyn_protocol::{
-    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, Request,
-    Response, ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
+    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, PlanStatus,
+    PlanStep, Request, Response, ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -173,6 +173,23 @@ fn notifications() {
         Notification::ItemDelta {
             item: "1.1".into(),
             text: "Let me ".into(),
+        },
+        Notification::TurnPlan {
+            session: "20261201T000000Z-1968c13a".into(),
+            steps: vec![
+                PlanStep {
+                    step: "Plan with the planner".into(),
+                    status: PlanStatus::Completed,
+                },
+                PlanStep {
+                    step: "Implement and run the tests".into(),
+                    status: PlanStatus::InProgress,
+                },
+                PlanStep {
+                    step: "Review with the reviewer".into(),
+                    status: PlanStatus::Pending,
+                },
+            ],
         },
         Notification::ItemReasoning {
             item: "1.1".into(),

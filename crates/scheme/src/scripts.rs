@@ -30,6 +30,12 @@ pub struct Agent {
     pub may_call_agents: bool,
 }
 
+/// The most steps a declared plan keeps.
+pub(crate) const MAX_PLAN_STEPS: usize = 32;
+
+/// The most characters a plan's step keeps.
+pub(crate) const MAX_PLAN_STEP_CHARS: usize = 200;
+
 /// A loaded layer: nodwyn's prompts are the first, each loaded file the next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayerId(usize);
@@ -136,6 +142,21 @@ impl Scripts {
                     may_call_agents: agent.get("agents").and_then(Value::as_bool) == Some(true),
                 })
             })
+            .collect())
+    }
+
+    /// The steps of the plan declared with `(define-plan step ...)`, in order (none declared:
+    /// empty). At most [`MAX_PLAN_STEPS`] steps, each cut at [`MAX_PLAN_STEP_CHARS`].
+    pub fn plan(&mut self, host: &mut dyn Host) -> Result<Vec<String>, Error> {
+        let value = self.builtin("(plan)", host)?;
+        let steps = value.json.unwrap_or(Value::Null);
+        Ok(steps
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .take(MAX_PLAN_STEPS)
+            .map(|step| step.chars().take(MAX_PLAN_STEP_CHARS).collect())
             .collect())
     }
 

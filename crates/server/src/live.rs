@@ -138,6 +138,7 @@ impl Frontend for HubFrontend {
             }
             Notification::ItemDelta { .. }
             | Notification::ItemReasoning { .. }
+            | Notification::TurnPlan { .. }
             | Notification::SessionWorktree { .. }
             | Notification::SessionStarted { .. } => self.hub.live(&self.session, notification),
             // The rest tell records, which the log gives with their `seq`.

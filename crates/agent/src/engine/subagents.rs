@@ -52,6 +52,9 @@ impl Agent {
         if name == AGENT_TOOL {
             return self.may_call_agents();
         }
+        if name == super::plan::PLAN_TOOL {
+            return self.marks_plan();
+        }
         self.speaker()
             .and_then(|agent| agent.tools.as_ref())
             .is_none_or(|tools| tools.iter().any(|tool| tool == name))
@@ -108,7 +111,7 @@ impl Agent {
             },
         };
         let system = match self.compose(Some(&name)).await {
-            Ok((system, _)) => system,
+            Ok((system, ..)) => system,
             Err(why) => return failure(why),
         };
         let outer = std::mem::take(&mut self.items);

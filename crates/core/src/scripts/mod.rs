@@ -79,6 +79,9 @@ pub struct Composed {
     pub loaded: Vec<LoadedFile>,
     /// The sub-agents the strategy declared.
     pub agents: Vec<Agent>,
+    /// The steps of the plan the strategy declared (`define-plan`), for each turn.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plan: Vec<String>,
     /// What a person should know: a strategy that did not run, and why.
     pub notes: Vec<String>,
 }
@@ -153,6 +156,7 @@ pub fn compose(
                 session: loaded.session.map(|s| s.id.to_string()),
                 loaded: Vec::new(),
                 agents: loaded.agents(scripts, host)?,
+                plan: scripts.plan(host)?,
                 notes: Vec::new(),
             })
         },
