@@ -17,6 +17,12 @@
 (define-agent 'reviewer
   "Read the session's changes with git-diff and judge them against the task. Answer APPROVED when they do what it asks, with tests, and nothing else; otherwise answer FINDINGS: and what must change. Change nothing.")
 
+;; The turn's steps, which the agent marks as it goes (its `plan` tool) and an editor shows.
+(define-plan
+  "Plan with the planner sub-agent"
+  "Implement the plan and run the tests"
+  "Review with the reviewer sub-agent, and address its findings")
+
 (define (on-turn task)
   (string-append
    task
@@ -24,4 +30,5 @@
    "2. Implement the plan and run the tests. "
    "3. Call the agent tool with name \"reviewer\"; if it answers FINDINGS, address them and call it again, at most "
    (number->string review-rounds)
-   " rounds in all. Then say what you changed and what the reviewer said."))
+   " rounds in all. Mark each step with the plan tool as you begin and finish it. "
+   "Then say what you changed and what the reviewer said."))

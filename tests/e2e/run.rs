@@ -1394,12 +1394,30 @@ fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() 
         ),
         openai::call("git-diff", json!({})),
         openai::text("APPROVED"),
+        // The agent marks the strategy's plan done.
+        openai::call(
+            "plan",
+            json!({"steps": [{"step": 1, "status": "completed"}, {"step": 2, "status": "completed"}, {"step": 3, "status": "completed"}]}),
+        ),
         openai::text("Wrote GREETING.md; the reviewer approved."),
     ]);
     configure(&env, &server, "openai");
     let run = env
         .nodwyn(&repo, &["run", "--resume", &id, "Add a greeting."])
         .success();
+    // The plan is shown as the turn begins, and again once marked.
+    let plans: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("nodwyn: plan: "))
+        .collect();
+    assert_eq!(plans.len(), 2, "{}", run.stderr);
+    assert!(
+        plans[0].starts_with("nodwyn: plan: [ ] Plan with the planner sub-agent  [ ] Implement"),
+        "{}",
+        plans[0]
+    );
+    assert_eq!(plans[1].matches("[x]").count(), 3, "{}", plans[1]);
     assert_eq!(
         run.stdout.trim_end(),
         "Wrote GREETING.md; the reviewer approved."
@@ -1434,6 +1452,10 @@ fn the_plan_implement_review_example_strategy_drives_a_planner_and_a_reviewer() 
     );
     assert!(tool_results(&received[5].body)[0].contains("GREETING.md"));
     assert_eq!(tool_results(&received[6].body).last().unwrap(), "APPROVED");
+    assert_eq!(
+        tool_results(&received[7].body).last().unwrap(),
+        "the plan is marked: 3 of 3 steps done"
+    );
     assert_eq!(
         std::fs::read_to_string(wt.join("GREETING.md")).unwrap(),
         "hello\n"

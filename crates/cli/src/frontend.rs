@@ -198,6 +198,22 @@ impl RunView {
                 );
             }
             Notification::TurnStarted { .. } => next = Next::Show(WAITING.to_owned()),
+            // The strategy's plan, each time it changes: `[x]` done, `[~]` under way, `[ ]` not
+            // begun.
+            Notification::TurnPlan { steps, .. } => {
+                let shown: Vec<String> = steps
+                    .iter()
+                    .map(|step| {
+                        let mark = match step.status {
+                            nodwyn_protocol::PlanStatus::Completed => "[x]",
+                            nodwyn_protocol::PlanStatus::InProgress => "[~]",
+                            nodwyn_protocol::PlanStatus::Pending => "[ ]",
+                        };
+                        format!("{mark} {}", step.step)
+                    })
+                    .collect();
+                line(&mut state, format!("nodwyn: plan: {}", shown.join("  ")));
+            }
             // The model's reasoning is not the answer: the status line says it reasons.
             Notification::ItemReasoning { .. } => {
                 next = Next::Show("the model is reasoning".to_owned());
