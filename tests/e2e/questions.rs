@@ -104,3 +104,65 @@ fn a_question_spelled_by_the_model_takes_no_answer_from_the_real_one() {
         .count();
     assert_eq!((real, theirs), (1, 1), "{shown}");
 }
+
+#[test]
+fn a_answers_always_for_the_session_on_a_terminal_and_a_security_confirm_offers_no_a() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let server = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "docs/a.md", "content": "a\n"})),
+        openai::call("fs-write", json!({"path": "docs/b.md", "content": "b\n"})),
+        openai::call(
+            "fs-write",
+            json!({"path": ".nodwyn/allow.toml", "content": "writes = [\"**\"]\n"}),
+        ),
+        openai::text("Done."),
+    ]);
+    configure(&env, &server);
+    // `a` to the first question; docs/b.md is not asked; the security confirm is declined.
+    let shown = env.nodwyn_on_terminal(&repo, &["run", "--worktree", "write docs"], "a\nn");
+    assert!(
+        shown.contains("a: allow it, and writes under `docs/`, for the rest of this session"),
+        "{shown}"
+    );
+    let asked: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("allow it? ["))
+        .collect();
+    assert_eq!(asked.len(), 2, "{shown}");
+    assert!(asked[0].contains("[y/N/a]"), "{shown}");
+    assert!(asked[1].contains("[y/N] "), "{shown}");
+    let decided: Vec<(String, String)> = decisions(&env)
+        .iter()
+        .map(|d| {
+            (
+                d["action"].as_str().unwrap().to_owned(),
+                d["by"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decided,
+        [
+            ("fs-write docs/a.md".to_owned(), "person".to_owned()),
+            (
+                "fs-write docs/b.md".to_owned(),
+                "standing_answer".to_owned()
+            ),
+            (
+                "fs-write .nodwyn/allow.toml".to_owned(),
+                "person".to_owned()
+            ),
+        ],
+        "{shown}"
+    );
+    let always: Vec<serde_json::Value> = env.logs()[0]
+        .1
+        .iter()
+        .filter(|r| r["type"] == "session.allow_always")
+        .cloned()
+        .collect();
+    assert_eq!(always.len(), 1, "{always:?}");
+    let by = always[0]["by"].as_str().unwrap();
+    assert!(by.ends_with("at the terminal"), "{by}");
+}

@@ -325,7 +325,9 @@ impl TestEnv {
             loop {
                 let text = shown.lock().unwrap().clone();
                 let fresh = String::from_utf8_lossy(&text[from.min(text.len())..]).into_owned();
-                let waiting = fresh.ends_with("> ") || fresh.ends_with("[y/N] ");
+                let waiting = fresh.ends_with("> ")
+                    || fresh.ends_with("[y/N] ")
+                    || fresh.ends_with("[y/N/a] ");
                 let ended = child.try_wait().unwrap().is_some();
                 if waiting || ended || started.elapsed() > std::time::Duration::from_secs(60) {
                     from = text.len();

@@ -21,8 +21,9 @@ const PASTE_WINDOW: Duration = Duration::from_millis(30);
 /// Asks `prompt` (already escaped) on stderr and reads the answer from stdin: yes, no, or
 /// `None` when stdin ended.
 pub(crate) fn yes_or_no(prompt: &str) -> Option<bool> {
-    match yes_or_no_while(prompt, || true) {
+    match ask_while(prompt, false, || true) {
         Asked::Answered(answer) => Some(answer),
+        Asked::Always => Some(true),
         Asked::Ended | Asked::Settled => None,
     }
 }
@@ -32,15 +33,18 @@ pub(crate) fn yes_or_no(prompt: &str) -> Option<bool> {
 pub(crate) enum Asked {
     /// The person answered.
     Answered(bool),
+    /// The person answered `a` (always), where the question offered it.
+    Always,
     /// Standard input ended.
     Ended,
     /// It was settled elsewhere (another client answered) before the person did.
     Settled,
 }
 
-/// [`yes_or_no`], looking every 100 ms whether `still_open` says the question still waits
-/// (a daemon's question another client may answer first).
-pub(crate) fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool) -> Asked {
+/// [`yes_or_no`], looking every 100 ms whether `still_open` says the question still waits (a
+/// daemon's question another client may answer first); where `always` is offered, `a` (or
+/// `always`) is an answer too.
+pub(crate) fn ask_while(prompt: &str, always: bool, mut still_open: impl FnMut() -> bool) -> Asked {
     let stdin = std::io::stdin();
     let mut stderr = std::io::stderr();
     let discarded = discard_waiting_input(&stdin);
@@ -76,6 +80,9 @@ pub(crate) fn yes_or_no_while(prompt: &str, mut still_open: impl FnMut() -> bool
             // In a conversation, `/exit` at a question declines it and ends the conversation.
             EXIT_ASKED.store(true, std::sync::atomic::Ordering::SeqCst);
             return Asked::Answered(false);
+        }
+        if always && matches!(answer.trim(), "a" | "A" | "always") {
+            return Asked::Always;
         }
         return Asked::Answered(matches!(answer.trim(), "y" | "Y" | "yes"));
     }

@@ -4,6 +4,8 @@
 use nodwyn_core::guard::{AskKind, Decision};
 use nodwyn_core::person::{Person, Question, Reply, StrategyQuestion};
 
+use crate::asking::Asked;
+
 use crate::output::{self, printable};
 
 /// How many lines of a strategy file the question shows.
@@ -21,13 +23,23 @@ impl Person for Terminal {
             Decision::Ask(AskKind::Security) => "security confirm",
             _ => "confirm",
         };
-        yes_or_no(&question_prompt(
+        let always = question.offer.as_ref().map(|offer| offer.allows.as_str());
+        let prompt = question_prompt(
             kind,
             &question.session,
             &question.effect.action,
             &question.verdict.why,
-        ))
-        .map(Reply::from)
+            always,
+        );
+        match crate::asking::ask_while(
+            &nodwyn_text::escape_lines(&prompt),
+            always.is_some(),
+            || true,
+        ) {
+            Asked::Answered(allowed) => Some(Reply::from(allowed)),
+            Asked::Always => Some(Reply::Always),
+            Asked::Ended | Asked::Settled => None,
+        }
     }
 
     fn approve_strategy(&mut self, question: &StrategyQuestion<'_>) -> Option<bool> {
@@ -70,10 +82,24 @@ pub(crate) fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &st
 }
 
 /// The question put to the person: what the call does comes from the agent (a command line, a
-/// path), so it is shown escaped, not obeyed.
-pub(crate) fn question_prompt(kind: &str, session: &str, action: &str, why: &str) -> String {
+/// path), so it is shown escaped, not obeyed. With `always` (what a standing answer for the
+/// session would allow), `a` answers it so.
+pub(crate) fn question_prompt(
+    kind: &str,
+    session: &str,
+    action: &str,
+    why: &str,
+    always: Option<&str>,
+) -> String {
+    let (offered, keys) = match always {
+        Some(allows) => (
+            format!("\n  a: allow it, and {}", printable(allows)),
+            "[y/N/a]",
+        ),
+        None => (String::new(), "[y/N]"),
+    };
     format!(
-        "nodwyn {kind}, session {}: {}\n  because: {}\nallow it? [y/N] ",
+        "nodwyn {kind}, session {}: {}\n  because: {}{offered}\nallow it? {keys} ",
         printable(session),
         printable(action),
         printable(why)

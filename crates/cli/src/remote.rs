@@ -13,7 +13,7 @@ use nodwyn_protocol::{Decision, Notification, TurnEnd};
 use nodwyn_server::client::Client;
 use serde_json::{Value, json};
 
-use crate::asking::{Asked, yes_or_no_while};
+use crate::asking::{Asked, ask_while};
 use crate::frontend::RunView;
 use crate::{environment, output};
 
@@ -60,12 +60,13 @@ pub(crate) fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(
     client.last_event(session).map_err(refused)
 }
 
-/// Says who this client is to its engine.
+/// Says who this client is to its engine: the command line, whose questions a person answers
+/// at the terminal (the name the log gives a Don't ask or an "always" answered here).
 pub(crate) fn hello(client: &mut Client) -> anyhow::Result<()> {
     call(
         client,
         "hello",
-        json!({"client": format!("nodwyn-cli {}", env!("CARGO_PKG_VERSION"))}),
+        json!({"client": format!("nodwyn {} at the terminal", env!("CARGO_PKG_VERSION"))}),
     )
     .map(drop)
 }
@@ -223,6 +224,10 @@ impl Remote {
             return Ok(());
         }
         let session = params["session"].as_str().unwrap_or_default();
+        // What answering `a` would allow for the rest of the session, when the engine offers it.
+        let always = params["always"]
+            .as_str()
+            .filter(|_| params["kind"] == "ordinary");
         let prompt = match params["kind"].as_str() {
             Some("strategy") => {
                 let files: Vec<(String, &str)> = params["effect"]["files"]
@@ -237,7 +242,7 @@ impl Remote {
                 let sha256 = params["effect"]["sha256"].as_str().unwrap_or_default();
                 nodwyn_text::escape_lines(&crate::person::strategy_prompt(session, sha256, &files))
             }
-            kind => crate::person::question_prompt(
+            kind => nodwyn_text::escape_lines(&crate::person::question_prompt(
                 if kind == Some("security") {
                     "security confirm"
                 } else {
@@ -246,13 +251,14 @@ impl Remote {
                 session,
                 params["action"].as_str().unwrap_or_default(),
                 params["why"].as_str().unwrap_or_default(),
-            ),
+                always,
+            )),
         };
         self.view.before_question();
         let mut held = Vec::new();
         let client = &mut self.client;
         let mut lost = None;
-        let asked = yes_or_no_while(&prompt, || {
+        let asked = ask_while(&prompt, always.is_some(), || {
             loop {
                 match client.next(Duration::ZERO) {
                     Ok(Some(next)) => {
@@ -284,6 +290,7 @@ impl Remote {
                 };
                 self.client.answer(&request, decision)?;
             }
+            Asked::Always => self.client.answer(&request, Decision::AllowAlways)?,
             Asked::Settled => output::note(settled_how(held.last())),
             // Nobody else can answer: as with no terminal at all.
             Asked::Ended if self.alone => self.client.answer(&request, Decision::NoPerson)?,
