@@ -469,6 +469,38 @@ fn an_mcp_client_cannot_take_over_the_persons_session_nor_answer_a_security_conf
 }
 
 #[test]
+fn the_persons_always_answers_do_not_carry_over_to_an_mcp_connection() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    // The person, at a terminal, allows writes under docs/ for the rest of the session.
+    let args = json!({"path": "docs/a.md", "content": "a\n"}).to_string();
+    let shown = env.nodwyn_on_terminal(&repo, &["call", "--session", &id, "fs-write", &args], "a");
+    assert!(shown.contains("[y/N/a]"), "{shown}");
+    assert!(wt.join("docs/a.md").exists(), "{shown}");
+    env.nodwyn_on_terminal(&repo, &["session", "hand", &id], "");
+
+    // A connection the session is handed to does not inherit them: with nobody to ask there,
+    // the write needs a person.
+    let run = client(
+        &env,
+        &repo,
+        "none",
+        json!([
+            ["worktree_resume", {"session": id}],
+            ["fs_write", {"path": "docs/b.md", "content": "b\n"}],
+        ]),
+    );
+    let (_, failed, text) = result(&run, 1);
+    assert!(failed && text.starts_with("needs_person: "), "{text}");
+    assert!(!wt.join("docs/b.md").exists());
+    // And the connection is told.
+    let (_, failed, text) = result(&run, 0);
+    assert!(!failed, "{text}");
+    assert!(text.contains("is asked again here"), "{text}");
+}
+
+#[test]
 fn an_elicitation_shows_control_characters_and_line_breaks_escaped() {
     let env = TestEnv::new();
     let repo = env.repo("repo");

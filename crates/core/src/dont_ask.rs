@@ -41,6 +41,21 @@ pub fn hand_to(store: &Store, id: &str, to: &str, by: &str) -> Result<String, Er
     })
 }
 
+/// Ends the standing answers a person gave for session `id` alone, as `by` (an MCP connection
+/// that resumes it: they were given to the client the person answered through). Returns
+/// whether there were any.
+pub fn end_always(store: &Store, id: &str, by: &str) -> Result<bool, Error> {
+    let locked = locked_session(store, id)?;
+    if locked.session.always.is_empty() {
+        return Ok(false);
+    }
+    append(
+        &locked.stored.log,
+        Event::SessionAllowAlwaysEnded { by: by.to_owned() },
+    )?;
+    Ok(true)
+}
+
 /// Records, in session `session`'s `log` (whose lock the call holds), the standing answer
 /// `offer` a person chose for the rest of the session, through `through` (a client) or at the
 /// terminal.

@@ -29,7 +29,7 @@ pub mod turn;
 pub mod versions;
 pub mod worktree;
 
-pub use dont_ask::{hand_to, set_dont_ask};
+pub use dont_ask::{end_always, hand_to, set_dont_ask};
 pub use error::Error;
 pub use exclude::exclude_from_git;
 pub use id::SessionId;

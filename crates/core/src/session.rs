@@ -185,6 +185,7 @@ impl Session {
                     }
                 }
             }
+            Event::SessionAllowAlwaysEnded { .. } => self.always.clear(),
             Event::SessionHanded { to, by, seal } => {
                 if sealed(&crate::seal::handed_sealed(&id, place, &to, &by), &seal) {
                     if !self.handed_to.contains(&to) {

@@ -108,12 +108,23 @@ impl NodwynServer {
                 self.refuse_unhanded(session)?;
                 let resumed = nodwyn_core::worktree::resume(&self.options.store, session)?;
                 let dont_ask_ended = self.end_dont_ask(&resumed.session)?;
+                let always_ended =
+                    nodwyn_core::end_always(&self.options.store, &resumed.session, "mcp resume")?;
                 *active = Some(self.activate(&resumed.session)?);
                 let mut answer = json!(resumed);
+                let mut notes = Vec::new();
                 if dont_ask_ended {
-                    answer["note"] = json!(
-                        "Don't ask was on for this session and is off for this connection: a person turns it on again with `nodwyn session dont-ask`"
+                    notes.push(
+                        "Don't ask was on for this session and is off for this connection: a person turns it on again with `nodwyn session dont-ask`",
                     );
+                }
+                if always_ended {
+                    notes.push(
+                        "what the person allowed for the rest of the session (\"always\") was for the client they answered through, and is asked again here",
+                    );
+                }
+                if !notes.is_empty() {
+                    answer["note"] = json!(notes.join("; "));
                 }
                 Ok(answer)
             }

@@ -258,6 +258,13 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seal: Option<String>,
     },
+    /// The person's "allow always" answers for the session end here (another kind of client
+    /// resumed it: what the person allowed was for the client they answered).
+    #[serde(rename = "session.allow_always_ended")]
+    SessionAllowAlwaysEnded {
+        /// Who ended them, and why.
+        by: String,
+    },
     /// The session may be resumed by another kind of client: `mcp` when an MCP connection
     /// opened it, or when a person handed it over (`nodwyn session hand`).
     #[serde(rename = "session.handed")]

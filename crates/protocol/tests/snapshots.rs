@@ -427,6 +427,9 @@ fn log_records() {
             by: "the person, at the terminal".into(),
             seal: Some("5eal".into()),
         },
+        Event::SessionAllowAlwaysEnded {
+            by: "mcp resume".into(),
+        },
         Event::SessionConfig {
             fingerprint: [("core.hooksPath".to_owned(), "00ff".to_owned())].into(),
             accepted_by: None,
