@@ -87,6 +87,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/.kube/config", "a kubeconfig"),
     ("**/kubeconfig", "a kubeconfig"),
     ("**/*.kubeconfig", "a kubeconfig"),
+    // A kubeconfig saved by cluster or environment (`kubeconfig-staging.yaml`,
+    // `prod_kubeconfig.yml`); a source file of that name (`kubeconfig.go`) is not one.
+    (
+        "**/{kubeconfig,kubeconfig[-_.]*,*[-_]kubeconfig}.{yaml,yml}",
+        "a kubeconfig",
+    ),
     ("**/credentials.json", "a credentials file"),
     ("**/credentials.toml", "a credentials file"),
     ("**/credentials.xml", "a credentials file"),
@@ -358,6 +364,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "**/.cursor/mcp.json",
         "Cursor's MCP servers (they carry API keys)",
     ),
+    (
+        "**/.codeium/windsurf/mcp_config.json",
+        "Windsurf's MCP servers (they carry API keys)",
+    ),
     ("**/github-copilot/*.json", "GitHub Copilot tokens"),
     ("**/opencode/auth.json", "opencode credentials"),
     ("**/goose/secrets.yaml", "Goose's secrets"),
@@ -462,6 +472,38 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/clouds.yaml", "OpenStack clouds (they hold passwords)"),
     ("**/openstack/secure.yaml", "OpenStack passwords"),
     ("**/.databrickscfg", "Databricks tokens"),
+    (
+        "**/.databricks/token-cache.json",
+        "the Databricks CLI's OAuth tokens",
+    ),
+    // Data platforms' command lines: Prefect's profiles (its API key), Dagster+'s user token,
+    // Turso's and Convex's access tokens.
+    (
+        "**/.prefect/profiles.toml",
+        "Prefect's profiles (its API key)",
+    ),
+    ("**/.dagster_cloud_cli/config", "the Dagster+ CLI's token"),
+    ("**/turso/settings.json", "the Turso CLI's token"),
+    ("**/.convex/config.json", "the Convex CLI's access token"),
+    // Airflow's simple auth manager writes its users' passwords here; the Astro CLI keeps a
+    // local Airflow's connections and variables (their passwords) in `airflow_settings.yaml`,
+    // which its projects leave out of git.
+    (
+        "**/simple_auth_manager_passwords.json*",
+        "Airflow's generated passwords",
+    ),
+    (
+        "**/airflow_settings.yaml",
+        "the Astro CLI's local Airflow connections (their passwords)",
+    ),
+    // Ansible's convention for a group's or host's secrets: `vault.yml` beside `vars.yml`,
+    // encrypted with the vault password, and kept decrypted while it is edited.
+    (
+        "**/{group_vars,host_vars}/**/vault.{yml,yaml}",
+        "an Ansible vault's variables",
+    ),
+    // atuin's key, which decrypts the shell history it syncs.
+    ("**/atuin/key", "atuin's sync key"),
     (
         "**/.wrangler/config/*.toml",
         "Cloudflare Wrangler's OAuth tokens",
@@ -1348,9 +1390,11 @@ pub(super) enum Holding {
 /// what an existing one must hold.)
 pub(super) const DENIED_UNTIL_READ: &[(&str, &str, Holding)] = &[
     // A Kubernetes Secret manifest kept as a kustomize base or beside a deployment names itself
-    // `secret.yaml` (a Helm chart's templates render one from values, below).
+    // `secret.yaml`, or by what it holds (`db-secret.yaml`, `app-secrets.yml`); a Helm chart's
+    // templates render one from values, and a SealedSecret or an ExternalSecret holds no value
+    // (below).
     (
-        "**/secret.{yaml,yml}",
+        "**/{secret,secrets,*[-_]secret,*[-_]secrets}.{yaml,yml}",
         "a Kubernetes Secret manifest",
         Holding::KubernetesSecret,
     ),
@@ -1457,6 +1501,9 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // A pod's service account folder holds the cluster's CA certificate and the namespace's
     // name beside its token: both public.
     "**/secrets/kubernetes.io/serviceaccount/{ca.crt,namespace}",
+    // Kubernetes manifests that hold no secret value: a SealedSecret (encrypted to the
+    // cluster's key) and an ExternalSecret (a reference to a secret store).
+    "**/{sealed,external}[-_]{secret,secrets}.{yaml,yml}",
     // macOS's keychain of the root certificates it trusts.
     "**/SystemRootCertificates.keychain",
     // kubectl's caches of the API server's discovery documents.
