@@ -478,7 +478,7 @@ fn on_a_terminal_the_person_is_asked_and_answers() {
     let (id, wt) = env.session(&repo);
     let args = ["call", "--session", &id, "fs-write", r#"["a.txt", "a"]"#];
     let declined = env.nodwyn_on_terminal(&repo, &args, "n");
-    assert!(declined.contains("allow it? [y/N]"), "{declined}");
+    assert!(declined.contains("allow it? [y/N/a]"), "{declined}");
     assert!(declined.contains("declined"), "{declined}");
     assert!(!wt.join("a.txt").exists());
     let approved = env.nodwyn_on_terminal(&repo, &args, "y");

@@ -716,7 +716,7 @@ fn on_a_terminal_the_guards_question_is_asked_inline_and_the_turn_waits() {
     configure(&env, &server, "openai");
     let shown = env.nodwyn_on_terminal(&repo, &["run", "--no-worktree", "write a note"], "y");
     assert!(shown.contains("nodwyn confirm, session"), "{shown}");
-    assert!(shown.contains("allow it? [y/N]"), "{shown}");
+    assert!(shown.contains("allow it? [y/N/a]"), "{shown}");
     assert!(shown.contains("Written."), "{shown}");
     assert_eq!(
         std::fs::read_to_string(repo.join("notes.txt")).unwrap(),
@@ -2052,7 +2052,7 @@ fn exit_typed_at_a_question_declines_it_and_ends_the_conversation() {
     ]);
     configure(&env, &server, "openai");
     let shown = env.nodwyn_on_terminal(&repo, &["chat", "--no-worktree"], "write a note\n/exit");
-    assert!(shown.contains("[y/N]"), "{shown}");
+    assert!(shown.contains("[y/N/a]"), "{shown}");
     assert!(!repo.join("notes.txt").exists(), "declined");
     assert_eq!(server.received().len(), 2, "{shown}");
     assert!(

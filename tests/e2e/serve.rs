@@ -994,14 +994,14 @@ fn a_question_of_one_terminals_run_is_answered_from_another_terminals_chat() {
         env.nodwyn_on_a_terminal(&repo, &["run", "--daemon", "--no-worktree", "write a note"]);
     let mut cleanup = KillOnDrop(vec![running.id()]);
     let run_screen = Screen::of(&mut running);
-    run_screen.wait_for("[y/N] ");
+    run_screen.wait_for("[y/N/a] ");
     let logs = env.logs();
     let session = logs[0].0.trim_end_matches(".jsonl").to_owned();
 
     let mut joining = env.nodwyn_on_a_terminal(&repo, &["chat", "--daemon", "--resume", &session]);
     cleanup.0.push(joining.id());
     let chat_screen = Screen::of(&mut joining);
-    let asked = chat_screen.wait_for("[y/N] ");
+    let asked = chat_screen.wait_for("[y/N/a] ");
     assert!(asked.contains("fs-write"), "{asked}");
     std::thread::sleep(Duration::from_millis(100));
     let mut typing = joining.stdin.take().unwrap();

@@ -174,17 +174,7 @@ impl Decoder {
             return Ok(());
         };
         let delta = &choice["delta"];
-        self.reasoning(delta, out)?;
-        for field in ["content", "refusal"] {
-            if let Some(text) = delta[field].as_str()
-                && !text.is_empty()
-            {
-                self.budget.take(text)?;
-                self.text.push_str(text);
-                self.refused |= field == "refusal";
-                out(StreamEvent::TextDelta(text.to_owned()));
-            }
-        }
+        self.words(delta, out)?;
         if let Some(calls) = delta["tool_calls"].as_array() {
             for (position, call) in calls.iter().enumerate() {
                 let index = call["index"].as_u64().unwrap_or(position as u64);
@@ -211,20 +201,30 @@ impl Decoder {
         Ok(())
     }
 
-    /// The reasoning a message or delta carries (`reasoning_content`, as DeepSeek, vLLM and
-    /// llama.cpp name it, or `reasoning`, as OpenRouter and Ollama do), counted and sent out.
-    fn reasoning(
+    /// What a message or a delta says, counted and sent out: its reasoning
+    /// (`reasoning_content`, as DeepSeek, vLLM and llama.cpp name it, or `reasoning`, as
+    /// OpenRouter and Ollama do), then its text (`content`, or `refusal` when the model
+    /// declined).
+    fn words(
         &mut self,
         message: &Value,
         out: &mut dyn FnMut(StreamEvent),
     ) -> Result<(), DecodeError> {
-        for field in ["reasoning_content", "reasoning"] {
+        if let Some(text) = ["reasoning_content", "reasoning"]
+            .iter()
+            .find_map(|field| message[field].as_str().filter(|t| !t.is_empty()))
+        {
+            self.budget.take(text)?;
+            out(StreamEvent::ReasoningDelta(text.to_owned()));
+        }
+        for field in ["content", "refusal"] {
             if let Some(text) = message[field].as_str()
                 && !text.is_empty()
             {
                 self.budget.take(text)?;
-                out(StreamEvent::ReasoningDelta(text.to_owned()));
-                return Ok(());
+                self.text.push_str(text);
+                self.refused |= field == "refusal";
+                out(StreamEvent::TextDelta(text.to_owned()));
             }
         }
         Ok(())
@@ -301,17 +301,7 @@ pub fn whole(
         .get_mut("message")
         .map(Value::take)
         .unwrap_or_default();
-    decoder.reasoning(&message, out)?;
-    for field in ["content", "refusal"] {
-        if let Some(text) = message[field].as_str()
-            && !text.is_empty()
-        {
-            decoder.budget.take(text)?;
-            decoder.text.push_str(text);
-            decoder.refused |= field == "refusal";
-            out(StreamEvent::TextDelta(text.to_owned()));
-        }
-    }
+    decoder.words(&message, out)?;
     if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
         for (index, call) in calls.iter_mut().enumerate() {
             decoder.budget.call()?;
