@@ -146,7 +146,7 @@ impl Scripts {
     }
 
     /// The steps of the plan declared with `(define-plan step ...)`, in order (none declared:
-    /// empty). At most [`MAX_PLAN_STEPS`] steps, each cut at [`MAX_PLAN_STEP_CHARS`].
+    /// empty). At most 32 steps are kept, each cut at 200 characters.
     pub fn plan(&mut self, host: &mut dyn Host) -> Result<Vec<String>, Error> {
         let value = self.builtin("(plan)", host)?;
         let steps = value.json.unwrap_or(Value::Null);
