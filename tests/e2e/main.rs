@@ -5,6 +5,7 @@ mod acp;
 mod attributes;
 mod bases;
 mod call;
+mod console;
 mod contract;
 mod doctor;
 mod faults;

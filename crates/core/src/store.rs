@@ -155,6 +155,32 @@ impl Store {
             .collect())
     }
 
+    /// The repositories nodwyn keeps sessions of, each once, sorted: each project folder's
+    /// repository as the first record of one of its logs names it. A folder whose logs cannot be
+    /// read is left out.
+    pub fn repositories(&self) -> Result<Vec<PathBuf>, Error> {
+        let root = self.home.join("sessions");
+        let projects = match std::fs::read_dir(&root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(Error::io(&root)(e)),
+        };
+        let mut repositories = Vec::new();
+        for project in projects {
+            let project = project.map_err(Error::io(&root))?;
+            let named = logs_in(&project.path())?
+                .iter()
+                .find_map(|stored| first_record_repository(stored.log.path()));
+            if let Some(repository) = named
+                && !repositories.contains(&repository)
+            {
+                repositories.push(repository);
+            }
+        }
+        repositories.sort();
+        Ok(repositories)
+    }
+
     fn all_logs(&self) -> Result<Vec<StoredSession>, Error> {
         let root = self.home.join("sessions");
         let projects = match std::fs::read_dir(&root) {
@@ -274,6 +300,19 @@ fn logs_in(dir: &Path) -> Result<Vec<StoredSession>, Error> {
 }
 
 /// FNV-1a, 64 bits: a stable hash (unlike std's) for naming a repository's folders.
+/// The repository the `session.start` record on the first line of the log at `path` names.
+fn first_record_repository(path: &Path) -> Option<PathBuf> {
+    use std::io::BufRead;
+    let mut first = String::new();
+    std::io::BufReader::new(std::fs::File::open(path).ok()?)
+        .read_line(&mut first)
+        .ok()?;
+    let record: serde_json::Value = serde_json::from_str(&first).ok()?;
+    (record["type"] == "session.start")
+        .then(|| record["repository"].as_str().map(PathBuf::from))
+        .flatten()
+}
+
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)

@@ -61,6 +61,9 @@ pub enum Request {
         /// The repository.
         repo: PathBuf,
     },
+    /// The repositories nodwyn keeps sessions of.
+    #[serde(rename = "repository.list")]
+    RepositoryList {},
     /// A session's log: its records after `after` (a record's `seq`; none: from the first).
     #[serde(rename = "session.events")]
     SessionEvents {
@@ -209,6 +212,7 @@ impl Request {
         "hello",
         "session.open",
         "session.list",
+        "repository.list",
         "session.events",
         "session.subscribe",
         "session.unsubscribe",
@@ -233,6 +237,7 @@ impl Request {
             Self::Hello { .. } => "hello",
             Self::SessionOpen { .. } => "session.open",
             Self::SessionList { .. } => "session.list",
+            Self::RepositoryList {} => "repository.list",
             Self::SessionEvents { .. } => "session.events",
             Self::SessionSubscribe { .. } => "session.subscribe",
             Self::SessionUnsubscribe { .. } => "session.unsubscribe",

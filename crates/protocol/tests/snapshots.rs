@@ -37,6 +37,7 @@ fn requests() {
         Request::SessionList {
             repo: "/src/app".into(),
         },
+        Request::RepositoryList {},
         Request::SessionEvents {
             session: "1968c13a".into(),
             after: Some(41),

@@ -8,6 +8,8 @@
 //! - [`server`]: the sessions held open for turns, each with its own interrupt.
 //! - [`dispatch`] and `methods/`: JSON-RPC 2.0, one file per method.
 //! - [`socket`]: the daemon's private Unix socket; [`client`]: a client of it.
+//! - [`web`]: the web console's loopback listener (its page, and the protocol over a
+//!   WebSocket), behind the checks a browser's neighbourhood needs.
 
 pub mod approvals;
 pub mod client;
@@ -23,6 +25,7 @@ mod peer;
 pub mod refusal;
 pub mod server;
 pub mod socket;
+pub mod web;
 
 pub use engine::Engine;
 pub use hub::{Hub, Limits};

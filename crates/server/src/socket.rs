@@ -209,7 +209,7 @@ async fn connection(server: Arc<Server>, stream: UnixStream) {
         let _ = writer.shutdown().await;
     });
     let peer = Peer::new(outbox.clone(), may_answer);
-    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
+    let in_flight = in_flight();
     let mut reader = BufReader::new(reader);
     loop {
         let mut line = Vec::new();
@@ -231,24 +231,54 @@ async fn connection(server: Arc<Server>, stream: UnixStream) {
             break;
         }
         let text = String::from_utf8_lossy(&line).trim().to_owned();
-        if text.is_empty() {
-            continue;
-        }
-        let Ok(permit) = Arc::clone(&in_flight).acquire_owned().await else {
-            break;
-        };
-        if outbox.is_dropped() {
+        if !answer(&server, &peer, &in_flight, text).await {
             break;
         }
-        let server = Arc::clone(&server);
-        let peer = peer.clone();
-        tokio::spawn(async move {
-            if let Some(answer) = dispatch(&server, &peer, &text).await {
-                peer.outbox.send(answer);
-            }
-            drop(permit);
-        });
     }
+    hang_up(&server, peer, outbox, writing).await;
+}
+
+/// How many of one client's requests run at once, for [`answer`].
+pub(crate) fn in_flight() -> Arc<Semaphore> {
+    Arc::new(Semaphore::new(IN_FLIGHT))
+}
+
+/// Answers one message of `peer`'s connection on a task of its own, once fewer than
+/// [`IN_FLIGHT`] of its requests run; `false` when the connection is to end (its queue was
+/// dropped). Blank messages are passed over.
+pub(crate) async fn answer(
+    server: &Arc<Server>,
+    peer: &Peer,
+    in_flight: &Arc<Semaphore>,
+    text: String,
+) -> bool {
+    if text.is_empty() {
+        return true;
+    }
+    let Ok(permit) = Arc::clone(in_flight).acquire_owned().await else {
+        return false;
+    };
+    if peer.outbox.is_dropped() {
+        return false;
+    }
+    let server = Arc::clone(server);
+    let peer = peer.clone();
+    tokio::spawn(async move {
+        if let Some(answer) = dispatch(&server, &peer, &text).await {
+            peer.outbox.send(answer);
+        }
+        drop(permit);
+    });
+    true
+}
+
+/// Ends a connection: the hub forgets it, and its writer sends what is queued, then stops.
+pub(crate) async fn hang_up(
+    server: &Server,
+    peer: Peer,
+    outbox: Outbox,
+    writing: tokio::task::JoinHandle<()>,
+) {
     server.hub.forget(outbox.client());
     // Requests still running answer into a queue nobody reads: the writer ends when it is empty.
     drop(peer);

@@ -24,6 +24,11 @@ pub(super) struct ServeArgs {
     /// data directory); its folder is made with mode 0700, or must have it.
     #[arg(long, value_name = "PATH")]
     socket: Option<PathBuf>,
+    /// Serve the web console too, on this loopback address (default `127.0.0.1:0`: a port the
+    /// system picks); the address to open, with its token, is printed. Only a loopback address:
+    /// the console does not serve TLS.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0")]
+    web: Option<std::net::SocketAddr>,
 }
 
 pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()> {
@@ -46,17 +51,38 @@ pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()
         let _entered = runtime.enter();
         nodwyn_server::socket::bind(&socket)?
     };
+    let console = match args.web {
+        Some(addr) => Some(runtime.block_on(nodwyn_server::web::bind(addr))?),
+        None => None,
+    };
     output::note(format!(
         "nodwyn: serving on {} (Ctrl-C stops)",
         listening.path().display()
     ));
+    if let Some((_, console)) = &console {
+        // On stdout, for the person (or a program that started the daemon) to open; the
+        // token in it opens the console, so it is printed nowhere else.
+        output::text(format!("console: {}", console.url()))?;
+    }
+    let stopping = |stop: Arc<AtomicBool>| async move {
+        while !stop.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
     runtime.block_on(async {
-        let stopping = async {
-            while !stop.load(Ordering::SeqCst) {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-        };
-        nodwyn_server::socket::serve(Arc::clone(&server), listener, stopping).await;
+        let web = console.map(|(listener, console)| {
+            tokio::spawn(nodwyn_server::web::serve(
+                Arc::clone(&server),
+                listener,
+                console,
+                stopping(Arc::clone(&stop)),
+            ))
+        });
+        nodwyn_server::socket::serve(Arc::clone(&server), listener, stopping(Arc::clone(&stop)))
+            .await;
+        if let Some(web) = web {
+            let _ = web.await;
+        }
         server.stop().await;
         // The connections' writers send what the ended turns published, then nodwyn exits.
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -3,6 +3,7 @@
 //! nothing other clients wait on.
 
 mod hello;
+mod repository_list;
 mod run_start;
 mod session_close;
 mod session_dont_ask;
@@ -45,6 +46,7 @@ pub(crate) async fn call(
             name,
         } => session_open::call(server, repo, worktree, base, name).await,
         Request::SessionList { repo } => session_list::call(server, repo).await,
+        Request::RepositoryList {} => repository_list::call(server).await,
         Request::SessionEvents { session, after } => {
             session_events::call(server, &session, after).await
         }

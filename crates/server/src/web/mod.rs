@@ -1,0 +1,180 @@
+//! The web console's listener: the console's page and nodwyn's protocol over a WebSocket, on a
+//! loopback address beside the Unix socket (`nodwyn serve --web`). The page is a client of the
+//! protocol like every other front-end; this module adds no engine logic, only the checks a
+//! browser's neighbourhood needs (`checks`) and the way in: the per-launch token, printed once
+//! in the address's fragment (which a browser never sends), exchanged by the page for an
+//! `HttpOnly; SameSite=Strict` cookie.
+
+mod assets;
+mod checks;
+mod socket;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+use crate::server::Server;
+
+/// A console this process serves: where, and the token that opens it.
+#[derive(Debug, Clone)]
+pub struct Console {
+    addr: SocketAddr,
+    token: String,
+}
+
+impl Console {
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The address to open, the token in its fragment.
+    pub fn url(&self) -> String {
+        format!("http://{}/#token={}", self.addr, self.token)
+    }
+}
+
+/// Binds the console's listener at `addr` (port 0: one the system picks), or says in one
+/// sentence why not. Only a loopback address: the console carries the sessions' code, questions
+/// and answers, and the token in the clear, which only TLS could carry further.
+pub async fn bind(addr: SocketAddr) -> anyhow::Result<(tokio::net::TcpListener, Console)> {
+    if !addr.ip().is_loopback() {
+        anyhow::bail!(
+            "the console listens only on a loopback address (127.0.0.1 or ::1), and {addr} is not one: it would send your sessions and its token unencrypted over the network, and nodwyn does not serve TLS"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("could not listen on {addr}: {e}"))?;
+    let addr = listener.local_addr()?;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| anyhow::anyhow!("no random bytes for the token: {e}"))?;
+    let token = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok((listener, Console { addr, token }))
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+struct Web {
+    server: Arc<Server>,
+    addr: SocketAddr,
+    token: Arc<str>,
+}
+
+/// Serves the console on `listener` until `stop` completes.
+pub async fn serve(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    console: Console,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    let web = Web {
+        server,
+        addr: console.addr,
+        token: Arc::from(console.token),
+    };
+    let app = Router::new()
+        .route("/", get(|| async { assets::PAGE.response() }))
+        .route("/app.js", get(|| async { assets::SCRIPT.response() }))
+        .route("/style.css", get(|| async { assets::STYLE.response() }))
+        .route("/login", post(login))
+        .route("/ws", get(upgrade))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "no such page") })
+        .layer(middleware::from_fn_with_state(web.clone(), guard))
+        .with_state(web);
+    if let Err(error) = axum::serve(listener, app)
+        .with_graceful_shutdown(stop)
+        .await
+    {
+        tracing::warn!(%error, "the console's listener stopped");
+    }
+}
+
+/// Answers only what passes `checks::check`, and sends every answer with the headers that
+/// keep the page to itself.
+async fn guard(State(web): State<Web>, request: Request, next: Next) -> Response {
+    let verdict = {
+        let headers = request.headers();
+        let text = |name: header::HeaderName| headers.get(name).and_then(|v| v.to_str().ok());
+        checks::check(
+            &checks::Head {
+                method: request.method().as_str(),
+                path: request.uri().path(),
+                host: text(header::HOST),
+                origin: text(header::ORIGIN),
+                content_type: text(header::CONTENT_TYPE),
+                cookie: text(header::COOKIE),
+                upgrade: text(header::UPGRADE).is_some_and(|u| u.eq_ignore_ascii_case("websocket")),
+            },
+            web.addr,
+            &web.token,
+        )
+    };
+    let mut response = match verdict {
+        Ok(()) => next.run(request).await,
+        Err(refused) => (
+            StatusCode::from_u16(refused.status).unwrap_or(StatusCode::FORBIDDEN),
+            refused.why,
+        )
+            .into_response(),
+    };
+    protect(response.headers_mut(), web.addr);
+    response
+}
+
+/// The headers every answer carries: the page runs only its own code and talks only to its own
+/// WebSocket, is never framed, and nothing is guessed or cached.
+fn protect(headers: &mut HeaderMap, addr: SocketAddr) {
+    let policy = format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self' ws://{addr}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    );
+    for (name, value) in [
+        (header::CONTENT_SECURITY_POLICY, policy.as_str()),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CACHE_CONTROL, "no-store"),
+    ] {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.insert(name, value);
+        }
+    }
+}
+
+/// The page's token, exchanged for the cookie every other request carries.
+async fn login(State(web): State<Web>, body: axum::body::Bytes) -> Response {
+    let given: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    let Some(token) = given["token"]
+        .as_str()
+        .filter(|token| checks::same(token, &web.token))
+    else {
+        return (
+            StatusCode::UNAUTHORIZED,
+            "that is not this console's token (it changes each time nodwyn serve starts: open the address it printed)",
+        )
+            .into_response();
+    };
+    let cookie = format!(
+        "{}={token}; HttpOnly; SameSite=Strict; Path=/",
+        checks::COOKIE
+    );
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+/// The WebSocket: one protocol connection.
+async fn upgrade(State(web): State<Web>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade
+        .max_message_size(crate::socket::MAX_LINE as usize)
+        .on_upgrade(move |socket| socket::connection(web.server, socket))
+}

@@ -1,0 +1,209 @@
+// nodwyn's web console: a client of nodwyn's protocol over the console's WebSocket. Everything a
+// session produced (file names, model text, commands, branch names) is shown with textContent,
+// never as HTML.
+
+const $ = (id) => document.getElementById(id);
+const state = {
+  socket: null,
+  next: 1,
+  pending: new Map(),
+  sessions: new Map(),
+  current: null,
+  last: new Map(),
+  questions: new Map(),
+  streaming: null,
+};
+
+function element(tag, text, className) {
+  const made = document.createElement(tag);
+  if (text !== undefined) made.textContent = text;
+  if (className) made.className = className;
+  return made;
+}
+
+function call(method, params = {}) {
+  const id = state.next++;
+  state.socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+  return new Promise((resolve, reject) => state.pending.set(id, { resolve, reject }));
+}
+
+function status(text) {
+  $("status").textContent = text;
+}
+
+async function login() {
+  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (!token) return;
+  // The token leaves the address bar at once; the cookie carries it from here on.
+  history.replaceState(null, "", location.pathname);
+  const answer = await fetch("/login", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ token }),
+  });
+  if (!answer.ok) status(await answer.text());
+}
+
+function connect() {
+  const socket = new WebSocket(`ws://${location.host}/ws`);
+  state.socket = socket;
+  socket.addEventListener("open", async () => {
+    status("Connected");
+    await call("hello", { client: `nodwyn console in ${navigator.userAgent}` });
+    await refresh();
+    if (state.current) subscribe(state.current);
+  });
+  socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
+  socket.addEventListener("close", () => {
+    status("Disconnected: reconnecting…");
+    for (const { reject } of state.pending.values()) reject(new Error("disconnected"));
+    state.pending.clear();
+    setTimeout(connect, 1000);
+  });
+}
+
+function receive(message) {
+  if (message.id !== undefined && !message.method) {
+    const waiting = state.pending.get(message.id);
+    state.pending.delete(message.id);
+    if (!waiting) return;
+    if (message.error) waiting.reject(new Error(message.error.message));
+    else waiting.resolve(message.result);
+    return;
+  }
+  const params = message.params || {};
+  if (params.seq !== undefined && params.session) state.last.set(params.session, params.seq);
+  if (message.method === "approval.request") return ask(message.id, params);
+  if (message.method === "approval.resolved") return settled(params.request);
+  if (params.session && params.session !== state.current && message.method !== "item.delta") return;
+  show(message.method, params);
+}
+
+async function refresh() {
+  const { repositories } = await call("repository.list");
+  state.sessions.clear();
+  for (const repo of repositories) {
+    const { sessions } = await call("session.list", { repo });
+    for (const session of sessions) state.sessions.set(session.session, { ...session, repo });
+  }
+  drawSessions();
+}
+
+function stateOf(session) {
+  if ([...state.questions.values()].some((q) => q.session === session.session)) return "waiting";
+  if (!session.open) return "closed";
+  return session.turn_running ? "working" : "idle";
+}
+
+function drawSessions() {
+  const list = $("sessions");
+  const filter = $("filter").value;
+  const search = $("search").value.toLowerCase();
+  list.replaceChildren();
+  const byRepo = new Map();
+  for (const session of state.sessions.values()) {
+    const shown = session.name || session.branch || session.session;
+    if (filter && stateOf(session) !== filter) continue;
+    if (search && !`${shown} ${session.repo}`.toLowerCase().includes(search)) continue;
+    if (!byRepo.has(session.repo)) byRepo.set(session.repo, []);
+    byRepo.get(session.repo).push([shown, session]);
+  }
+  for (const [repo, sessions] of byRepo) {
+    list.append(element("div", repo, "repository"));
+    for (const [shown, session] of sessions.reverse()) {
+      const button = element("button", "", "session");
+      button.append(element("div", shown), element("div", stateOf(session), "state"));
+      button.setAttribute("aria-current", String(session.session === state.current));
+      button.addEventListener("click", () => subscribe(session.session));
+      list.append(button);
+    }
+  }
+}
+
+async function subscribe(session) {
+  if (state.current && state.current !== session) {
+    call("session.unsubscribe", { session: state.current }).catch(() => {});
+  }
+  const known = state.current === session;
+  state.current = session;
+  if (!known) {
+    $("conversation").replaceChildren();
+    state.last.delete(session);
+  }
+  const picked = state.sessions.get(session);
+  $("title").textContent = picked ? picked.branch || picked.root : session;
+  drawSessions();
+  const after = state.last.get(session);
+  await call("session.subscribe", after === undefined ? { session } : { session, after });
+}
+
+function line(kind, text) {
+  const item = element("li");
+  item.append(element("span", kind, "kind"), document.createTextNode(text));
+  $("conversation").append(item);
+  return item;
+}
+
+function show(method, params) {
+  if (method === "item.delta") {
+    if (!state.streaming) state.streaming = line("agent", "");
+    state.streaming.append(document.createTextNode(params.text));
+    return;
+  }
+  if (method === "item.completed") {
+    const streamed = state.streaming;
+    state.streaming = null;
+    if (params.kind === "user_message") line("you", params.text);
+    else if (params.kind === "assistant_message") {
+      if (!streamed && params.text) line("agent", params.text);
+      for (const called of params.tool_calls || []) line("call", `${called.tool} ${JSON.stringify(called.arguments)}`);
+    } else if (params.kind === "tool_result") {
+      line(params.ok ? "result" : "failed", `${params.tool}: ${params.content}`);
+      if (params.decision) line("guard", params.decision);
+    } else if (params.kind === "notice") line("note", params.text);
+    return;
+  }
+  if (method === "session.record") {
+    const record = params.record || {};
+    if (record.type === "guard.decision") line("guard", `${record.action}: ${record.answer}, ${record.why}`);
+    else if (record.type && record.type.startsWith("worktree.")) line("worktree", `${record.type} ${record.path || ""}`);
+    else if (record.type === "git.land") line("landed", `on ${record.base}`);
+    return;
+  }
+  if (method === "turn.completed") line("turn", `ended: ${params.end.reason}${params.end.why ? `, ${params.end.why}` : ""}`);
+}
+
+function ask(id, params) {
+  state.questions.set(params.request, { id, session: params.session, params });
+  const item = element("li", "", `question${params.kind === "security" ? " security" : ""}`);
+  item.dataset.request = params.request;
+  const session = state.sessions.get(params.session);
+  item.append(
+    element("div", params.kind === "security" ? "Security confirm" : "Question"),
+    element("div", session ? session.branch || session.root : params.session),
+    element("div", params.action),
+    element("div", `because: ${params.why}`),
+  );
+  for (const [name, decision] of [["Allow", "allow"], ["Decline", "decline"]]) {
+    const button = element("button", name, "answer");
+    button.addEventListener("click", () => {
+      state.socket.send(JSON.stringify({ jsonrpc: "2.0", id, result: { decision } }));
+    });
+    item.append(button);
+  }
+  $("queue").append(item);
+  drawSessions();
+}
+
+function settled(request) {
+  state.questions.delete(request);
+  for (const item of $("queue").querySelectorAll(".question")) {
+    if (item.dataset.request === request) item.remove();
+  }
+  drawSessions();
+}
+
+$("filter").addEventListener("change", drawSessions);
+$("search").addEventListener("input", drawSessions);
+await login();
+connect();

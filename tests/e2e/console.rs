@@ -1,0 +1,311 @@
+//! `nodwyn serve --web`: the console's listener over real sockets, as a browser's neighbourhood
+//! would try it. A request naming another host is refused (421, DNS rebinding), one without the
+//! token's cookie (401), a POST or WebSocket from another origin (403), a POST a form could send
+//! (415); the page comes with the headers that keep it to itself; the token printed once is
+//! exchanged for an `HttpOnly; SameSite=Strict` cookie; and the WebSocket speaks nodwyn's
+//! protocol, replaying a session after a cursor.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use nodwyn_tests::TestEnv;
+use serde_json::{Value, json};
+
+/// A daemon serving the console; killed when dropped.
+struct Console {
+    child: Child,
+    addr: String,
+    token: String,
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Console {
+    fn start(env: &TestEnv, dir: &Path) -> Self {
+        let socket = env.root().join("run/console.sock");
+        let mut child = env
+            .nodwyn_command(
+                dir,
+                &["serve", "--socket", socket.to_str().unwrap(), "--web"],
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut printed = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut printed)
+            .unwrap();
+        let url = printed
+            .trim()
+            .strip_prefix("console: http://")
+            .unwrap_or_else(|| panic!("{printed:?}"));
+        let (addr, token) = url.split_once("/#token=").unwrap();
+        assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+        assert_eq!(token.len(), 64, "{token}");
+        Self {
+            child,
+            addr: addr.to_owned(),
+            token: token.to_owned(),
+        }
+    }
+
+    /// Sends `request` (its head; `Host` is the console's unless the head names one) and
+    /// returns the status, the headers (lowercase names) and the body.
+    fn http(&self, request: &str, body: &str) -> (u16, Vec<(String, String)>, String) {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let host = if request.contains("\nHost: ") {
+            String::new()
+        } else {
+            format!("Host: {}\r\n", self.addr)
+        };
+        let head = request.replace('\n', "\r\n");
+        write!(
+            stream,
+            "{head}\r\n{host}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|line| line.split_once(": "))
+            .map(|(name, value)| (name.to_ascii_lowercase(), value.to_owned()))
+            .collect();
+        (status, headers, body.to_owned())
+    }
+
+    fn cookie(&self) -> String {
+        format!("nodwyn_console={}", self.token)
+    }
+
+    /// Opens the WebSocket with `origin` and the token's cookie, or says how it was refused.
+    fn socket(
+        &self,
+        origin: &str,
+        cookie: Option<String>,
+    ) -> Result<tungstenite::WebSocket<TcpStream>, u16> {
+        use tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{}/ws", self.addr)
+            .into_client_request()
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("Origin", origin.parse().unwrap());
+        if let Some(cookie) = cookie {
+            request
+                .headers_mut()
+                .insert("Cookie", cookie.parse().unwrap());
+        }
+        let stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        match tungstenite::client(request, stream) {
+            Ok((socket, _)) => Ok(socket),
+            Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(response))) => {
+                Err(response.status().as_u16())
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or("", |(_, v)| v.as_str())
+}
+
+/// Sends a request over `socket` and reads until its answer, keeping every notification.
+fn request(
+    socket: &mut tungstenite::WebSocket<TcpStream>,
+    id: u64,
+    method: &str,
+    params: Value,
+    seen: &mut Vec<Value>,
+) -> Value {
+    let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    socket
+        .send(tungstenite::Message::Text(message.to_string().into()))
+        .unwrap();
+    loop {
+        let tungstenite::Message::Text(text) = socket.read().unwrap() else {
+            continue;
+        };
+        let message: Value = serde_json::from_str(text.as_str()).unwrap();
+        if message["id"] == id && message.get("method").is_none() {
+            return message;
+        }
+        seen.push(message);
+    }
+}
+
+#[test]
+fn the_console_refuses_what_a_web_page_could_send_and_serves_its_page_with_its_guards() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let console = Console::start(&env, &repo);
+
+    let (status, headers, body) = console.http("GET / HTTP/1.1", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<title>nodwyn</title>"), "{body}");
+    let policy = header(&headers, "content-security-policy");
+    assert!(policy.contains("script-src 'self'"), "{policy}");
+    assert!(policy.contains("default-src 'none'"), "{policy}");
+    assert!(
+        policy.contains(&format!("connect-src 'self' ws://{}", console.addr)),
+        "{policy}"
+    );
+    assert_eq!(header(&headers, "x-frame-options"), "DENY");
+    assert_eq!(header(&headers, "x-content-type-options"), "nosniff");
+    let (_, headers, _) = console.http("GET /app.js HTTP/1.1", "");
+    assert!(header(&headers, "content-type").starts_with("text/javascript"));
+
+    // DNS rebinding: a name that resolves here is still not this console's.
+    let (status, headers, body) = console.http("GET / HTTP/1.1\nHost: attacker.example:80", "");
+    assert_eq!(status, 421, "{body}");
+    assert_eq!(
+        header(&headers, "x-frame-options"),
+        "DENY",
+        "refusals carry the headers too"
+    );
+
+    // The token's exchange: refused from another origin, for a form's type, with a wrong token.
+    let login =
+        |extra: &str, body: &str| console.http(&format!("POST /login HTTP/1.1{extra}"), body);
+    let token = json!({"token": console.token}).to_string();
+    let (status, _, _) = login(
+        "\nOrigin: http://attacker.example\nContent-Type: application/json",
+        &token,
+    );
+    assert_eq!(status, 403);
+    let (status, _, _) = login("\nContent-Type: text/plain", &token);
+    assert_eq!(status, 415);
+    let (status, headers, _) = login(
+        "\nContent-Type: application/json",
+        &json!({"token": "0".repeat(64)}).to_string(),
+    );
+    assert_eq!(status, 401);
+    assert_eq!(header(&headers, "set-cookie"), "");
+    let origin = format!("http://{}", console.addr);
+    let (status, headers, _) = login(
+        &format!("\nOrigin: {origin}\nContent-Type: application/json"),
+        &token,
+    );
+    assert_eq!(status, 204);
+    let cookie = header(&headers, "set-cookie");
+    assert!(cookie.starts_with(&console.cookie()), "{cookie}");
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
+
+    // The WebSocket: no cookie, another origin, then the console's own.
+    assert_eq!(console.socket(&origin, None).err(), Some(401));
+    assert_eq!(
+        console
+            .socket(
+                &format!("http://{}", console.addr),
+                Some("nodwyn_console=forged".to_owned())
+            )
+            .err(),
+        Some(401)
+    );
+    assert_eq!(
+        console
+            .socket("http://attacker.example", Some(console.cookie()))
+            .err(),
+        Some(403)
+    );
+    assert!(console.socket(&origin, Some(console.cookie())).is_ok());
+    // Every other path needs the cookie.
+    let (status, _, _) = console.http("GET /anything HTTP/1.1", "");
+    assert_eq!(status, 401);
+}
+
+#[test]
+fn the_consoles_websocket_speaks_the_protocol_and_replays_after_a_cursor() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, _) = env.session(&repo);
+    let short = id[id.len() - 8..].to_owned();
+    let console = Console::start(&env, &repo);
+    let origin = format!("http://{}", console.addr);
+    let mut socket = console.socket(&origin, Some(console.cookie())).unwrap();
+    let mut seen = Vec::new();
+
+    let hello = request(
+        &mut socket,
+        1,
+        "hello",
+        json!({"client": "a test's browser"}),
+        &mut seen,
+    );
+    assert!(hello.get("result").is_some(), "{hello}");
+    let listed = request(&mut socket, 2, "repository.list", json!({}), &mut seen);
+    let repositories = listed["result"]["repositories"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(repositories.len(), 1, "{listed}");
+    assert!(
+        repositories[0].as_str().unwrap().ends_with("/project"),
+        "{listed}"
+    );
+    let sessions = request(
+        &mut socket,
+        3,
+        "session.list",
+        json!({"repo": repositories[0]}),
+        &mut seen,
+    );
+    let session = sessions["result"]["sessions"][0]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(session.ends_with(&short), "{sessions}");
+
+    // After the first record, exactly the ones that follow it.
+    let records = env.records(&short);
+    assert!(records.len() >= 2, "{records:?}");
+    let subscribed = request(
+        &mut socket,
+        4,
+        "session.subscribe",
+        json!({"session": session, "after": 1}),
+        &mut seen,
+    );
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+    while seen.len() < records.len() - 1 {
+        let tungstenite::Message::Text(text) = socket.read().unwrap() else {
+            continue;
+        };
+        seen.push(serde_json::from_str(text.as_str()).unwrap());
+    }
+    let seqs: Vec<u64> = seen
+        .iter()
+        .filter_map(|m| m["params"]["seq"].as_u64())
+        .collect();
+    let expected: Vec<u64> = (2..=records.len() as u64).collect();
+    assert_eq!(seqs, expected, "{seen:#?}");
+}
