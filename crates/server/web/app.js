@@ -49,7 +49,7 @@ function connect() {
   state.socket = socket;
   socket.addEventListener("open", async () => {
     status("Connected");
-    await call("hello", { client: `nodwyn console in ${navigator.userAgent}` });
+    await call("hello", { client: "nodwyn's web console" });
     await refresh();
     if (state.current) subscribe(state.current);
   });
@@ -158,8 +158,8 @@ function show(method, params) {
       if (!streamed && params.text) line("agent", params.text);
       for (const called of params.tool_calls || []) line("call", `${called.tool} ${JSON.stringify(called.arguments)}`);
     } else if (params.kind === "tool_result") {
+      // The guard's decision is its own record, shown as it comes.
       line(params.ok ? "result" : "failed", `${params.tool}: ${params.content}`);
-      if (params.decision) line("guard", params.decision);
     } else if (params.kind === "notice") line("note", params.text);
     return;
   }
@@ -203,6 +203,10 @@ function settled(request) {
   drawSessions();
 }
 
+// New sessions (from a terminal, an editor) appear without a reload.
+setInterval(() => {
+  if (state.socket && state.socket.readyState === WebSocket.OPEN) refresh().catch(() => {});
+}, 3000);
 $("filter").addEventListener("change", drawSessions);
 $("search").addEventListener("input", drawSessions);
 await login();

@@ -45,7 +45,7 @@ pub(crate) struct Refused {
 
 /// The paths served to any request from this listener's own address: the console's page and
 /// code, which hold no data. Everything else needs the token.
-pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/style.css", "/login"];
+pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/style.css", "/favicon.ico", "/login"];
 
 /// The listener's own names: its address, and `localhost` with its port.
 pub(crate) fn own_hosts(addr: SocketAddr) -> Vec<String> {

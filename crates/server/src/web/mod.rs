@@ -84,6 +84,8 @@ pub async fn serve(
         .route("/", get(|| async { assets::PAGE.response() }))
         .route("/app.js", get(|| async { assets::SCRIPT.response() }))
         .route("/style.css", get(|| async { assets::STYLE.response() }))
+        // Browsers ask for it before the page has its cookie: nothing, rather than a refusal.
+        .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/login", post(login))
         .route("/ws", get(upgrade))
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page") })
