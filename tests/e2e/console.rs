@@ -413,3 +413,61 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
         "{decided:?}"
     );
 }
+
+#[test]
+fn nodwyn_console_starts_a_daemon_when_none_runs_and_then_finds_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let first = env.nodwyn_json(&repo, &["console", "--no-open"]);
+    let published = env.data().join("console.json");
+    let pid = serde_json::from_str::<Value>(&std::fs::read_to_string(&published).unwrap()).unwrap()
+        ["pid"]
+        .as_u64()
+        .unwrap();
+    // Ended however the test ends.
+    struct Stop(u64);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &self.0.to_string()])
+                .status();
+        }
+    }
+    let stop = Stop(pid);
+    assert_eq!(first["started"], true, "{first}");
+    let url = first["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.contains("/#token="),
+        "{url}"
+    );
+    assert_eq!(
+        std::fs::metadata(&published).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+
+    let again = env.nodwyn_json(&repo, &["console", "--no-open"]);
+    assert_eq!(again["started"], false, "{again}");
+    assert_eq!(again["url"], first["url"]);
+    let addr = url.trim_start_matches("http://").split('/').next().unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // Stopped, the daemon takes its address with it.
+    drop(stop);
+    let started = std::time::Instant::now();
+    while published.exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "console.json stayed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -6,6 +6,7 @@ mod allow;
 mod call;
 mod chat;
 mod completions;
+pub(crate) mod console;
 mod doctor;
 mod eval;
 mod guard;
@@ -82,6 +83,9 @@ enum Command {
     Acp(acp::AcpArgs),
     /// Serve the engine to many clients on a private Unix socket (JSON-RPC 2.0).
     Serve(serve::ServeArgs),
+    /// Print (and on a desktop, open) the web console's address, starting a daemon that serves
+    /// it when none runs.
+    Console(console::ConsoleArgs),
     /// Kept versions of the files a session's primitives replaced.
     #[command(subcommand)]
     Versions(versions::VersionsCommand),
@@ -148,6 +152,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
         Command::Acp(args) => acp::run(args, &context).map(|()| Outcome::Success),
         Command::Serve(args) => serve::run(args, &context).map(|()| Outcome::Success),
+        Command::Console(args) => console::run(args, &context).map(|()| Outcome::Success),
         Command::Versions(command) => versions::run(command, &context).map(|()| Outcome::Success),
         Command::Prompt(args) => prompt::run(args, &context).map(|()| Outcome::Success),
         Command::Eval(args) => eval::run(args, &context).map(|()| Outcome::Success),

@@ -37,6 +37,7 @@ pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()
         None => environment::daemon_socket()?,
     };
     let store = invocation.store()?;
+    let store_home = store.home().to_path_buf();
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
@@ -59,11 +60,18 @@ pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()
         "nodwyn: serving on {} (Ctrl-C stops)",
         listening.path().display()
     ));
-    if let Some((_, console)) = &console {
-        // On stdout, for the person (or a program that started the daemon) to open; the
-        // token in it opens the console, so it is printed nowhere else.
-        output::text(format!("console: {}", console.url()))?;
-    }
+    // Where `nodwyn console` finds the running console: in the data directory, which an
+    // agent's command can never read, with mode 0600. Removed when the daemon stops.
+    let published = match &console {
+        Some((_, console)) => {
+            output::text(format!("console: {}", console.url()))?;
+            Some(crate::commands::console::publish(
+                store_home.as_path(),
+                &console.url(),
+            )?)
+        }
+        None => None,
+    };
     let stopping = |stop: Arc<AtomicBool>| async move {
         while !stop.load(Ordering::SeqCst) {
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -88,6 +96,9 @@ pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()
         tokio::time::sleep(Duration::from_millis(200)).await;
     });
     drop(listening);
+    if let Some(published) = published {
+        let _ = std::fs::remove_file(published);
+    }
     output::note("nodwyn: stopped; every running turn ended as interrupted");
     runtime.shutdown_timeout(Duration::from_secs(1));
     Ok(())
