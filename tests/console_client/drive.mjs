@@ -19,7 +19,7 @@ try {
     if (message.type() === "error") seen.errors.push(message.text());
   });
   await page.goto(url);
-  seen.addressAfterLogin = page.url();
+  seen.addressAfterLoad = page.url();
   await page.getByRole("button", { name: new RegExp(short) }).click();
   const allow = page.getByRole("button", { name: "Allow" });
   await allow.waitFor({ timeout: 20000 });
@@ -33,6 +33,11 @@ try {
   // Text that looks like HTML is text: no element was made of it.
   seen.elementsFromText = await page.locator("#conversation b, #conversation script").count();
   await page.screenshot({ path: `${shots}/desktop-light.png`, fullPage: true });
+  // The token lives in the tab, not in a cookie: a reload connects again without the address.
+  seen.cookies = (await page.context().cookies()).length;
+  await page.reload();
+  await page.getByText("Connected").waitFor({ timeout: 10000 });
+  seen.sessionsAfterReload = await page.locator(".session").count();
   for (const [name, size, scheme] of [
     ["desktop-dark", { width: 1280, height: 800 }, "dark"],
     ["phone-light", { width: 390, height: 844 }, "light"],

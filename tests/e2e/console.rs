@@ -1,9 +1,10 @@
 //! `nodwyn serve --web`: the console's listener over real sockets, as a browser's neighbourhood
 //! would try it. A request naming another host is refused (421, DNS rebinding), one without the
-//! token's cookie (401), a POST or WebSocket from another origin (403), a POST a form could send
-//! (415); the page comes with the headers that keep it to itself; the token printed once is
-//! exchanged for an `HttpOnly; SameSite=Strict` cookie; and the WebSocket speaks nodwyn's
-//! protocol, replaying a session after a cursor.
+//! token (401: a cookie carrying it is no key, since browsers send a port's cookies to every
+//! port), a POST or WebSocket from another origin (403), a POST a form could send (415); the
+//! page comes with the headers that keep it to itself; the WebSocket, opened with the token as
+//! its subprotocol, speaks nodwyn's protocol, replaying a session after a cursor; and in a real
+//! Chromium a question is answered from the page.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -94,15 +95,16 @@ impl Console {
         (status, headers, body.to_owned())
     }
 
-    fn cookie(&self) -> String {
-        format!("nodwyn_console={}", self.token)
+    /// The subprotocol that carries the token.
+    fn protocol(&self) -> String {
+        format!("nodwyn.{}", self.token)
     }
 
-    /// Opens the WebSocket with `origin` and the token's cookie, or says how it was refused.
+    /// Opens the WebSocket with `origin` and these headers, or says how it was refused.
     fn socket(
         &self,
         origin: &str,
-        cookie: Option<String>,
+        headers: &[(&'static str, String)],
     ) -> Result<tungstenite::WebSocket<TcpStream>, u16> {
         use tungstenite::client::IntoClientRequest;
         let mut request = format!("ws://{}/ws", self.addr)
@@ -111,10 +113,8 @@ impl Console {
         request
             .headers_mut()
             .insert("Origin", origin.parse().unwrap());
-        if let Some(cookie) = cookie {
-            request
-                .headers_mut()
-                .insert("Cookie", cookie.parse().unwrap());
+        for (name, value) in headers {
+            request.headers_mut().insert(*name, value.parse().unwrap());
         }
         let stream = TcpStream::connect(&self.addr).unwrap();
         stream
@@ -191,55 +191,53 @@ fn the_console_refuses_what_a_web_page_could_send_and_serves_its_page_with_its_g
         "refusals carry the headers too"
     );
 
-    // The token's exchange: refused from another origin, for a form's type, with a wrong token.
-    let login =
-        |extra: &str, body: &str| console.http(&format!("POST /login HTTP/1.1{extra}"), body);
-    let token = json!({"token": console.token}).to_string();
-    let (status, _, _) = login(
-        "\nOrigin: http://attacker.example\nContent-Type: application/json",
-        &token,
+    // A POST: another origin, then a type a form can send.
+    let bearer = format!("\nAuthorization: Bearer {}", console.token);
+    let (status, _, _) = console.http(
+        &format!(
+            "POST /anything HTTP/1.1{bearer}\nOrigin: http://attacker.example\nContent-Type: application/json"
+        ),
+        "{}",
     );
     assert_eq!(status, 403);
-    let (status, _, _) = login("\nContent-Type: text/plain", &token);
+    let (status, _, _) = console.http(
+        &format!("POST /anything HTTP/1.1{bearer}\nContent-Type: text/plain"),
+        "{}",
+    );
     assert_eq!(status, 415);
-    let (status, headers, _) = login(
-        "\nContent-Type: application/json",
-        &json!({"token": "0".repeat(64)}).to_string(),
-    );
-    assert_eq!(status, 401);
-    assert_eq!(header(&headers, "set-cookie"), "");
-    let origin = format!("http://{}", console.addr);
-    let (status, headers, _) = login(
-        &format!("\nOrigin: {origin}\nContent-Type: application/json"),
-        &token,
-    );
-    assert_eq!(status, 204);
-    let cookie = header(&headers, "set-cookie");
-    assert!(cookie.starts_with(&console.cookie()), "{cookie}");
-    assert!(cookie.contains("HttpOnly"), "{cookie}");
-    assert!(cookie.contains("SameSite=Strict"), "{cookie}");
 
-    // The WebSocket: no cookie, another origin, then the console's own.
-    assert_eq!(console.socket(&origin, None).err(), Some(401));
+    // The WebSocket: no token, a forged one, the token as a cookie (which a browser would also
+    // send to a server on any other port here), another origin, then the console's own.
+    let origin = format!("http://{}", console.addr);
+    let protocol = |value: String| vec![("Sec-WebSocket-Protocol", value)];
+    assert_eq!(console.socket(&origin, &[]).err(), Some(401));
     assert_eq!(
         console
-            .socket(
-                &format!("http://{}", console.addr),
-                Some("nodwyn_console=forged".to_owned())
-            )
+            .socket(&origin, &protocol("nodwyn.forged".to_owned()))
             .err(),
         Some(401)
     );
+    let cookie = vec![("Cookie", format!("nodwyn_console={}", console.token))];
+    assert_eq!(console.socket(&origin, &cookie).err(), Some(401));
     assert_eq!(
         console
-            .socket("http://attacker.example", Some(console.cookie()))
+            .socket("http://attacker.example", &protocol(console.protocol()))
             .err(),
         Some(403)
     );
-    assert!(console.socket(&origin, Some(console.cookie())).is_ok());
-    // Every other path needs the cookie.
+    assert!(
+        console
+            .socket(&origin, &protocol(console.protocol()))
+            .is_ok()
+    );
+    // Every other path needs the token.
     let (status, _, _) = console.http("GET /anything HTTP/1.1", "");
     assert_eq!(status, 401);
+    let (_, headers, _) = console.http("GET / HTTP/1.1", "");
+    assert_eq!(
+        header(&headers, "cross-origin-opener-policy"),
+        "same-origin"
+    );
 }
 
 #[test]
@@ -250,7 +248,9 @@ fn the_consoles_websocket_speaks_the_protocol_and_replays_after_a_cursor() {
     let short = id[id.len() - 8..].to_owned();
     let console = Console::start(&env, &repo);
     let origin = format!("http://{}", console.addr);
-    let mut socket = console.socket(&origin, Some(console.cookie())).unwrap();
+    let mut socket = console
+        .socket(&origin, &[("Sec-WebSocket-Protocol", console.protocol())])
+        .unwrap();
     let mut seen = Vec::new();
 
     let hello = request(
@@ -371,14 +371,13 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
     });
     assert!(seen.get("failure").is_none(), "{seen:#}");
     assert_eq!(seen["errors"], json!([]), "{seen:#}");
-    // The token left the address bar once exchanged.
+    // The token left the address bar, and no cookie holds it; a reload connects again.
     assert!(
-        !seen["addressAfterLogin"]
-            .as_str()
-            .unwrap()
-            .contains("token"),
+        !seen["addressAfterLoad"].as_str().unwrap().contains("token"),
         "{seen:#}"
     );
+    assert_eq!(seen["cookies"], 0, "{seen:#}");
+    assert_eq!(seen["sessionsAfterReload"], 1, "{seen:#}");
     let question = seen["question"].as_str().unwrap();
     assert!(question.contains("fs-write notes.txt"), "{question}");
     assert_eq!(seen["questionsLeft"], 0, "{seen:#}");
@@ -441,10 +440,15 @@ fn nodwyn_console_starts_a_daemon_when_none_runs_and_then_finds_it() {
         url.starts_with("http://127.0.0.1:") && url.contains("/#token="),
         "{url}"
     );
-    assert_eq!(
-        std::fs::metadata(&published).unwrap().permissions().mode() & 0o777,
-        0o600
-    );
+    // The page a browser is opened on leads to the address, so the token is in no command line.
+    let leading = env.data().join("console.html");
+    for file in [&published, &leading] {
+        assert_eq!(
+            std::fs::metadata(file).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    assert!(std::fs::read_to_string(&leading).unwrap().contains(url));
 
     let again = env.nodwyn_json(&repo, &["console", "--no-open"]);
     assert_eq!(again["started"], false, "{again}");
@@ -463,7 +467,7 @@ fn nodwyn_console_starts_a_daemon_when_none_runs_and_then_finds_it() {
     // Stopped, the daemon takes its address with it.
     drop(stop);
     let started = std::time::Instant::now();
-    while published.exists() {
+    while published.exists() || leading.exists() {
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "console.json stayed"

@@ -18,7 +18,7 @@ use tokio::sync::Semaphore;
 use crate::dispatch::{Peer, dispatch};
 use crate::events::error_line;
 use crate::outbox::{Outbox, QUEUE};
-use crate::peer::{started_by, started_by_program};
+use crate::peer::started_by_agent;
 use crate::server::Server;
 
 /// The longest line a client may send.
@@ -161,7 +161,11 @@ pub async fn serve(
                     let server = Arc::clone(&server);
                     tokio::spawn(async move { connection(server, stream).await });
                 }
-                Err(error) => tracing::warn!(%error, "could not accept a connection"),
+                Err(error) => {
+                    // Out of file handles, say: wait rather than spin.
+                    tracing::warn!(%error, "could not accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
             },
             () = &mut stop => break,
         }
@@ -181,13 +185,7 @@ async fn connection(server: Arc<Server>, stream: UnixStream) {
         );
         return;
     }
-    let program = std::env::current_exe().ok();
-    let may_answer = !credentials.pid().is_some_and(|pid| {
-        started_by(pid, std::process::id())
-            || program
-                .as_deref()
-                .is_some_and(|program| started_by_program(pid, program))
-    });
+    let may_answer = !credentials.pid().is_some_and(started_by_agent);
     let (reader, mut writer) = stream.into_split();
     let (outbox, inbox) = Outbox::new(QUEUE);
     let (mut lines, watch) = (inbox.lines, inbox.watch);

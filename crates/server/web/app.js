@@ -1,6 +1,6 @@
 // nodwyn's web console: a client of nodwyn's protocol over the console's WebSocket. Everything a
 // session produced (file names, model text, commands, branch names) is shown with textContent,
-// never as HTML.
+// never as HTML, and with its invisible and direction-changing characters made visible.
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -14,9 +14,17 @@ const state = {
   streaming: null,
 };
 
+// Characters that make what is read differ from what is there (bidi controls, zero-width and
+// other invisible ones, controls but line feeds and tabs), as nodwyn shows them on a terminal.
+const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
+
+function visible(text) {
+  return String(text).replace(HIDDEN, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+}
+
 function element(tag, text, className) {
   const made = document.createElement(tag);
-  if (text !== undefined) made.textContent = text;
+  if (text !== undefined) made.textContent = visible(text);
   if (className) made.className = className;
   return made;
 }
@@ -31,21 +39,25 @@ function status(text) {
   $("status").textContent = text;
 }
 
-async function login() {
-  const token = new URLSearchParams(location.hash.slice(1)).get("token");
-  if (!token) return;
-  // The token leaves the address bar at once; the cookie carries it from here on.
-  history.replaceState(null, "", location.pathname);
-  const answer = await fetch("/login", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ token }),
-  });
-  if (!answer.ok) status(await answer.text());
+// The token comes once, in the address's fragment; it leaves the address bar at once and is kept
+// in this tab's sessionStorage, which belongs to this origin alone (its port included), never in
+// a cookie, which the browser would also send to any other port of this machine.
+function token() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (given) {
+    sessionStorage.setItem("nodwyn-token", given);
+    history.replaceState(null, "", location.pathname);
+  }
+  return sessionStorage.getItem("nodwyn-token");
 }
 
 function connect() {
-  const socket = new WebSocket(`ws://${location.host}/ws`);
+  const key = token();
+  if (!key) {
+    status("Open the console at the address nodwyn serve printed (nodwyn console prints it).");
+    return;
+  }
+  const socket = new WebSocket(`ws://${location.host}/ws`, [`nodwyn.${key}`]);
   state.socket = socket;
   socket.addEventListener("open", async () => {
     status("Connected");
@@ -75,7 +87,7 @@ function receive(message) {
   if (params.seq !== undefined && params.session) state.last.set(params.session, params.seq);
   if (message.method === "approval.request") return ask(message.id, params);
   if (message.method === "approval.resolved") return settled(params.request);
-  if (params.session && params.session !== state.current && message.method !== "item.delta") return;
+  if (params.session && params.session !== state.current) return;
   show(message.method, params);
 }
 
@@ -128,6 +140,7 @@ async function subscribe(session) {
   state.current = session;
   if (!known) {
     $("conversation").replaceChildren();
+    state.streaming = null;
     state.last.delete(session);
   }
   const picked = state.sessions.get(session);
@@ -139,7 +152,7 @@ async function subscribe(session) {
 
 function line(kind, text) {
   const item = element("li");
-  item.append(element("span", kind, "kind"), document.createTextNode(text));
+  item.append(element("span", kind, "kind"), document.createTextNode(visible(text)));
   $("conversation").append(item);
   return item;
 }
@@ -147,7 +160,7 @@ function line(kind, text) {
 function show(method, params) {
   if (method === "item.delta") {
     if (!state.streaming) state.streaming = line("agent", "");
-    state.streaming.append(document.createTextNode(params.text));
+    state.streaming.append(document.createTextNode(visible(params.text)));
     return;
   }
   if (method === "item.completed") {
@@ -181,11 +194,15 @@ function ask(id, params) {
   item.append(
     element("div", params.kind === "security" ? "Security confirm" : "Question"),
     element("div", session ? session.branch || session.root : params.session),
-    element("div", params.action),
+    element("div", params.action, "action"),
     element("div", `because: ${params.why}`),
   );
   for (const [name, decision] of [["Allow", "allow"], ["Decline", "decline"]]) {
     const button = element("button", name, "answer");
+    // Not answerable the moment it appears: a click meant for something else (a window that
+    // raised itself under the pointer) must not approve it.
+    button.disabled = true;
+    setTimeout(() => (button.disabled = false), 600);
     button.addEventListener("click", () => {
       state.socket.send(JSON.stringify({ jsonrpc: "2.0", id, result: { decision } }));
     });
@@ -209,5 +226,4 @@ setInterval(() => {
 }, 3000);
 $("filter").addEventListener("change", drawSessions);
 $("search").addEventListener("input", drawSessions);
-await login();
 connect();

@@ -3,8 +3,10 @@
 //! browser when there is a desktop.
 //!
 //! The daemon publishes its console's address, token included, in `console.json` in the data
-//! directory (mode 0600), which no command an agent runs can read; it is removed when the daemon
-//! stops, and a file whose daemon is gone, or whose port answers nothing, is not believed.
+//! directory (mode 0600), which no command an agent runs can read, beside `console.html`, a page
+//! that leads the browser there: the browser is opened on that file, so the token is in no
+//! process's command line. Both are removed when the daemon stops, and an address whose daemon is
+//! gone, or whose port answers nothing, is not believed.
 
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
@@ -50,7 +52,7 @@ pub(crate) fn run(args: ConsoleArgs, invocation: &Invocation) -> anyhow::Result<
     }
     if !args.no_open && on_a_desktop() {
         let _ = Command::new("xdg-open")
-            .arg(&url)
+            .arg(leading_page(store.home()))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -64,26 +66,42 @@ fn published_file(home: &Path) -> PathBuf {
     home.join("console.json")
 }
 
+/// The page in data directory `home` that leads a browser to the console.
+fn leading_page(home: &Path) -> PathBuf {
+    home.join("console.html")
+}
+
 /// Publishes `url` as this process's console, in data directory `home`, readable by the person
-/// alone; returns the file, for the daemon to remove when it stops.
-pub(crate) fn publish(home: &Path, url: &str) -> anyhow::Result<PathBuf> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = published_file(home);
-    let temporary = home.join(format!(".console.json.{}", std::process::id()));
+/// alone (`console.json`, and `console.html` leading a browser there); returns the files, for
+/// the daemon to remove when it stops.
+pub(crate) fn publish(home: &Path, url: &str) -> anyhow::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(home)?;
+    let address = json!({"url": url, "pid": std::process::id()}).to_string();
+    let page = format!(
+        "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" content=\"0; url={url}\"><title>nodwyn</title>\n"
+    );
+    let files = vec![published_file(home), leading_page(home)];
+    for (file, text) in files.iter().zip([address, page]) {
+        write_private(file, &text)?;
+    }
+    Ok(files)
+}
+
+/// Writes `text` to `file` whole, readable by the person alone.
+fn write_private(file: &Path, text: &str) -> anyhow::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut temporary = file.as_os_str().to_owned();
+    temporary.push(format!(".{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
     let mut written = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
         .open(&temporary)?;
-    writeln!(
-        written,
-        "{}",
-        json!({"url": url, "pid": std::process::id()})
-    )?;
-    std::fs::rename(&temporary, &file)?;
-    Ok(file)
+    writeln!(written, "{text}")?;
+    std::fs::rename(&temporary, file)?;
+    Ok(())
 }
 
 /// The console a running daemon published in `file`, if its daemon still runs and its port

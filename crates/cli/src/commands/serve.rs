@@ -96,8 +96,8 @@ pub(super) fn run(args: ServeArgs, invocation: &Invocation) -> anyhow::Result<()
         tokio::time::sleep(Duration::from_millis(200)).await;
     });
     drop(listening);
-    if let Some(published) = published {
-        let _ = std::fs::remove_file(published);
+    for file in published.into_iter().flatten() {
+        let _ = std::fs::remove_file(file);
     }
     output::note("nodwyn: stopped; every running turn ended as interrupted");
     runtime.shutdown_timeout(Duration::from_secs(1));

@@ -4,16 +4,23 @@
 //! Local web servers of agent tools have been taken over from ordinary web pages: a page the
 //! person visits can make the browser send requests to a loopback port (cross-site request
 //! forgery), and a name the attacker's DNS points at 127.0.0.1 makes those requests same-origin
-//! (DNS rebinding). So a request whose `Host` is not this listener's own loopback address is
-//! refused (421: the name is not this server's); a POST or a WebSocket whose `Origin` is another
-//! site's is refused (403); a POST whose body is not `application/json` is refused (415: the
-//! types a form may send without asking are never accepted); and everything but the console's
-//! own page and code needs the per-launch token, carried by its cookie (401).
+//! (DNS rebinding). So a request whose `Host` is not this listener's own address is refused
+//! (421: the name is not this server's); a POST or a WebSocket whose `Origin` is another site's
+//! is refused (403); a POST whose body is not `application/json` is refused (415: the types a
+//! form may send without asking are never accepted); and everything but the console's own page
+//! and code needs the per-launch token (401).
+//!
+//! The token travels in the request itself, never in a cookie: browsers do not keep cookies
+//! apart by port, so a cookie of `127.0.0.1:PORT` would be sent to a server an agent's command
+//! runs on any other port of `127.0.0.1` as soon as the person opened a link to it. The page
+//! keeps the token in its tab's `sessionStorage` (the origin's, port included) and offers it as
+//! the WebSocket's subprotocol (`nodwyn.TOKEN`); a plain request carries it as
+//! `Authorization: Bearer TOKEN`.
 
 use std::net::SocketAddr;
 
-/// The cookie that carries the token once the page exchanged it.
-pub(crate) const COOKIE: &str = "nodwyn_console";
+/// The prefix of the WebSocket subprotocol that carries the token.
+pub(crate) const PROTOCOL: &str = "nodwyn.";
 
 /// A request's head, as far as the checks read it.
 #[derive(Debug, Default, Clone, Copy)]
@@ -28,8 +35,10 @@ pub(crate) struct Head<'a> {
     pub(crate) origin: Option<&'a str>,
     /// The `Content-Type` header.
     pub(crate) content_type: Option<&'a str>,
-    /// The `Cookie` header.
-    pub(crate) cookie: Option<&'a str>,
+    /// The `Sec-WebSocket-Protocol` header: the subprotocols a WebSocket offers.
+    pub(crate) protocols: Option<&'a str>,
+    /// The `Authorization` header.
+    pub(crate) authorization: Option<&'a str>,
     /// Whether it asks to become a WebSocket.
     pub(crate) upgrade: bool,
 }
@@ -45,17 +54,13 @@ pub(crate) struct Refused {
 
 /// The paths served to any request from this listener's own address: the console's page and
 /// code, which hold no data. Everything else needs the token.
-pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/style.css", "/favicon.ico", "/login"];
-
-/// The listener's own names: its address, and `localhost` with its port.
-pub(crate) fn own_hosts(addr: SocketAddr) -> Vec<String> {
-    vec![addr.to_string(), format!("localhost:{}", addr.port())]
-}
+pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/style.css", "/favicon.ico"];
 
 /// Whether `head` may be answered by the listener at `addr`, whose token is `token`.
 pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<(), Refused> {
-    let hosts = own_hosts(addr);
-    let Some(host) = head.host.filter(|host| hosts.iter().any(|own| own == host)) else {
+    // Its address exactly: not `localhost`, which another process may answer on `::1`.
+    let own = addr.to_string();
+    let Some(host) = head.host.filter(|host| *host == own) else {
         return Err(Refused {
             status: 421,
             why: format!(
@@ -89,11 +94,17 @@ pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<()
     if OPEN_PATHS.contains(&head.path) && !head.upgrade {
         return Ok(());
     }
-    if head
-        .cookie
-        .and_then(cookie_token)
-        .is_some_and(|given| same(given, token))
-    {
+    let given = if head.upgrade {
+        head.protocols.and_then(|offered| {
+            offered
+                .split(',')
+                .find_map(|protocol| protocol.trim().strip_prefix(PROTOCOL))
+        })
+    } else {
+        head.authorization
+            .and_then(|value| value.strip_prefix("Bearer "))
+    };
+    if given.is_some_and(|given| same(given, token)) {
         Ok(())
     } else {
         Err(Refused {
@@ -101,14 +112,6 @@ pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<()
             why: "open the console at the address nodwyn serve printed (its token changes each time it starts)".to_owned(),
         })
     }
-}
-
-/// The token a `Cookie` header carries.
-fn cookie_token(header: &str) -> Option<&str> {
-    header.split(';').find_map(|pair| {
-        let (name, value) = pair.trim().split_once('=')?;
-        (name == COOKIE).then_some(value)
-    })
 }
 
 /// Whether `given` is `token`, compared in full whatever differs first.
@@ -126,6 +129,7 @@ mod tests {
     use super::*;
 
     const TOKEN: &str = "0123456789abcdef";
+    const BEARER: Option<&str> = Some("Bearer 0123456789abcdef");
 
     fn addr() -> SocketAddr {
         "127.0.0.1:4242".parse().unwrap()
@@ -151,43 +155,38 @@ mod tests {
             Some("evil.example:4242"),
             Some("127.0.0.1:80"),
             Some("127.0.0.2:4242"),
+            Some("localhost:4242"),
+            Some("127.0.0.1.:4242"),
         ] {
             let head = Head {
                 host,
-                cookie: Some("nodwyn_console=0123456789abcdef"),
+                authorization: BEARER,
                 ..head("GET", "/")
             };
             assert_eq!(status(&head), 421, "{host:?}");
         }
-        assert_eq!(
-            status(&Head {
-                host: Some("localhost:4242"),
-                ..head("GET", "/")
-            }),
-            200
-        );
+        assert_eq!(status(&head("GET", "/")), 200);
     }
 
     #[test]
     fn another_origin_may_neither_post_nor_open_a_websocket() {
-        let cookie = Some("nodwyn_console=0123456789abcdef");
         let post = Head {
             origin: Some("http://evil.example"),
             content_type: Some("application/json"),
-            cookie,
-            ..head("POST", "/login")
+            authorization: BEARER,
+            ..head("POST", "/anything")
         };
         assert_eq!(status(&post), 403);
         let socket = Head {
             origin: Some("http://localhost:4242"),
             upgrade: true,
-            cookie,
+            protocols: Some("nodwyn.0123456789abcdef"),
             ..head("GET", "/ws")
         };
         assert_eq!(
             status(&socket),
             403,
-            "localhost is not the page's own origin here"
+            "localhost is not the page's own origin"
         );
         let own = Head {
             origin: Some("http://127.0.0.1:4242"),
@@ -206,39 +205,53 @@ mod tests {
         ] {
             let post = Head {
                 content_type: kind,
-                ..head("POST", "/login")
+                authorization: BEARER,
+                ..head("POST", "/anything")
             };
             assert_eq!(status(&post), 415, "{kind:?}");
         }
         let json = Head {
             content_type: Some("application/json; charset=utf-8"),
-            ..head("POST", "/login")
+            authorization: BEARER,
+            ..head("POST", "/anything")
         };
         assert_eq!(status(&json), 200);
     }
 
     #[test]
-    fn data_needs_the_tokens_cookie_and_the_page_does_not() {
+    fn data_needs_the_token_in_the_request_itself_and_the_page_does_not() {
         assert_eq!(status(&head("GET", "/app.js")), 200);
-        for cookie in [
+        for protocols in [
             None,
-            Some("nodwyn_console=wrong"),
-            Some("other=0123456789abcdef"),
-            Some("nodwyn_console=0123456789abcde"),
+            Some("nodwyn.wrong"),
+            Some("other.0123456789abcdef"),
+            Some("nodwyn.0123456789abcde"),
         ] {
             let socket = Head {
                 upgrade: true,
-                cookie,
+                protocols,
                 ..head("GET", "/ws")
             };
-            assert_eq!(status(&socket), 401, "{cookie:?}");
+            assert_eq!(status(&socket), 401, "{protocols:?}");
         }
         let socket = Head {
             upgrade: true,
-            cookie: Some("theme=dark; nodwyn_console=0123456789abcdef"),
+            protocols: Some("chat, nodwyn.0123456789abcdef"),
             ..head("GET", "/ws")
         };
         assert_eq!(status(&socket), 200);
+        // A WebSocket's token is its subprotocol, which a page offers for its own socket.
+        let bearer = Head {
+            upgrade: true,
+            authorization: BEARER,
+            ..head("GET", "/ws")
+        };
+        assert_eq!(status(&bearer), 401);
         assert_eq!(status(&head("GET", "/anything-else")), 401);
+        let bearer = Head {
+            authorization: BEARER,
+            ..head("GET", "/anything-else")
+        };
+        assert_eq!(status(&bearer), 200);
     }
 }

@@ -2,8 +2,10 @@
 //! loopback address beside the Unix socket (`nodwyn serve --web`). The page is a client of the
 //! protocol like every other front-end; this module adds no engine logic, only the checks a
 //! browser's neighbourhood needs (`checks`) and the way in: the per-launch token, printed once
-//! in the address's fragment (which a browser never sends), exchanged by the page for an
-//! `HttpOnly; SameSite=Strict` cookie.
+//! in the address's fragment (which a browser never sends), kept by the page in its tab and
+//! offered as the WebSocket's subprotocol. A process an agent's command started answers no
+//! question even with the token: the connection is traced to its process (`peer::tcp_peer`),
+//! as the Unix socket's peers are.
 
 mod assets;
 mod checks;
@@ -13,11 +15,11 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
 
 use crate::server::Server;
 
@@ -86,14 +88,16 @@ pub async fn serve(
         .route("/style.css", get(|| async { assets::STYLE.response() }))
         // Browsers ask for it before the page has its cookie: nothing, rather than a refusal.
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
-        .route("/login", post(login))
         .route("/ws", get(upgrade))
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page") })
         .layer(middleware::from_fn_with_state(web.clone(), guard))
         .with_state(web);
-    if let Err(error) = axum::serve(listener, app)
-        .with_graceful_shutdown(stop)
-        .await
+    if let Err(error) = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(stop)
+    .await
     {
         tracing::warn!(%error, "the console's listener stopped");
     }
@@ -112,7 +116,8 @@ async fn guard(State(web): State<Web>, request: Request, next: Next) -> Response
                 host: text(header::HOST),
                 origin: text(header::ORIGIN),
                 content_type: text(header::CONTENT_TYPE),
-                cookie: text(header::COOKIE),
+                protocols: text(header::SEC_WEBSOCKET_PROTOCOL),
+                authorization: text(header::AUTHORIZATION),
                 upgrade: text(header::UPGRADE).is_some_and(|u| u.eq_ignore_ascii_case("websocket")),
             },
             web.addr,
@@ -143,6 +148,11 @@ fn protect(headers: &mut HeaderMap, addr: SocketAddr) {
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::REFERRER_POLICY, "no-referrer"),
         (header::CACHE_CONTROL, "no-store"),
+        // A page another site opened gets no handle on this one.
+        (
+            header::HeaderName::from_static("cross-origin-opener-policy"),
+            "same-origin",
+        ),
     ] {
         if let Ok(value) = HeaderValue::from_str(value) {
             headers.insert(name, value);
@@ -150,33 +160,22 @@ fn protect(headers: &mut HeaderMap, addr: SocketAddr) {
     }
 }
 
-/// The page's token, exchanged for the cookie every other request carries.
-async fn login(State(web): State<Web>, body: axum::body::Bytes) -> Response {
-    let given: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-    let Some(token) = given["token"]
-        .as_str()
-        .filter(|token| checks::same(token, &web.token))
-    else {
-        return (
-            StatusCode::UNAUTHORIZED,
-            "that is not this console's token (it changes each time nodwyn serve starts: open the address it printed)",
-        )
-            .into_response();
-    };
-    let cookie = format!(
-        "{}={token}; HttpOnly; SameSite=Strict; Path=/",
-        checks::COOKIE
-    );
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    if let Ok(cookie) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().insert(header::SET_COOKIE, cookie);
-    }
-    response
-}
-
-/// The WebSocket: one protocol connection.
-async fn upgrade(State(web): State<Web>, upgrade: WebSocketUpgrade) -> Response {
+/// The WebSocket: one protocol connection, its token's subprotocol chosen (a browser closes a
+/// socket whose server chose none of those it offered). Its answers to questions count unless
+/// it comes from a process an agent's command started.
+async fn upgrade(
+    State(web): State<Web>,
+    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
+    let local = web.addr;
+    let may_answer = tokio::task::spawn_blocking(move || {
+        crate::peer::tcp_peer(local, remote).is_none_or(|pid| !crate::peer::started_by_agent(pid))
+    })
+    .await
+    .unwrap_or(false);
     upgrade
+        .protocols([format!("{}{}", checks::PROTOCOL, web.token)])
         .max_message_size(crate::socket::MAX_LINE as usize)
-        .on_upgrade(move |socket| socket::connection(web.server, socket))
+        .on_upgrade(move |socket| socket::connection(web.server, socket, may_answer))
 }

@@ -1,7 +1,8 @@
 //! The console's WebSocket as one protocol connection: each text message is one JSON-RPC
 //! message, answered and followed by events and questions exactly as a Unix socket's lines are.
 //! A browser that passed the checks is the person's (only the person has the token), so its
-//! answers to questions count.
+//! answers to questions count, unless the connection comes from a process an agent's command
+//! started.
 
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use crate::server::Server;
 use crate::socket::{answer, hang_up, in_flight};
 
 /// One browser's connection, from its first message to its last.
-pub(crate) async fn connection(server: Arc<Server>, socket: WebSocket) {
+pub(crate) async fn connection(server: Arc<Server>, socket: WebSocket, may_answer: bool) {
     let (mut sink, mut stream) = socket.split();
     let (outbox, inbox) = Outbox::new(QUEUE);
     let (mut lines, watch) = (inbox.lines, inbox.watch);
@@ -32,7 +33,7 @@ pub(crate) async fn connection(server: Arc<Server>, socket: WebSocket) {
         }
         let _ = sink.close().await;
     });
-    let peer = Peer::new(outbox.clone(), true);
+    let peer = Peer::new(outbox.clone(), may_answer);
     let in_flight = in_flight();
     while let Some(Ok(message)) = stream.next().await {
         let text = match message {
