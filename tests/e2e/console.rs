@@ -475,3 +475,128 @@ fn nodwyn_console_starts_a_daemon_when_none_runs_and_then_finds_it() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn an_agents_command_holding_the_token_answers_no_question_through_the_console() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    // The intruder's own command is allowed by a standing answer, so nobody is asked about it.
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        "commands = [[\"python3\"]]\n",
+    );
+    let asked = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Done."),
+    ]);
+    let console = Console::start(&env, &repo);
+    // The session whose question waits: a run with nobody at a terminal.
+    let mut waiting = env
+        .nodwyn_command(&repo, &["run", "--daemon", "--worktree", "write a note"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(waiting.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let session = first
+        .split_whitespace()
+        .find(|word| word.len() > 8 && word.contains('T') && word.contains('-'))
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .to_owned();
+    // Another session's agent runs the intruder, the token in hand.
+    let port = console.addr.rsplit(':').next().unwrap().to_owned();
+    let intruder = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("console_client/intruder.py"),
+    )
+    .unwrap();
+    let attacker = StandIn::start(vec![
+        openai::call(
+            "shell-exec",
+            json!({"argv": ["python3", "-c", intruder, port, console.token, session]}),
+        ),
+        openai::text("Tried."),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n[models.attacker]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            asked.url(),
+            attacker.url()
+        ),
+    );
+    let ran = env.nodwyn(
+        &repo,
+        &[
+            "run",
+            "--daemon",
+            "--no-worktree",
+            "--model",
+            "attacker",
+            "try it",
+        ],
+    );
+    // The intruder reached the question and sent its answer...
+    let result = &attacker.received()[1].body;
+    assert!(
+        result
+            .to_string()
+            .contains("sent an allow for fs-write notes.txt"),
+        "{}\n{result:#}",
+        ran.stderr
+    );
+    // ...which counted for nothing: nothing was written, the question still waits, and the
+    // person declines it.
+    let short = session[session.len() - 8..].to_owned();
+    let note = repo.join(format!(".nodwyn/worktrees/{short}/notes.txt"));
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!note.exists(), "the intruder's allow counted");
+    let origin = format!("http://{}", console.addr);
+    let mut person = console
+        .socket(&origin, &[("Sec-WebSocket-Protocol", console.protocol())])
+        .unwrap();
+    let mut seen = Vec::new();
+    request(
+        &mut person,
+        1,
+        "session.subscribe",
+        json!({"session": session}),
+        &mut seen,
+    );
+    let question = loop {
+        if let Some(question) = seen.iter().find(|m| m["method"] == "approval.request") {
+            break question.clone();
+        }
+        let tungstenite::Message::Text(text) = person.read().unwrap() else {
+            continue;
+        };
+        seen.push(serde_json::from_str(text.as_str()).unwrap());
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"decision": "decline"}});
+    person
+        .send(tungstenite::Message::Text(answer.to_string().into()))
+        .unwrap();
+    assert!(waiting.wait().unwrap().success());
+    let short = &session[session.len() - 8..];
+    assert!(
+        !repo
+            .join(format!(".nodwyn/worktrees/{short}/notes.txt"))
+            .exists()
+    );
+    let decided: Vec<Value> = env
+        .records(short)
+        .into_iter()
+        .filter(|r| r["type"] == "guard.decision")
+        .collect();
+    assert_eq!(decided[0]["answer"], "refuse", "{decided:?}");
+    assert!(
+        decided[0]["why"].as_str().unwrap().starts_with("declined"),
+        "{decided:?}"
+    );
+}
