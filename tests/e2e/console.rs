@@ -492,6 +492,16 @@ fn an_agents_command_holding_the_token_answers_no_question_through_the_console()
         ),
         openai::text("Done."),
     ]);
+    // The intruder's model is told what to run once the other session is known.
+    let attacker = StandIn::start(Vec::new());
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n[models.attacker]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            asked.url(),
+            attacker.url()
+        ),
+    );
     let console = Console::start(&env, &repo);
     // The session whose question waits: a run with nobody at a terminal.
     let mut waiting = env
@@ -516,21 +526,13 @@ fn an_agents_command_holding_the_token_answers_no_question_through_the_console()
         Path::new(env!("CARGO_MANIFEST_DIR")).join("console_client/intruder.py"),
     )
     .unwrap();
-    let attacker = StandIn::start(vec![
+    attacker.push([
         openai::call(
             "shell-exec",
             json!({"argv": ["python3", "-c", intruder, port, console.token, session]}),
         ),
         openai::text("Tried."),
     ]);
-    write(
-        &env.home().join(".config/nodwyn/config.toml"),
-        &format!(
-            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n[models.attacker]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
-            asked.url(),
-            attacker.url()
-        ),
-    );
     let ran = env.nodwyn(
         &repo,
         &[
