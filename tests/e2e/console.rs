@@ -130,6 +130,28 @@ impl Console {
     }
 }
 
+/// `nodwyn run --daemon --worktree "write a note"` in `dir`, with nobody at a terminal, so its
+/// question waits for a client of the daemon: the run, and its session's id.
+fn waiting_run(env: &TestEnv, dir: &Path) -> (Child, String) {
+    let mut running = env
+        .nodwyn_command(dir, &["run", "--daemon", "--worktree", "write a note"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(running.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let session = first
+        .split_whitespace()
+        .find(|word| word.len() > 8 && word.contains('T') && word.contains('-'))
+        .unwrap_or_else(|| panic!("{first:?}"))
+        .to_owned();
+    (running, session)
+}
+
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {
     headers
         .iter()
@@ -329,21 +351,7 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
     let driver = browser_driver();
     let console = Console::start(&env, &repo);
     // A run from another terminal, whose question waits for a client that can answer it.
-    let mut running = env
-        .nodwyn_command(&repo, &["run", "--daemon", "--worktree", "write a note"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(running.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let session = first
-        .split_whitespace()
-        .find(|word| word.len() > 8 && word.contains('T') && word.contains('-'))
-        .unwrap_or_else(|| panic!("{first:?}"));
+    let (mut running, session) = waiting_run(&env, &repo);
     let short = &session[session.len() - 8..];
 
     let shots = target_dir().join("console-screenshots");
@@ -504,22 +512,7 @@ fn an_agents_command_holding_the_token_answers_no_question_through_the_console()
     );
     let console = Console::start(&env, &repo);
     // The session whose question waits: a run with nobody at a terminal.
-    let mut waiting = env
-        .nodwyn_command(&repo, &["run", "--daemon", "--worktree", "write a note"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    BufReader::new(waiting.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let session = first
-        .split_whitespace()
-        .find(|word| word.len() > 8 && word.contains('T') && word.contains('-'))
-        .unwrap_or_else(|| panic!("{first:?}"))
-        .to_owned();
+    let (mut waiting, session) = waiting_run(&env, &repo);
     // Another session's agent runs the intruder, the token in hand.
     let port = console.addr.rsplit(':').next().unwrap().to_owned();
     let intruder = std::fs::read_to_string(

