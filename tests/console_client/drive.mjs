@@ -1,18 +1,22 @@
-// Drives nodwyn's web console in a real Chromium (Debian's, through playwright-core): opens the
-// printed address, follows session SHORT, answers its question with Allow, waits for the
-// agent's answer, and screenshots the views (desktop and phone, light and dark) into SHOTS.
-// Prints one JSON object of what it saw.
+// Drives nodwyn's web console in a real Chromium (Debian's, through playwright-core). Prints
+// one JSON object of what it saw.
 //
-// Usage: node drive.mjs URL SHORT SHOTS
+// Usage: node drive.mjs SCENARIO URL SHORT SHOTS
+//   answer:  follow session SHORT, answer its waiting question with Allow, wait for the agent's
+//            answer, reload, and screenshot the views (desktop and phone, light and dark) into
+//            SHOTS.
+//   compose: follow session SHORT, send a message from the page, answer the question it leads
+//            to, then land the work with a commit message typed in the page.
 import { chromium } from "playwright-core";
 
-const [url, short, shots] = process.argv.slice(2);
+const [scenario, url, short, shots] = process.argv.slice(2);
 const browser = await chromium.launch({
   executablePath: process.env.NODWYN_TEST_CHROMIUM || "/usr/bin/chromium",
   args: ["--no-sandbox"],
 });
 const seen = { errors: [] };
-try {
+
+async function open() {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on("pageerror", (error) => seen.errors.push(error.message));
   page.on("console", (message) => {
@@ -21,11 +25,21 @@ try {
   await page.goto(url);
   seen.addressAfterLoad = page.url();
   await page.getByRole("button", { name: new RegExp(short) }).click();
-  const allow = page.getByRole("button", { name: "Allow" });
-  await allow.waitFor({ timeout: 20000 });
+  return page;
+}
+
+async function allow(page) {
+  const button = page.getByRole("button", { name: "Allow" });
+  await button.waitFor({ timeout: 20000 });
   seen.question = await page.locator(".question").first().innerText();
+  await button.click();
+}
+
+async function answer() {
+  const page = await open();
+  await page.getByRole("button", { name: "Allow" }).waitFor({ timeout: 20000 });
   await page.screenshot({ path: `${shots}/desktop-question.png`, fullPage: true });
-  await allow.click();
+  await allow(page);
   await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
   await page.waitForTimeout(300);
   seen.questionsLeft = await page.locator(".question").count();
@@ -36,7 +50,7 @@ try {
   // The token lives in the tab, not in a cookie: a reload connects again without the address.
   seen.cookies = (await page.context().cookies()).length;
   await page.reload();
-  await page.getByText("Connected").waitFor({ timeout: 10000 });
+  await page.locator(".session").first().waitFor({ timeout: 10000 });
   seen.sessionsAfterReload = await page.locator(".session").count();
   for (const [name, size, scheme] of [
     ["desktop-dark", { width: 1280, height: 800 }, "dark"],
@@ -47,6 +61,30 @@ try {
     await page.emulateMedia({ colorScheme: scheme });
     await page.screenshot({ path: `${shots}/${name}.png`, fullPage: true });
   }
+}
+
+async function compose() {
+  const page = await open();
+  const message = page.getByRole("textbox", { name: "Message" });
+  await message.fill("write a note");
+  await page.getByRole("button", { name: "Send" }).click();
+  await allow(page);
+  await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
+  await page.getByText("ended: finished").waitFor({ timeout: 20000 });
+  seen.messageAfterSend = await message.inputValue();
+  // Landing without a message is refused, in the landing's own words.
+  await page.getByRole("button", { name: "Land" }).click();
+  await page.locator("#said").filter({ hasText: /\S/ }).waitFor({ timeout: 20000 });
+  seen.refused = await page.locator("#said").innerText();
+  await message.fill("Add the note");
+  await page.getByRole("button", { name: "Land" }).click();
+  await page.locator("#said").filter({ hasText: /landed/ }).waitFor({ timeout: 30000 });
+  seen.landed = await page.locator("#said").innerText();
+  await page.screenshot({ path: `${shots}/desktop-landed.png`, fullPage: true });
+}
+
+try {
+  await (scenario === "compose" ? compose() : answer());
 } catch (error) {
   seen.failure = String(error);
 } finally {

@@ -152,6 +152,41 @@ fn waiting_run(env: &TestEnv, dir: &Path) -> (Child, String) {
     (running, session)
 }
 
+/// Runs the browser driver's `scenario` against `console`, following session `short`: what it
+/// saw. Its screenshots go to `target/console-screenshots/`.
+fn drive(scenario: &str, console: &Console, short: &str) -> Value {
+    let driver = browser_driver();
+    let shots = target_dir().join("console-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    // The driver runs beside its packages, so Node finds them; a copy of its own for each run,
+    // as tests run side by side.
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let script = driver
+        .parent()
+        .unwrap()
+        .join(format!("drive-{}-{run}.mjs", std::process::id()));
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("console_client/drive.mjs"),
+        &script,
+    )
+    .unwrap();
+    let url = format!("http://{}/#token={}", console.addr, console.token);
+    let output = std::process::Command::new(driver.join(".bin/node"))
+        .arg(&script)
+        .args([scenario, url.as_str(), short, shots.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&script);
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    })
+}
+
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> &'a str {
     headers
         .iter()
@@ -348,35 +383,12 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
             model.url()
         ),
     );
-    let driver = browser_driver();
     let console = Console::start(&env, &repo);
     // A run from another terminal, whose question waits for a client that can answer it.
     let (mut running, session) = waiting_run(&env, &repo);
     let short = &session[session.len() - 8..];
 
-    let shots = target_dir().join("console-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
-    // The driver runs beside its packages, so Node finds them.
-    let script = driver.parent().unwrap().join("drive.mjs");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("console_client/drive.mjs"),
-        &script,
-    )
-    .unwrap();
-    let url = format!("http://{}/#token={}", console.addr, console.token);
-    let output = std::process::Command::new(driver.join(".bin/node"))
-        .arg(&script)
-        .args([url.as_str(), short, shots.to_str().unwrap()])
-        .env("HOME", env.home())
-        .output()
-        .unwrap();
-    let seen: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
-        panic!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        )
-    });
+    let seen = drive("answer", &console, short);
     assert!(seen.get("failure").is_none(), "{seen:#}");
     assert_eq!(seen["errors"], json!([]), "{seen:#}");
     // The token left the address bar, and no cookie holds it; a reload connects again.
@@ -594,4 +606,47 @@ fn an_agents_command_holding_the_token_answers_no_question_through_the_console()
         decided[0]["why"].as_str().unwrap().starts_with("declined"),
         "{decided:?}"
     );
+}
+
+#[test]
+fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_landed() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
+        openai::text("Wrote the note."),
+    ]);
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            model.url()
+        ),
+    );
+    let (id, _) = env.session(&repo);
+    let console = Console::start(&env, &repo);
+    let seen = drive("compose", &console, &id[id.len() - 8..]);
+    assert!(seen.get("failure").is_none(), "{seen:#}");
+    assert_eq!(seen["errors"], json!([]), "{seen:#}");
+    assert_eq!(seen["messageAfterSend"], "", "{seen:#}");
+    assert!(
+        seen["question"]
+            .as_str()
+            .unwrap()
+            .contains("fs-write notes.txt"),
+        "{seen:#}"
+    );
+    // The model got the page's message.
+    let asked = model.received()[0].body.to_string();
+    assert!(asked.contains("write a note"), "{asked}");
+    let refused = seen["refused"].as_str().unwrap();
+    assert!(refused.contains("needs a commit message"), "{refused}");
+    assert!(
+        seen["landed"].as_str().unwrap().contains("landed"),
+        "{seen:#}"
+    );
+    assert_eq!(env.git(&repo, &["show", "main:notes.txt"]), "hello");
 }

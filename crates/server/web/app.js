@@ -79,7 +79,10 @@ function receive(message) {
     const waiting = state.pending.get(message.id);
     state.pending.delete(message.id);
     if (!waiting) return;
-    if (message.error) waiting.reject(new Error(message.error.message));
+    if (message.error) {
+      const code = message.error.data && message.error.data.code;
+      waiting.reject(new Error(code ? `${code}: ${message.error.message}` : message.error.message));
+    }
     else waiting.resolve(message.result);
     return;
   }
@@ -144,7 +147,9 @@ async function subscribe(session) {
     state.last.delete(session);
   }
   const picked = state.sessions.get(session);
-  $("title").textContent = picked ? picked.branch || picked.root : session;
+  $("title").textContent = visible(picked ? picked.branch || picked.root : session);
+  $("composer").hidden = false;
+  $("said").textContent = "";
   drawSessions();
   const after = state.last.get(session);
   await call("session.subscribe", after === undefined ? { session } : { session, after });
@@ -183,8 +188,49 @@ function show(method, params) {
     else if (record.type === "git.land") line("landed", `on ${record.base}`);
     return;
   }
-  if (method === "turn.completed") line("turn", `ended: ${params.end.reason}${params.end.why ? `, ${params.end.why}` : ""}`);
+  if (method === "turn.started") setWorking(true);
+  if (method === "turn.completed") {
+    setWorking(false);
+    line("turn", `ended: ${params.end.reason}${params.end.why ? `, ${params.end.why}` : ""}`);
+  }
 }
+
+function setWorking(working) {
+  const session = state.sessions.get(state.current);
+  if (session) session.turn_running = working;
+  drawSessions();
+}
+
+// The composer: a message starts a turn; Interrupt ends the running one; Land lands the
+// session's work with the box's text as the commit message. Refusals are shown with their code.
+async function act(method, params, done) {
+  $("said").textContent = "";
+  $("said").classList.remove("refused");
+  try {
+    const answer = await call(method, { session: state.current, ...params });
+    if (done) done(answer);
+  } catch (error) {
+    $("said").classList.add("refused");
+    $("said").textContent = visible(error.message);
+  }
+}
+
+$("composer").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("message").value;
+  if (!text.trim()) return;
+  act("turn.start", { text }, () => ($("message").value = ""));
+});
+$("message").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("composer").requestSubmit();
+});
+$("interrupt").addEventListener("click", () => act("turn.interrupt", {}));
+$("land").addEventListener("click", () => {
+  act("session.land", { message: $("message").value }, (landed) => {
+    $("message").value = "";
+    $("said").textContent = visible(landed.summary || "landed");
+  });
+});
 
 function ask(id, params) {
   state.questions.set(params.request, { id, session: params.session, params });
