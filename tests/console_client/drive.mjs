@@ -16,7 +16,7 @@ const browser = await chromium.launch({
 });
 const seen = { errors: [] };
 
-async function open() {
+async function open(follow = true) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on("pageerror", (error) => seen.errors.push(error.message));
   page.on("console", (message) => {
@@ -24,8 +24,12 @@ async function open() {
   });
   await page.goto(url);
   seen.addressAfterLoad = page.url();
-  await page.getByRole("button", { name: new RegExp(short) }).click();
+  if (follow) await follow_session(page);
   return page;
+}
+
+async function follow_session(page) {
+  await page.getByRole("button", { name: new RegExp(short) }).click();
 }
 
 async function allow(page) {
@@ -36,9 +40,13 @@ async function allow(page) {
 }
 
 async function answer() {
-  const page = await open();
+  // The queue holds every session's questions: this one shows before its session is followed.
+  const page = await open(false);
   await page.getByRole("button", { name: "Allow" }).waitFor({ timeout: 20000 });
+  seen.queuedBeforeFollowing = await page.locator(".question").count();
   await page.screenshot({ path: `${shots}/desktop-question.png`, fullPage: true });
+  await follow_session(page);
+  seen.questionsWhileFollowing = await page.locator(".question").count();
   await allow(page);
   await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
   await page.waitForTimeout(300);

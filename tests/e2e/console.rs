@@ -401,6 +401,9 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
     let question = seen["question"].as_str().unwrap();
     assert!(question.contains("fs-write notes.txt"), "{question}");
     assert_eq!(seen["questionsLeft"], 0, "{seen:#}");
+    // In the queue before its session was followed, and once only after.
+    assert_eq!(seen["queuedBeforeFollowing"], 1, "{seen:#}");
+    assert_eq!(seen["questionsWhileFollowing"], 1, "{seen:#}");
     let conversation = seen["conversation"].as_str().unwrap();
     assert!(
         conversation.contains("Wrote the note with <b>bold</b> text."),

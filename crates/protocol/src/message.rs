@@ -64,6 +64,10 @@ pub enum Request {
     /// The repositories nodwyn keeps sessions of.
     #[serde(rename = "repository.list")]
     RepositoryList {},
+    /// Asks this client every session's questions: each waiting now, and each new one, with
+    /// `approval.resolved` when one is settled (a queue of every question, across sessions).
+    #[serde(rename = "approval.watch")]
+    ApprovalWatch {},
     /// A session's log: its records after `after` (a record's `seq`; none: from the first).
     #[serde(rename = "session.events")]
     SessionEvents {
@@ -213,6 +217,7 @@ impl Request {
         "session.open",
         "session.list",
         "repository.list",
+        "approval.watch",
         "session.events",
         "session.subscribe",
         "session.unsubscribe",
@@ -238,6 +243,7 @@ impl Request {
             Self::SessionOpen { .. } => "session.open",
             Self::SessionList { .. } => "session.list",
             Self::RepositoryList {} => "repository.list",
+            Self::ApprovalWatch {} => "approval.watch",
             Self::SessionEvents { .. } => "session.events",
             Self::SessionSubscribe { .. } => "session.subscribe",
             Self::SessionUnsubscribe { .. } => "session.unsubscribe",

@@ -38,6 +38,7 @@ fn requests() {
             repo: "/src/app".into(),
         },
         Request::RepositoryList {},
+        Request::ApprovalWatch {},
         Request::SessionEvents {
             session: "1968c13a".into(),
             after: Some(41),

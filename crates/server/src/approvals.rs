@@ -1,7 +1,9 @@
 //! Questions as requests: each has an id, its session, turn and call, and what it touches in
 //! data. Every subscriber of the session is asked; the first answer settles it, and every
 //! subscriber hears `approval.resolved`. An interrupt or the turn's end settles it as
-//! cancelled; a question nobody answers in time is declined.
+//! cancelled; a question nobody answers in time is declined. A client that watches every
+//! session's questions (`approval.watch`, the console's queue) is asked each one too, and told
+//! each settled.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,7 +15,7 @@ use nodwyn_protocol::{Decision, Notification, ServerRequest};
 
 use crate::events::request_line;
 use crate::hub::{Hub, lock};
-use crate::outbox::Line;
+use crate::outbox::{Line, Outbox};
 
 /// How often a waiting question looks at its turn's interrupt.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
@@ -21,6 +23,8 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 /// The questions waiting for an answer.
 pub struct Approvals {
     waiting: Mutex<HashMap<String, Waiting>>,
+    /// The clients that watch every session's questions.
+    watchers: Mutex<Vec<Outbox>>,
     next: AtomicU64,
     timeout: Duration,
 }
@@ -62,6 +66,7 @@ impl Approvals {
     pub fn new(timeout: Duration) -> Self {
         Self {
             waiting: Mutex::new(HashMap::new()),
+            watchers: Mutex::new(Vec::new()),
             next: AtomicU64::new(1),
             timeout,
         }
@@ -90,6 +95,7 @@ impl Approvals {
                 },
             );
             feed.broadcast(&line);
+            self.tell_watchers(&line);
         });
         if asked.is_none() {
             return (
@@ -220,6 +226,23 @@ impl Approvals {
         self.len() == 0
     }
 
+    /// Lets `outbox` watch every session's questions: it is asked each waiting one now, and each
+    /// new one, and told each settled, until it goes away.
+    pub fn watch(&self, outbox: &Outbox) {
+        let mut watchers = lock(&self.watchers);
+        watchers.retain(|watcher| !watcher.is_dropped() && watcher.client() != outbox.client());
+        for waiting in lock(&self.waiting).values() {
+            outbox.send(Line::clone(&waiting.line));
+        }
+        watchers.push(outbox.clone());
+    }
+
+    /// Sends `line` to every watcher still there.
+    fn tell_watchers(&self, line: &Line) {
+        lock(&self.watchers)
+            .retain(|watcher| !watcher.is_dropped() && watcher.send(Line::clone(line)));
+    }
+
     /// Settles question `id` if it still waits: its asker gets `settled`, and every subscriber
     /// of its session hears `approval.resolved`.
     fn settle(&self, hub: &Hub, id: &str, settled: Settled) -> bool {
@@ -233,6 +256,10 @@ impl Approvals {
         };
         // Told before the asker goes on, so no client sees the turn move past an open question.
         hub.live(&waiting.session, &resolved);
+        // Watchers follow no session's events: no `seq`, only the session it belongs to.
+        let mut told = serde_json::to_value(&resolved).unwrap_or_default();
+        told["params"]["session"] = serde_json::Value::from(waiting.session.as_str());
+        self.tell_watchers(&Line::from(told.to_string()));
         let _ = waiting.reply.send(settled);
         true
     }

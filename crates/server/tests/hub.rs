@@ -372,3 +372,52 @@ async fn every_subscriber_hears_a_question_settled_before_its_asker_goes_on() {
         assert_eq!(resolved, vec![(request, "allow".to_owned())]);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_is_asked_every_sessions_questions_without_following_any_session() {
+    let (_dir, store, runtime) = session();
+    let id = runtime.id();
+    let hub = Arc::new(Hub::new(store, Limits::default(), Duration::from_secs(30)));
+    let ask = |hub: &Arc<Hub>| {
+        let (hub, id) = (Arc::clone(hub), id.clone());
+        std::thread::spawn(move || {
+            hub.approvals
+                .ask(&hub, &id, question(&id), &Interrupt::new())
+        })
+    };
+    // A question waits before the watcher comes, and another comes after.
+    let first = ask(&hub);
+    while hub.approvals.is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let (watcher, mut inbox) = Outbox::new(100);
+    hub.approvals.watch(&watcher);
+    let second = ask(&hub);
+    while hub.approvals.len() < 2 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let messages = drain(&mut inbox);
+    let (asked, _) = asked_and_resolved(&messages);
+    assert_eq!(asked.len(), 2, "{messages:?}");
+    for request in &asked {
+        hub.approvals
+            .answer(&hub, request, Decision::Decline, None)
+            .unwrap();
+    }
+    first.join().unwrap();
+    second.join().unwrap();
+    let messages = drain(&mut inbox);
+    let (_, resolved) = asked_and_resolved(&messages);
+    assert_eq!(
+        resolved,
+        asked
+            .iter()
+            .map(|r| (r.clone(), "decline".to_owned()))
+            .collect::<Vec<_>>()
+    );
+    // Told which session, and no place in any session's events.
+    for message in &messages {
+        assert_eq!(message["params"]["session"], id.as_str(), "{message}");
+        assert!(message["params"].get("seq").is_none(), "{message}");
+    }
+}

@@ -62,6 +62,7 @@ function connect() {
   socket.addEventListener("open", async () => {
     status("Connected");
     await call("hello", { client: "nodwyn's web console" });
+    await call("approval.watch");
     await refresh();
     if (state.current) subscribe(state.current);
   });
@@ -233,6 +234,8 @@ $("land").addEventListener("click", () => {
 });
 
 function ask(id, params) {
+  // Asked as a watcher and as the session's subscriber: one question, shown once.
+  if (state.questions.has(params.request)) return;
   state.questions.set(params.request, { id, session: params.session, params });
   const item = element("li", "", `question${params.kind === "security" ? " security" : ""}`);
   item.dataset.request = params.request;

@@ -47,6 +47,10 @@ pub(crate) async fn call(
         } => session_open::call(server, repo, worktree, base, name).await,
         Request::SessionList { repo } => session_list::call(server, repo).await,
         Request::RepositoryList {} => repository_list::call(server).await,
+        Request::ApprovalWatch {} => {
+            server.hub.approvals.watch(&peer.outbox);
+            Ok(serde_json::json!({"watching": true}))
+        }
         Request::SessionEvents { session, after } => {
             session_events::call(server, &session, after).await
         }
