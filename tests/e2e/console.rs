@@ -653,3 +653,21 @@ fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_lande
     );
     assert_eq!(env.git(&repo, &["show", "main:notes.txt"]), "hello");
 }
+
+#[test]
+fn the_pages_own_rules_pass_nodes_test_runner() {
+    let node = browser_driver().join(".bin/node");
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/server/web/text.test.mjs");
+    let output = std::process::Command::new(node)
+        .arg("--test")
+        .arg(&tests)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(said.contains("# pass 2"), "{said}");
+}

@@ -2,6 +2,8 @@
 // session produced (file names, model text, commands, branch names) is shown with textContent,
 // never as HTML, and with its invisible and direction-changing characters made visible.
 
+import { visible } from "/text.js";
+
 const $ = (id) => document.getElementById(id);
 const state = {
   socket: null,
@@ -14,13 +16,6 @@ const state = {
   streaming: null,
 };
 
-// Characters that make what is read differ from what is there (bidi controls, zero-width and
-// other invisible ones, controls but line feeds and tabs), as nodwyn shows them on a terminal.
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]/gu;
-
-function visible(text) {
-  return String(text).replace(HIDDEN, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
-}
 
 function element(tag, text, className) {
   const made = document.createElement(tag);

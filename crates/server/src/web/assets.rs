@@ -33,6 +33,12 @@ pub(crate) const SCRIPT: Asset = Asset {
     kind: "text/javascript; charset=utf-8",
 };
 
+/// Its rules for showing text it did not write.
+pub(crate) const TEXT: Asset = Asset {
+    text: include_str!("../../web/text.js"),
+    kind: "text/javascript; charset=utf-8",
+};
+
 /// Its style.
 pub(crate) const STYLE: Asset = Asset {
     text: include_str!("../../web/style.css"),

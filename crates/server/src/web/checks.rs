@@ -54,7 +54,7 @@ pub(crate) struct Refused {
 
 /// The paths served to any request from this listener's own address: the console's page and
 /// code, which hold no data. Everything else needs the token.
-pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/style.css", "/favicon.ico"];
+pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/text.js", "/style.css", "/favicon.ico"];
 
 /// Whether `head` may be answered by the listener at `addr`, whose token is `token`.
 pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<(), Refused> {

@@ -85,6 +85,7 @@ pub async fn serve(
     let app = Router::new()
         .route("/", get(|| async { assets::PAGE.response() }))
         .route("/app.js", get(|| async { assets::SCRIPT.response() }))
+        .route("/text.js", get(|| async { assets::TEXT.response() }))
         .route("/style.css", get(|| async { assets::STYLE.response() }))
         // Browsers ask for it before the page has its cookie: nothing, rather than a refusal.
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
