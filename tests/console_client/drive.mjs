@@ -60,6 +60,9 @@ async function answer() {
   await page.reload();
   await page.locator(".session").first().waitFor({ timeout: 10000 });
   seen.sessionsAfterReload = await page.locator(".session").count();
+  // The session followed before is followed again, its conversation told again.
+  await page.getByText("Wrote the note").waitFor({ timeout: 10000 });
+  seen.followedAfterReload = await page.locator('.session[aria-current="true"]').count();
   for (const [name, size, scheme] of [
     ["desktop-dark", { width: 1280, height: 800 }, "dark"],
     ["phone-light", { width: 390, height: 844 }, "light"],

@@ -10,7 +10,8 @@ const state = {
   next: 1,
   pending: new Map(),
   sessions: new Map(),
-  current: null,
+  // The session followed, kept in the tab so a reload follows it again.
+  current: sessionStorage.getItem("nodwyn-session"),
   last: new Map(),
   questions: new Map(),
   streaming: null,
@@ -135,8 +136,9 @@ async function subscribe(session) {
   if (state.current && state.current !== session) {
     call("session.unsubscribe", { session: state.current }).catch(() => {});
   }
-  const known = state.current === session;
+  const known = state.current === session && $("conversation").childElementCount > 0;
   state.current = session;
+  sessionStorage.setItem("nodwyn-session", session);
   if (!known) {
     $("conversation").replaceChildren();
     state.streaming = null;
