@@ -672,3 +672,29 @@ fn the_pages_own_rules_pass_nodes_test_runner() {
     );
     assert!(said.contains("# pass 2"), "{said}");
 }
+
+#[test]
+fn connections_that_say_nothing_cannot_take_the_daemons_file_handles() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let console = Console::start(&env, &repo);
+    let handles = || {
+        std::fs::read_dir(format!("/proc/{}/fd", console.child.id()))
+            .unwrap()
+            .count()
+    };
+    let before = handles();
+    // A process on this machine opens connection after connection, and says nothing.
+    // (More than the console holds, fewer than the system queues for it.)
+    let addr: std::net::SocketAddr = console.addr.parse().unwrap();
+    let idle: Vec<TcpStream> = (0..150)
+        .map(|_| TcpStream::connect_timeout(&addr, Duration::from_secs(5)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let held = handles() - before;
+    assert!(held <= 70, "the daemon holds {held} more handles");
+    // Once they go, the console answers again.
+    drop(idle);
+    let (status, _, _) = console.http("GET / HTTP/1.1", "");
+    assert_eq!(status, 200);
+}

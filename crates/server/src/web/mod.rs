@@ -8,6 +8,7 @@
 //! as the Unix socket's peers are.
 
 mod assets;
+mod capped;
 mod checks;
 mod socket;
 
@@ -94,8 +95,8 @@ pub async fn serve(
         .layer(middleware::from_fn_with_state(web.clone(), guard))
         .with_state(web);
     if let Err(error) = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        capped::Capped::new(listener),
+        app.into_make_service_with_connect_info::<capped::Remote>(),
     )
     .with_graceful_shutdown(stop)
     .await
@@ -166,7 +167,7 @@ fn protect(headers: &mut HeaderMap, addr: SocketAddr) {
 /// it comes from a process an agent's command started.
 async fn upgrade(
     State(web): State<Web>,
-    ConnectInfo(remote): ConnectInfo<SocketAddr>,
+    ConnectInfo(capped::Remote(remote)): ConnectInfo<capped::Remote>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let local = web.addr;
