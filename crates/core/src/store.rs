@@ -159,16 +159,9 @@ impl Store {
     /// repository as the first record of one of its logs names it. A folder whose logs cannot be
     /// read is left out.
     pub fn repositories(&self) -> Result<Vec<PathBuf>, Error> {
-        let root = self.home.join("sessions");
-        let projects = match std::fs::read_dir(&root) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(Error::io(&root)(e)),
-        };
         let mut repositories = Vec::new();
-        for project in projects {
-            let project = project.map_err(Error::io(&root))?;
-            let named = logs_in(&project.path())?
+        for project in self.project_folders()? {
+            let named = logs_in(&project)?
                 .iter()
                 .find_map(|stored| first_record_repository(stored.log.path()));
             if let Some(repository) = named
@@ -182,18 +175,24 @@ impl Store {
     }
 
     fn all_logs(&self) -> Result<Vec<StoredSession>, Error> {
+        let mut sessions = Vec::new();
+        for project in self.project_folders()? {
+            sessions.extend(logs_in(&project)?);
+        }
+        Ok(sessions)
+    }
+
+    /// The folders of `sessions/`, one a project; none before the first session.
+    fn project_folders(&self) -> Result<Vec<PathBuf>, Error> {
         let root = self.home.join("sessions");
         let projects = match std::fs::read_dir(&root) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(Error::io(&root)(e)),
         };
-        let mut sessions = Vec::new();
-        for project in projects {
-            let project = project.map_err(Error::io(&root))?;
-            sessions.extend(logs_in(&project.path())?);
-        }
-        Ok(sessions)
+        projects
+            .map(|project| project.map(|p| p.path()).map_err(Error::io(&root)))
+            .collect()
     }
 }
 
