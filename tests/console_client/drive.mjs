@@ -7,6 +7,13 @@
 //            SHOTS.
 //   compose: follow session SHORT, send a message from the page, answer the question it leads
 //            to, then land the work with a commit message typed in the page.
+//   review:  follow session SHORT, send a message, try to send a review while it is answered,
+//            answer it, then review: scopes, both layouts, a line and a file comment, a draft
+//            kept across closing the review, the guard's verdicts, Send review, and a landing
+//            refused.
+//   start:   start sessions from the page: in a worktree of the first folder of SHORT (folders
+//            joined by "|"), then in the second folder itself with "In a worktree" unchecked,
+//            which the tab keeps for that folder.
 import { chromium } from "playwright-core";
 
 const [scenario, url, short, shots] = process.argv.slice(2);
@@ -15,13 +22,28 @@ const browser = await chromium.launch({
   args: ["--no-sandbox"],
 });
 const seen = { errors: [] };
+// The page a scenario last opened: on a failure, what it said is part of the report.
+let last = null;
 
 async function open(follow = true) {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  // Notifications allowed, as a person who turned them on; each one the page shows is also
+  // noted, since a headless browser shows none.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, permissions: ["notifications"] });
+  await page.addInitScript(() => {
+    const Shown = window.Notification;
+    window.notified = [];
+    window.Notification = new Proxy(Shown, {
+      construct(target, [title, options]) {
+        window.notified.push(`${title}: ${options && options.body}`);
+        return Reflect.construct(target, [title, options]);
+      },
+    });
+  });
   page.on("pageerror", (error) => seen.errors.push(error.message));
   page.on("console", (message) => {
     if (message.type() === "error") seen.errors.push(message.text());
   });
+  last = page;
   await page.goto(url);
   seen.addressAfterLoad = page.url();
   if (follow) await follow_session(page);
@@ -47,8 +69,12 @@ async function answer() {
   await page.screenshot({ path: `${shots}/desktop-question.png`, fullPage: true });
   await follow_session(page);
   seen.questionsWhileFollowing = await page.locator(".question").count();
-  await allow(page);
+  seen.notified = await page.evaluate(() => window.notified);
+  // Answered from a second tab: the question leaves the first tab's queue too.
+  const second = await open(false);
+  await allow(second);
   await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
+  await second.close();
   await page.waitForTimeout(300);
   seen.questionsLeft = await page.locator(".question").count();
   seen.conversation = await page.locator("#conversation").innerText();
@@ -94,10 +120,108 @@ async function compose() {
   await page.screenshot({ path: `${shots}/desktop-landed.png`, fullPage: true });
 }
 
+async function review() {
+  const page = await open();
+  const message = page.getByRole("textbox", { name: "Message" });
+  await message.fill("tidy the notes");
+  await page.getByRole("button", { name: "Send" }).click();
+  await page.getByRole("button", { name: "Allow" }).waitFor({ timeout: 20000 });
+  // While the session answers, its review cannot be sent, and the page says it waits.
+  await page.getByRole("button", { name: "Review" }).click();
+  const send = page.getByRole("button", { name: "Send review" });
+  await send.waitFor();
+  seen.sendWhileAnswering = (await send.isDisabled()) ? "disabled" : "enabled";
+  seen.waits = await page.locator("#review-waits").innerText();
+  await page.getByRole("button", { name: "Allow" }).click();
+  await page.waitForFunction(() => !document.getElementById("send-review").disabled, null, { timeout: 20000 });
+  await page.getByRole("button", { name: /^notes\.txt/ }).waitFor({ timeout: 20000 });
+  const files = async () => (await page.locator("#files").innerText()).replace(/\s+/g, " ").trim();
+  seen.sinceBase = await files();
+  seen.verdicts = await page.locator("#verdicts").innerText();
+  // A comment on a line of notes.txt, one on app.txt as a whole.
+  await page.getByRole("button", { name: /^notes\.txt/ }).click();
+  await page.getByRole("button", { name: "Comment on line 1 of notes.txt" }).click();
+  await page.getByRole("textbox", { name: "Comment" }).fill("Say why, not <b>what</b>.");
+  await page.getByRole("button", { name: "Save comment" }).click();
+  await page.getByRole("button", { name: /^app\.txt/ }).click();
+  await page.getByRole("button", { name: "Comment on app.txt" }).click();
+  await page.getByRole("textbox", { name: "Comment" }).fill("Keep the old wording here.");
+  await page.getByRole("button", { name: "Save comment" }).click();
+  // A third comment, begun and left unfinished, survives closing and reopening the review.
+  await page.getByRole("button", { name: "Comment on line 2 of app.txt" }).click();
+  await page.getByRole("textbox", { name: "Comment" }).fill("half-written thought");
+  await page.screenshot({ path: `${shots}/desktop-review-unified.png`, fullPage: true });
+  await page.getByRole("button", { name: "Close review" }).click();
+  await page.getByRole("button", { name: "Review" }).click();
+  await page.getByRole("button", { name: /^app\.txt/ }).click();
+  seen.draftAfterReopening = await page.getByRole("textbox", { name: "Comment" }).inputValue();
+  seen.commentCount = await page.locator("#comment-count").innerText();
+  await page.getByRole("button", { name: "Cancel" }).click();
+  await page.getByRole("button", { name: "Side by side" }).click();
+  seen.sideBySideRows = await page.locator("table.diff.split tr").count();
+  seen.sideBySide = await page.locator("table.diff.split").innerText();
+  await page.screenshot({ path: `${shots}/desktop-review-split.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${shots}/phone-review.png`, fullPage: true });
+  await page.emulateMedia({ colorScheme: "dark" });
+  await page.screenshot({ path: `${shots}/phone-review-dark.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: "light" });
+  await page.getByRole("button", { name: "Unified" }).click();
+  for (const [scope, key] of [["Uncommitted", "uncommitted"], ["Last turn", "lastTurn"]]) {
+    await page.getByRole("button", { name: scope }).click();
+    await page.waitForFunction(() => !/Reading/.test(document.getElementById("review-said").textContent));
+    seen[key] = await files();
+  }
+  await page.getByRole("button", { name: "Since base" }).click();
+  await page.getByRole("textbox", { name: "Note" }).fill("Nearly there.");
+  await send.click();
+  await page.getByText("Thanks for the review").waitFor({ timeout: 20000 });
+  await page.getByText("ended: finished").last().waitFor({ timeout: 20000 });
+  seen.reviewOpenAfterSending = await page.locator("#review").isVisible();
+  // The session's base moved on with a conflicting change: the landing says so in its words.
+  await message.fill("Tidy the notes");
+  await page.getByRole("button", { name: "Land" }).click();
+  await page.locator("#said").filter({ hasText: /\S/ }).waitFor({ timeout: 30000 });
+  seen.landing = await page.locator("#said").innerText();
+}
+
+async function start() {
+  const [inWorktree, inFolder] = short.split("|");
+  const page = await open(false);
+  const begin = async (folder, worktree) => {
+    await page.getByRole("button", { name: "New session" }).click();
+    await page.getByRole("combobox", { name: "Folder" }).fill(folder);
+    const box = page.getByRole("checkbox", { name: "In a worktree" });
+    seen.checkedAtFirst = seen.checkedAtFirst || [];
+    seen.checkedAtFirst.push(await box.isChecked());
+    await box.setChecked(worktree);
+    await page.getByRole("textbox", { name: "Message" }).fill("write a note");
+    await page.getByRole("button", { name: "Send" }).click();
+    await allow(page);
+    await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
+    await page.getByText("ended: finished").waitFor({ timeout: 20000 });
+    return page.locator("#title").innerText();
+  };
+  seen.titles = [await begin(inWorktree, true), await begin(inFolder, false)];
+  // The tab keeps the choice for that folder.
+  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("combobox", { name: "Folder" }).fill(inFolder);
+  seen.keptForFolder = await page.getByRole("checkbox", { name: "In a worktree" }).isChecked();
+  seen.sessions = await page.locator(".session").count();
+  await page.screenshot({ path: `${shots}/desktop-new-session.png`, fullPage: true });
+}
+
+const scenarios = { answer, compose, review, start };
 try {
-  await (scenario === "compose" ? compose() : answer());
+  await scenarios[scenario]();
 } catch (error) {
   seen.failure = String(error);
+  if (last) {
+    seen.pageSaid = await last
+      .evaluate(() => ["status", "said", "review-said", "review-waits", "conversation"].map((id) => `${id}: ${document.getElementById(id).innerText}`))
+      .catch((e) => String(e));
+  }
 } finally {
   await browser.close();
 }

@@ -130,6 +130,17 @@ impl Console {
     }
 }
 
+/// Makes the stand-in `model` the person's model.
+fn use_model(env: &TestEnv, model: &StandIn) {
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        &format!(
+            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+            model.url()
+        ),
+    );
+}
+
 /// `nodwyn run --daemon --worktree "write a note"` in `dir`, with nobody at a terminal, so its
 /// question waits for a client of the daemon: the run, and its session's id.
 fn waiting_run(env: &TestEnv, dir: &Path) -> (Child, String) {
@@ -376,13 +387,7 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
         ),
         openai::text("Wrote the note with <b>bold</b> text."),
     ]);
-    write(
-        &env.home().join(".config/nodwyn/config.toml"),
-        &format!(
-            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
-            model.url()
-        ),
-    );
+    use_model(&env, &model);
     let console = Console::start(&env, &repo);
     // A run from another terminal, whose question waits for a client that can answer it.
     let (mut running, session) = waiting_run(&env, &repo);
@@ -405,6 +410,13 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
     // In the queue before its session was followed, and once only after.
     assert_eq!(seen["queuedBeforeFollowing"], 1, "{seen:#}");
     assert_eq!(seen["questionsWhileFollowing"], 1, "{seen:#}");
+    // A desktop notification named the session that waited, and what it waited on.
+    let notified = seen["notified"].to_string();
+    assert!(notified.contains("nodwyn: nodwyn/"), "{notified}");
+    assert!(
+        notified.contains("waiting for you: fs-write notes.txt"),
+        "{notified}"
+    );
     let conversation = seen["conversation"].as_str().unwrap();
     assert!(
         conversation.contains("Wrote the note with <b>bold</b> text."),
@@ -623,13 +635,7 @@ fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_lande
         ),
         openai::text("Wrote the note."),
     ]);
-    write(
-        &env.home().join(".config/nodwyn/config.toml"),
-        &format!(
-            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
-            model.url()
-        ),
-    );
+    use_model(&env, &model);
     let (id, _) = env.session(&repo);
     let console = Console::start(&env, &repo);
     let seen = drive("compose", &console, &id[id.len() - 8..]);
@@ -658,10 +664,11 @@ fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_lande
 #[test]
 fn the_pages_own_rules_pass_nodes_test_runner() {
     let node = browser_driver().join(".bin/node");
-    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/server/web/text.test.mjs");
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/server/web");
     let output = std::process::Command::new(node)
         .arg("--test")
-        .arg(&tests)
+        .arg(web.join("text.test.mjs"))
+        .arg(web.join("review.test.mjs"))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&output.stdout);
@@ -670,7 +677,14 @@ fn the_pages_own_rules_pass_nodes_test_runner() {
         "{said}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(said.contains("# pass 2"), "{said}");
+    assert!(said.contains("# fail 0"), "{said}");
+    let passed: u32 = said
+        .lines()
+        .find_map(|line| line.strip_prefix("# pass "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    // The text rules and the review's logic (diff pairing, comment order, stale replies).
+    assert!(passed >= 9, "{said}");
 }
 
 #[test]
@@ -697,4 +711,133 @@ fn connections_that_say_nothing_cannot_take_the_daemons_file_handles() {
     drop(idle);
     let (status, _, _) = console.http("GET / HTTP/1.1", "");
     assert_eq!(status, 200);
+}
+
+#[test]
+fn in_a_real_browser_a_review_with_comments_reaches_the_agent_as_one_message() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    write(&repo.join("app.txt"), "one\ntwo\nthree\nfour\n");
+    env.commit_all(&repo, "app");
+    let (id, worktree) = env.session(&repo);
+    let short = &id[id.len() - 8..];
+    // Committed work in the session's branch, and a credential file beside it.
+    write(&worktree.join("app.txt"), "one\nTWO\nthree\nfour\n");
+    env.commit_all(&worktree, "shout two");
+    write(&worktree.join(".env"), "API_TOKEN=not-for-the-page\n");
+    // Meanwhile the base moved on, changing the same line.
+    write(&repo.join("app.txt"), "one\n2\nthree\nfour\n");
+    env.commit_all(&repo, "number two");
+    let model = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "first\nsecond\n"}),
+        ),
+        openai::text("Wrote the notes."),
+        openai::text("Thanks for the review."),
+    ]);
+    use_model(&env, &model);
+    let console = Console::start(&env, &repo);
+    let seen = drive("review", &console, short);
+    assert!(seen.get("failure").is_none(), "{seen:#}");
+    assert_eq!(seen["errors"], json!([]), "{seen:#}");
+    // Not sent while the session answers, and the page says it waits.
+    assert_eq!(seen["sendWhileAnswering"], "disabled", "{seen:#}");
+    assert!(
+        seen["waits"].as_str().unwrap().contains("waits"),
+        "{seen:#}"
+    );
+    // The scopes: everything since the base; what is not committed; what the last turn did.
+    let files = |key: &str| seen[key].as_str().unwrap().to_owned();
+    assert!(files("sinceBase").contains("app.txt"), "{seen:#}");
+    assert!(files("sinceBase").contains("notes.txt"), "{seen:#}");
+    assert!(!files("sinceBase").contains(".env"), "{seen:#}");
+    assert!(files("uncommitted").contains("notes.txt"), "{seen:#}");
+    assert!(!files("uncommitted").contains("app.txt"), "{seen:#}");
+    assert!(files("lastTurn").contains("notes.txt"), "{seen:#}");
+    assert!(!files("lastTurn").contains("app.txt"), "{seen:#}");
+    // Beside the diff, the guard: the credential file left out, the question and its answer.
+    let verdicts = seen["verdicts"].as_str().unwrap();
+    assert!(verdicts.contains("Left out: .env"), "{verdicts}");
+    assert!(
+        verdicts.contains("You allowed: fs-write notes.txt"),
+        "{verdicts}"
+    );
+    assert!(verdicts.contains("finds nothing"), "{verdicts}");
+    // The draft outlived closing the review; two comments were kept.
+    assert_eq!(
+        seen["draftAfterReopening"], "half-written thought",
+        "{seen:#}"
+    );
+    assert_eq!(seen["commentCount"], "2 comments", "{seen:#}");
+    let split = seen["sideBySide"].as_str().unwrap();
+    assert!(split.contains("two") && split.contains("TWO"), "{split}");
+    assert_eq!(seen["reviewOpenAfterSending"], false, "{seen:#}");
+    // One message with the note and both comments, in the order of file and line, the
+    // unfinished draft not among them.
+    let received = model.received();
+    assert_eq!(received.len(), 3, "{received:?}");
+    let asked = received[2].body.to_string();
+    for said in [
+        "Review of your changes (2 comments)",
+        "Nearly there.",
+        "Keep the old wording here.",
+        "Say why, not <b>what</b>.",
+    ] {
+        assert!(asked.contains(said), "{said} not in {asked}");
+    }
+    assert!(!asked.contains("half-written"), "{asked}");
+    let review = &asked[asked.find("Review of your changes").unwrap()..];
+    assert!(
+        review.find("app.txt").unwrap() < review.find("notes.txt").unwrap(),
+        "{review}"
+    );
+    // The landing was refused in its own words, and the base kept its own change.
+    let landing = seen["landing"].as_str().unwrap();
+    assert!(landing.starts_with("merge_conflict: "), "{landing}");
+    assert_eq!(
+        env.git(&repo, &["show", "main:app.txt"]),
+        "one\n2\nthree\nfour"
+    );
+}
+
+#[test]
+fn in_a_real_browser_sessions_start_from_the_page_in_a_worktree_or_in_the_folder() {
+    let env = TestEnv::new();
+    let alpha = env.repo("alpha");
+    let beta = env.repo("beta");
+    let model = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "a\n"})),
+        openai::text("Wrote the note."),
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "b\n"})),
+        openai::text("Wrote the note."),
+    ]);
+    use_model(&env, &model);
+    let console = Console::start(&env, &alpha);
+    let folders = format!("{}|{}", alpha.display(), beta.display());
+    let seen = drive("start", &console, &folders);
+    assert!(seen.get("failure").is_none(), "{seen:#}");
+    assert_eq!(seen["errors"], json!([]), "{seen:#}");
+    assert_eq!(seen["checkedAtFirst"], json!([true, true]), "{seen:#}");
+    // The first in a worktree (titled by its branch), the second in the folder itself.
+    let titles = seen["titles"].as_array().unwrap();
+    assert!(
+        titles[0].as_str().unwrap().starts_with("nodwyn/"),
+        "{seen:#}"
+    );
+    assert_eq!(titles[1], beta.display().to_string(), "{seen:#}");
+    assert!(!alpha.join("notes.txt").exists());
+    let worktrees = std::fs::read_dir(alpha.join(".nodwyn/worktrees"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path().join("notes.txt"))
+        .filter(|notes| notes.exists())
+        .count();
+    assert_eq!(worktrees, 1);
+    assert_eq!(
+        std::fs::read_to_string(beta.join("notes.txt")).unwrap(),
+        "b\n"
+    );
+    // The tab kept "In a worktree" unchecked for the folder it was unchecked for.
+    assert_eq!(seen["keptForFolder"], false, "{seen:#}");
+    assert_eq!(seen["sessions"], 2, "{seen:#}");
 }

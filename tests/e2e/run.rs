@@ -2060,3 +2060,60 @@ fn exit_typed_at_a_question_declines_it_and_ends_the_conversation() {
         "{shown}"
     );
 }
+
+#[test]
+fn worktree_diff_shows_what_is_uncommitted_and_what_the_last_turn_changed() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, worktree) = env.session(&repo);
+    // Committed work, then a change not committed, before any turn.
+    write(&worktree.join("committed.txt"), "one\n");
+    env.commit_all(&worktree, "committed");
+    write(&worktree.join("before.txt"), "two\n");
+    let refused = env
+        .nodwyn(&repo, &["worktree", "diff", short(&id), "--last-turn"])
+        .refused();
+    assert!(refused.contains("has had no turn yet"), "{refused}");
+    // A turn writes one more file (a standing answer lets it).
+    write(
+        &repo.join(".nodwyn/allow.toml"),
+        "writes = [\"during.txt\"]\n",
+    );
+    let server = StandIn::start(vec![
+        openai::call(
+            "fs-write",
+            json!({"path": "during.txt", "content": "three\n"}),
+        ),
+        openai::text("Wrote it."),
+    ]);
+    configure(&env, &server, "openai");
+    env.nodwyn(&repo, &["run", "--resume", short(&id), "write during.txt"])
+        .success();
+    let files = |flags: &[&str]| -> Vec<String> {
+        let mut args = vec!["worktree", "diff", short(&id), "--json"];
+        args.extend_from_slice(flags);
+        let shown: Value =
+            serde_json::from_str(&env.nodwyn(&repo, &args).success().stdout).unwrap();
+        shown["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(files(&[]), ["before.txt", "committed.txt", "during.txt"]);
+    assert_eq!(files(&["--uncommitted"]), ["before.txt", "during.txt"]);
+    assert_eq!(files(&["--last-turn"]), ["during.txt"]);
+    // The snapshot the turn began from is kept in the data directory, not in the repository.
+    let start = env
+        .records(short(&id))
+        .into_iter()
+        .find(|r| r["type"] == "turn.start")
+        .unwrap();
+    let tree = start["tree"].as_str().unwrap();
+    let in_repository = env.git_run(&repo, &["cat-file", "-e", tree]);
+    assert_ne!(
+        in_repository.code, 0,
+        "the turn's snapshot was written into the repository"
+    );
+}

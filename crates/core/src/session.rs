@@ -102,6 +102,10 @@ pub struct Session {
     /// The tree of the worktree as a person was last shown it (`review.shown`), until a landing
     /// lands: the next landing lands exactly that tree, or says the files changed since.
     pub reviewed_tree: Option<String>,
+    /// Where the latest turn's changes start: the worktree's files as it began (`turn.start`'s
+    /// `tree`), or the base commit of a worktree that turn made; none before the first turn, or
+    /// when neither is known.
+    pub last_turn_start: Option<String>,
     /// Its latest primitive calls (at most `RECENT_CALLS`), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
@@ -121,6 +125,10 @@ impl Session {
         };
         match event {
             Event::WorktreeCreate { worktree, .. } => {
+                // A turn that made the worktree changed everything since its base commit.
+                if self.open_turn.is_some() && self.last_turn_start.is_none() {
+                    self.last_turn_start = Some(worktree.base_commit.clone());
+                }
                 // A session that began in a checkout moves into the worktree made for it.
                 self.root = worktree.path.clone();
                 self.worktree = Some(worktree);
@@ -248,7 +256,8 @@ impl Session {
             Event::StrategyApprove { sha256, .. } | Event::StrategyLoad { sha256 } => {
                 self.strategy_in_force = Some(sha256);
             }
-            Event::TurnStart { turn } => {
+            Event::TurnStart { turn, tree } => {
+                self.last_turn_start = tree;
                 self.turns = self.turns.max(turn);
                 self.open_turn = Some(turn);
             }
@@ -409,6 +418,7 @@ impl Followed {
                             open_turn: None,
                             usage: nodwyn_protocol::TurnUsage::default(),
                             reviewed_tree: None,
+                            last_turn_start: None,
                             handed_to: Vec::new(),
                             always: Vec::new(),
                             strategy_in_force: None,

@@ -35,6 +35,14 @@ pub struct StoredSession {
     pub log: EventLog,
 }
 
+impl StoredSession {
+    /// Where the snapshots of its worktree's files taken as turns begin keep their objects
+    /// (beside its log, `<id>.objects/`): in the data directory, out of every agent's reach.
+    pub fn kept_objects(&self) -> PathBuf {
+        self.log.path().with_extension("objects")
+    }
+}
+
 impl Store {
     /// The store rooted at `home` (`$NODWYN_HOME`).
     pub fn new(home: PathBuf) -> Self {

@@ -176,7 +176,18 @@ impl SessionRuntime {
         let session = self.session()?;
         self.end_left_open(&session)?;
         let number = session.turns + 1;
-        append(&self.stored.log, Event::TurnStart { turn: number })?;
+        // The worktree's files as the turn begins, for a review of what it changed; a worktree
+        // that cannot be read now leaves the turn to begin without it (the review says so).
+        let tree = crate::worktree::diff::turn_start_tree(
+            &self.stored,
+            &session,
+            &self.settings.limits,
+        )
+        .unwrap_or_else(|error| {
+            tracing::warn!(session = %session.id, %error, "the worktree's files as the turn began were not kept");
+            None
+        });
+        append(&self.stored.log, Event::TurnStart { turn: number, tree })?;
         // The turn follows the log from where the runtime has read it, not from its start.
         let session = {
             let mut followed = self

@@ -151,6 +151,17 @@ impl Snapshot {
     /// objects it makes go to a temporary object folder, removed with the snapshot; `within`
     /// bounds the time it may take.
     pub fn take(dir: &Path, within: std::time::Duration) -> Result<Self, Error> {
+        Self::take_keeping(dir, within, None)
+    }
+
+    /// [`Snapshot::take`], its new objects written to `kept` (made when missing) instead, where
+    /// they outlive it: a later snapshot given the same folder can diff against this one's
+    /// tree. The repository's own object folder is still never written.
+    pub fn take_keeping(
+        dir: &Path,
+        within: std::time::Duration,
+        kept: Option<&Path>,
+    ) -> Result<Self, Error> {
         let folder = TempDir::new().map_err(|source| Error::Io {
             path: std::env::temp_dir(),
             source,
@@ -189,8 +200,8 @@ impl Snapshot {
                 .and_then(|file| file.set_modified(modified))
                 .map_err(io)?;
         }
-        let objects = folder.path().join("objects");
-        std::fs::create_dir(&objects).map_err(|source| Error::Io {
+        let objects = kept.map_or_else(|| folder.path().join("objects"), Path::to_path_buf);
+        std::fs::create_dir_all(&objects).map_err(|source| Error::Io {
             path: objects.clone(),
             source,
         })?;

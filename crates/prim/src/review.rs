@@ -53,7 +53,8 @@ pub struct Omitted {
 /// A session's changes since `base_commit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Review {
-    /// The commit the changes are counted from.
+    /// The commit the changes are counted from (for a review of the last turn, the tree of the
+    /// files as it began).
     pub base_commit: String,
     /// The git tree of every file of the checkout as the review read them (credential files
     /// and those not reached included): a landing compares it with what it would land.
@@ -88,6 +89,17 @@ impl Caps {
 
 /// The changes of the checkout at `dir` since `since`, as much as `caps` allow.
 pub fn review(dir: &Path, since: &str, caps: &Caps) -> Result<Review, Error> {
+    review_keeping(dir, since, caps, None)
+}
+
+/// [`review`], its snapshot's objects kept in `kept` (see `Snapshot::take_keeping`), so
+/// `since` may be the tree of an earlier snapshot kept there.
+pub fn review_keeping(
+    dir: &Path,
+    since: &str,
+    caps: &Caps,
+    kept: Option<&Path>,
+) -> Result<Review, Error> {
     let Caps {
         per_file,
         total,
@@ -97,7 +109,7 @@ pub fn review(dir: &Path, since: &str, caps: &Caps) -> Result<Review, Error> {
     let mut shown = 0usize;
     // The snapshot counts against the limit (with at least a second to take it): a folder of a
     // million untracked files stops the review with a sentence rather than holding it.
-    let snapshot = Snapshot::take(dir, time.max(Duration::from_secs(1)))?;
+    let snapshot = Snapshot::take_keeping(dir, time.max(Duration::from_secs(1)), kept)?;
     let denylist = Denylist::standard();
     let mut review = Review {
         base_commit: since.to_owned(),

@@ -23,8 +23,8 @@ pub mod settings;
 
 pub use item::{Item, ModelCall, PlanStatus, PlanStep, ToolCallItem, TurnEnd, TurnUsage};
 pub use message::{
-    Approval, ApprovalKind, Decision, Envelope, FileComment, Hello, LineComment, Notification,
-    Request, Response, ServerRequest, WorktreeMode,
+    Approval, ApprovalKind, ChangeScope, Decision, Envelope, FileComment, Hello, LineComment,
+    Notification, Request, Response, ServerRequest, WorktreeMode,
 };
 
 /// The protocol's version: raised when a message changes in a way an older client cannot read.

@@ -18,6 +18,20 @@ pub struct Envelope<T> {
     pub message: T,
 }
 
+/// Which of a session's changes a review shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeScope {
+    /// Every change that has not landed: since the base commit, or since the last commit the
+    /// branch shares with its base.
+    SinceBase,
+    /// What is not committed yet: since the worktree's `HEAD`.
+    Uncommitted,
+    /// What the last turn changed (or the running one, so far): since the worktree's files as
+    /// that turn began.
+    LastTurn,
+}
+
 /// Where a session works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -138,6 +152,21 @@ pub enum Request {
         /// The session.
         session: String,
     },
+    /// A session's changes in a scope, for review (recorded as shown, as `worktree.diff` is).
+    #[serde(rename = "worktree.changes")]
+    WorktreeChanges {
+        /// The session.
+        session: String,
+        /// Which changes.
+        scope: ChangeScope,
+    },
+    /// What a landing's credential scan would refuse in the session's work now, and the files
+    /// its commit would leave out, without landing anything.
+    #[serde(rename = "worktree.scan")]
+    WorktreeScan {
+        /// The session.
+        session: String,
+    },
     /// Sends review comments to a session as one message, starting a turn.
     #[serde(rename = "worktree.review")]
     WorktreeReview {
@@ -227,6 +256,8 @@ impl Request {
         "worktree.list",
         "worktree.remove",
         "worktree.diff",
+        "worktree.changes",
+        "worktree.scan",
         "worktree.review",
         "run.start",
         "turn.start",
@@ -253,6 +284,8 @@ impl Request {
             Self::WorktreeList { .. } => "worktree.list",
             Self::WorktreeRemove { .. } => "worktree.remove",
             Self::WorktreeDiff { .. } => "worktree.diff",
+            Self::WorktreeChanges { .. } => "worktree.changes",
+            Self::WorktreeScan { .. } => "worktree.scan",
             Self::WorktreeReview { .. } => "worktree.review",
             Self::RunStart { .. } => "run.start",
             Self::TurnStart { .. } => "turn.start",

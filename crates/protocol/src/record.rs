@@ -472,6 +472,10 @@ pub enum Event {
     TurnStart {
         /// The turn's number in the session, from 1.
         turn: u32,
+        /// The git tree of the worktree's files as the turn began (what a review's "last turn"
+        /// counts from); absent outside a worktree, or when they could not be read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tree: Option<String>,
     },
     /// An item of the conversation: the person's message, the model's answer, a tool's result,
     /// the engine's note to the model.

@@ -2,8 +2,9 @@
 //! in `tests/snapshots/`. Each value also reads back as itself.
 
 use nodwyn_protocol::{
-    Approval, ApprovalKind, Decision, Envelope, Hello, Item, ModelCall, Notification, PlanStatus,
-    PlanStep, Request, Response, ServerRequest, ToolCallItem, TurnEnd, TurnUsage, WorktreeMode,
+    Approval, ApprovalKind, ChangeScope, Decision, Envelope, Hello, Item, ModelCall, Notification,
+    PlanStatus, PlanStep, Request, Response, ServerRequest, ToolCallItem, TurnEnd, TurnUsage,
+    WorktreeMode,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -69,6 +70,13 @@ fn requests() {
             force: false,
         },
         Request::WorktreeDiff {
+            session: "1968c13a".into(),
+        },
+        Request::WorktreeChanges {
+            session: "1968c13a".into(),
+            scope: ChangeScope::LastTurn,
+        },
+        Request::WorktreeScan {
             session: "1968c13a".into(),
         },
         Request::WorktreeReview {
@@ -538,7 +546,10 @@ fn log_records() {
             ok: false,
             error: Some("not a string".into()),
         },
-        Event::TurnStart { turn: 1 },
+        Event::TurnStart {
+            turn: 1,
+            tree: Some("4b825dc642cb6eb9a060e54bf8d69288fbee4904".to_owned()),
+        },
         Event::ConversationItem {
             turn: 1,
             item_id: Some("1.1".into()),

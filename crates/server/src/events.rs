@@ -13,7 +13,7 @@ use crate::outbox::Line;
 /// turn's records, `session.record` for every other.
 pub(crate) fn notification_of(session: &str, record: Record) -> Notification {
     match record.event {
-        Event::TurnStart { turn } => Notification::TurnStarted {
+        Event::TurnStart { turn, .. } => Notification::TurnStarted {
             session: session.to_owned(),
             turn,
         },

@@ -2,6 +2,8 @@
 // session produced (file names, model text, commands, branch names) is shown with textContent,
 // never as HTML, and with its invisible and direction-changing characters made visible.
 
+import { element } from "/dom.js";
+import { reviewPanel } from "/review_view.js";
 import { visible } from "/text.js";
 
 const $ = (id) => document.getElementById(id);
@@ -10,20 +12,17 @@ const state = {
   next: 1,
   pending: new Map(),
   sessions: new Map(),
+  repositories: [],
   // The session followed, kept in the tab so a reload follows it again.
   current: sessionStorage.getItem("nodwyn-session"),
   last: new Map(),
   questions: new Map(),
   streaming: null,
+  // The guard's decisions seen in the followed session's events, in words, for the review.
+  decisions: [],
 };
 
 
-function element(tag, text, className) {
-  const made = document.createElement(tag);
-  if (text !== undefined) made.textContent = visible(text);
-  if (className) made.className = className;
-  return made;
-}
 
 function call(method, params = {}) {
   const id = state.next++;
@@ -58,8 +57,9 @@ function connect() {
   socket.addEventListener("open", async () => {
     status("Connected");
     await call("hello", { client: "nodwyn's web console" });
-    await call("approval.watch");
+    // The sessions first, so a question already waiting is shown with its session's name.
     await refresh();
+    await call("approval.watch");
     if (state.current) subscribe(state.current);
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
@@ -93,10 +93,17 @@ function receive(message) {
 
 async function refresh() {
   const { repositories } = await call("repository.list");
+  state.repositories = repositories;
+  drawFolders();
+  const before = new Map(state.sessions);
   state.sessions.clear();
   for (const repo of repositories) {
     const { sessions } = await call("session.list", { repo });
-    for (const session of sessions) state.sessions.set(session.session, { ...session, repo });
+    for (const session of sessions) {
+      state.sessions.set(session.session, { ...session, repo });
+      const was = before.get(session.session);
+      if (was && was.turn_running && !session.turn_running) notify(session.session, "finished its turn");
+    }
   }
   drawSessions();
 }
@@ -132,7 +139,44 @@ function drawSessions() {
   }
 }
 
+// The folders a new session may start in: the repositories nodwyn knows (any other folder may be
+// typed; the engine decides whether it is one).
+function drawFolders() {
+  const options = state.repositories.map((repo) => {
+    const option = document.createElement("option");
+    option.value = repo;
+    return option;
+  });
+  $("known-folders").replaceChildren(...options);
+}
+
+// Whether a new session of `folder` starts in a worktree: checked unless this tab unchecked it
+// for that folder before.
+function inWorktreeFor(folder) {
+  return sessionStorage.getItem(`nodwyn-in-worktree:${folder}`) !== "no";
+}
+
+function startNew() {
+  if (state.current) call("session.unsubscribe", { session: state.current }).catch(() => {});
+  state.current = null;
+  sessionStorage.removeItem("nodwyn-session");
+  review.close();
+  $("talk").hidden = false;
+  $("conversation").replaceChildren();
+  $("title").textContent = "New session";
+  $("starting").hidden = false;
+  $("session-actions").hidden = true;
+  $("composer").hidden = false;
+  $("said").textContent = "";
+  if (!$("folder").value && state.repositories.length) $("folder").value = state.repositories[0];
+  $("in-worktree").checked = inWorktreeFor($("folder").value);
+  $("folder").focus();
+  drawSessions();
+}
+
 async function subscribe(session) {
+  $("starting").hidden = true;
+  $("session-actions").hidden = false;
   if (state.current && state.current !== session) {
     call("session.unsubscribe", { session: state.current }).catch(() => {});
   }
@@ -142,8 +186,10 @@ async function subscribe(session) {
   if (!known) {
     $("conversation").replaceChildren();
     state.streaming = null;
+    state.decisions = [];
     state.last.delete(session);
   }
+  if (review.isOpen() && review.session() !== session) review.open(session);
   const picked = state.sessions.get(session);
   $("title").textContent = visible(picked ? picked.branch || picked.root : session);
   $("composer").hidden = false;
@@ -181,16 +227,36 @@ function show(method, params) {
   }
   if (method === "session.record") {
     const record = params.record || {};
-    if (record.type === "guard.decision") line("guard", `${record.action}: ${record.answer}, ${record.why}`);
+    if (record.type === "guard.decision") {
+      line("guard", `${record.action}: ${record.answer}, ${record.why}`);
+      const said = decided(record);
+      if (said) state.decisions.push(said);
+    }
     else if (record.type && record.type.startsWith("worktree.")) line("worktree", `${record.type} ${record.path || ""}`);
     else if (record.type === "git.land") line("landed", `on ${record.base}`);
     return;
   }
-  if (method === "turn.started") setWorking(true);
+  if (method === "turn.started") {
+    setWorking(true);
+    review.turnChanged(state.current, false);
+  }
   if (method === "turn.completed") {
     setWorking(false);
+    review.turnChanged(state.current, true);
+    notify(state.current, "finished its turn");
     line("turn", `ended: ${params.end.reason}${params.end.why ? `, ${params.end.why}` : ""}`);
   }
+}
+
+// A guard decision the review lists beside the diff: every question and its answer, every
+// refusal, every call Don't ask let through; not the calls the rules simply allowed.
+function decided(record) {
+  if (record.by === "person") return `You ${record.answer === "allow" ? "allowed" : "declined"}: ${record.action}`;
+  if (record.answer === "ask") return `Asked you (${record.kind === "security" ? "a security confirm" : "a question"}): ${record.action}`;
+  if (record.answer === "refuse") return `Refused: ${record.action} (${record.why})`;
+  if (record.by === "dont_ask") return `Allowed by Don't ask: ${record.action}`;
+  if (record.by === "standing_answer") return `Allowed by a standing answer: ${record.action}`;
+  return null;
 }
 
 function setWorking(working) {
@@ -205,30 +271,91 @@ async function act(method, params, done) {
   $("said").textContent = "";
   $("said").classList.remove("refused");
   try {
-    const answer = await call(method, { session: state.current, ...params });
-    if (done) done(answer);
+    const answer = await call(method, state.current ? { session: state.current, ...params } : params);
+    if (done) await done(answer);
   } catch (error) {
-    $("said").classList.add("refused");
-    $("said").textContent = visible(error.message);
+    refused(error.message);
   }
+}
+
+function refused(sentence) {
+  $("said").classList.add("refused");
+  $("said").textContent = visible(sentence);
 }
 
 $("composer").addEventListener("submit", (event) => {
   event.preventDefault();
   const text = $("message").value;
   if (!text.trim()) return;
+  if (!$("starting").hidden) {
+    // The first message starts the new session's first turn.
+    const repo = $("folder").value.trim();
+    if (!repo) {
+      refused("Choose the folder the session works in.");
+      return;
+    }
+    const worktree = $("in-worktree").checked ? "always" : "off";
+    act("run.start", { repo, task: text, worktree }, async (started) => {
+      $("message").value = "";
+      await refresh();
+      subscribe(started.session);
+    });
+    return;
+  }
   act("turn.start", { text }, () => ($("message").value = ""));
 });
 $("message").addEventListener("keydown", (event) => {
   if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) $("composer").requestSubmit();
 });
 $("interrupt").addEventListener("click", () => act("turn.interrupt", {}));
+$("remove").addEventListener("click", () => {
+  act("worktree.remove", {}, (removed) => {
+    const branch = removed.branch.deleted
+      ? "the branch was deleted: its base has all of its work"
+      : removed.branch.kept
+        ? `the branch stays: ${removed.branch.kept}`
+        : "the branch was already gone";
+    $("said").textContent = visible(`Removed ${removed.path}; ${branch}.`);
+  });
+});
+
+const review = reviewPanel({
+  call,
+  working: (session) => Boolean(state.sessions.get(session) && state.sessions.get(session).turn_running),
+  decisions: () => state.decisions,
+  sent: () => ($("talk").hidden = false),
+});
+$("review-open").addEventListener("click", () => {
+  if (!state.current) return;
+  $("talk").hidden = true;
+  review.open(state.current);
+});
+$("close-review").addEventListener("click", () => ($("talk").hidden = false));
 $("land").addEventListener("click", () => {
   act("session.land", { message: $("message").value }, (landed) => {
     $("message").value = "";
     $("said").textContent = visible(landed.summary || "landed");
   });
 });
+
+// Desktop notifications, once the person turned them on: a session waiting for an answer, or
+// done with its turn, named, when the page is not in view or follows another session.
+function notify(session, what) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if (document.visibilityState === "visible" && session === state.current) return;
+  const known = state.sessions.get(session);
+  const name = visible(known ? known.name || known.branch || known.root : session);
+  const shown = new Notification(`nodwyn: ${name}`, { body: visible(what), tag: `${session}:${what}` });
+  shown.addEventListener("click", () => {
+    window.focus();
+    subscribe(session);
+  });
+}
+
+function offerNotifications() {
+  const offer = $("notify");
+  offer.hidden = !("Notification" in window) || Notification.permission !== "default";
+}
 
 function ask(id, params) {
   // Asked as a watcher and as the session's subscriber: one question, shown once.
@@ -256,6 +383,7 @@ function ask(id, params) {
   }
   $("queue").append(item);
   drawSessions();
+  notify(params.session, `waiting for you: ${params.action}`);
 }
 
 function settled(request) {
@@ -270,6 +398,16 @@ function settled(request) {
 setInterval(() => {
   if (state.socket && state.socket.readyState === WebSocket.OPEN) refresh().catch(() => {});
 }, 3000);
+$("new-session").addEventListener("click", startNew);
+$("notify").addEventListener("click", async () => {
+  await Notification.requestPermission();
+  offerNotifications();
+});
+offerNotifications();
+$("folder").addEventListener("input", () => ($("in-worktree").checked = inWorktreeFor($("folder").value.trim())));
+$("in-worktree").addEventListener("change", () => {
+  sessionStorage.setItem(`nodwyn-in-worktree:${$("folder").value.trim()}`, $("in-worktree").checked ? "yes" : "no");
+});
 $("filter").addEventListener("change", drawSessions);
 $("search").addEventListener("input", drawSessions);
 connect();

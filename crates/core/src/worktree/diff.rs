@@ -1,33 +1,83 @@
-//! `nodwyn worktree diff`: a session's changes that have not landed yet, since its base commit
-//! or the last commit its branch shares with the base (see `nodwyn_prim::review`). Read-only, so it takes no lock: a diff never holds up other commands.
+//! `nodwyn worktree diff` and the console's review: a session's changes that have not landed
+//! yet (since its base commit or the last commit its branch shares with the base), those not
+//! committed yet, or those of its last turn (see `nodwyn_prim::review`). Read-only, so it takes no
+//! lock: a diff never holds up other commands.
+
+use std::time::Duration;
 
 use nodwyn_prim::Limits;
-use nodwyn_prim::review::{Caps, Review, review};
+use nodwyn_prim::review::{Caps, Review, review_keeping};
+use nodwyn_protocol::ChangeScope;
 
 use crate::Error;
 use crate::session::Session;
-use crate::store::Store;
+use crate::store::{Store, StoredSession};
 
 use super::finished_worktree;
 
 /// The changes of session `id`'s worktree since its base commit.
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
-    let session = Session::load(&store.find(id)?)?;
+    changes(store, id, ChangeScope::SinceBase, limits)
+}
+
+/// The changes of session `id`'s worktree in `scope`.
+pub fn changes(
+    store: &Store,
+    id: &str,
+    scope: ChangeScope,
+    limits: &Limits,
+) -> Result<Review, Error> {
+    let stored = store.find(id)?;
+    let session = Session::load(&stored)?;
     let facts = finished_worktree(&session)?;
     let info = crate::host::worktree_info(&session, facts);
     nodwyn_prim::checkout::verified(&info)?;
-    Ok(review(
+    let since = match scope {
+        ChangeScope::SinceBase => info.work_starts()?,
+        ChangeScope::Uncommitted => nodwyn_git::repo::resolve_commit(&facts.path, "HEAD")?
+            .unwrap_or_else(|| facts.base_commit.clone()),
+        ChangeScope::LastTurn => {
+            if session.turns == 0 {
+                return Err(Error::declined(
+                    "no_turn",
+                    format!("session {} has had no turn yet", session.id),
+                ));
+            }
+            session.last_turn_start.clone().ok_or_else(|| {
+                Error::declined(
+                    "turn_start_unknown",
+                    format!(
+                        "where session {}'s last turn began was not recorded; review its changes since the base instead",
+                        session.id
+                    ),
+                )
+            })?
+        }
+    };
+    let kept = stored.kept_objects();
+    Ok(review_keeping(
         &facts.path,
-        &info.work_starts()?,
+        &since,
         &Caps::of(limits),
+        Some(&kept),
     )?)
 }
 
-/// [`diff`] shown to a person: the tree they saw is recorded (`review.shown`), so the next
+/// [`diff`] shown to a person.
+pub fn diff_shown(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
+    changes_shown(store, id, ChangeScope::SinceBase, limits)
+}
+
+/// [`changes`] shown to a person: the tree they saw is recorded (`review.shown`), so the next
 /// landing lands exactly those files or says they changed since. The record is appended
 /// without the session's lock (a turn may hold it): it only ever makes a landing stricter.
-pub fn diff_shown(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
-    let review = diff(store, id, limits)?;
+pub fn changes_shown(
+    store: &Store,
+    id: &str,
+    scope: ChangeScope,
+    limits: &Limits,
+) -> Result<Review, Error> {
+    let review = changes(store, id, scope, limits)?;
     let stored = store.find(id)?;
     crate::call::append(
         &stored.log,
@@ -37,4 +87,29 @@ pub fn diff_shown(store: &Store, id: &str, limits: &Limits) -> Result<Review, Er
         },
     )?;
     Ok(review)
+}
+
+/// The git tree of a worktree session's files now, its objects kept for a later review of what
+/// the turn beginning now changed; `None` outside a worktree. A worktree that cannot be read
+/// (gone, or its `.git` file pointing elsewhere) has no tree to give.
+pub(crate) fn turn_start_tree(
+    stored: &StoredSession,
+    session: &Session,
+    limits: &Limits,
+) -> Result<Option<String>, Error> {
+    let Some(facts) = session.active_worktree() else {
+        return Ok(None);
+    };
+    if session.worktree_unfinished {
+        return Ok(None);
+    }
+    let info = crate::host::worktree_info(session, facts);
+    nodwyn_prim::checkout::verified(&info)?;
+    let within = limits.diff_time.max(Duration::from_secs(1));
+    let snapshot = nodwyn_git::diff::Snapshot::take_keeping(
+        &facts.path,
+        within,
+        Some(&stored.kept_objects()),
+    )?;
+    Ok(Some(snapshot.tree()?))
 }

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 
 pub use commit::NewFiles;
 pub use local_base::LocalBase;
-pub use publish::DEFAULT_SSH_COMMAND;
+pub use publish::{DEFAULT_SSH_COMMAND, credentials_leaving};
 pub use recover::{Aborted, abort};
 pub use target::{RemoteBranch, Target, destination, target};
 

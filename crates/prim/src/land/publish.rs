@@ -24,6 +24,23 @@ pub const DEFAULT_SSH_COMMAND: &str = "ssh -o BatchMode=yes";
 /// file), or carries one in its message or its author's or committer's name or address. The
 /// sentence names each commit and what it holds.
 pub(super) fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(), Error> {
+    let found = credentials_leaving(dir, from, to)?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(Error::declined(
+        "credential_refused",
+        format!(
+            "the landing would publish {}, so nothing was pushed. Take the secret out of the files, then `git reset --soft {}` in the worktree (the files stay) and land again: a commit stays refused until it is rewritten",
+            found.join("; "),
+            super::short(from)
+        ),
+    ))
+}
+
+/// What [`refuse_credentials`] would refuse in `from..to`: a sentence for each commit that
+/// holds a credential, naming what it holds; empty when nothing would be refused.
+pub fn credentials_leaving(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
     let denylist = Denylist::standard();
     let scanner = Scanner::global();
     let mut found: Vec<String> = Vec::new();
@@ -68,17 +85,7 @@ pub(super) fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(),
             ));
         }
     }
-    if found.is_empty() {
-        return Ok(());
-    }
-    Err(Error::declined(
-        "credential_refused",
-        format!(
-            "the landing would publish {}, so nothing was pushed. Take the secret out of the files, then `git reset --soft {}` in the worktree (the files stay) and land again: a commit stays refused until it is rewritten",
-            found.join("; "),
-            super::short(from)
-        ),
-    ))
+    Ok(found)
 }
 
 /// The most of one LFS object the landing reads to scan.

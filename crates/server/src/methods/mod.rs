@@ -21,10 +21,11 @@ mod worktree_list;
 mod worktree_open;
 mod worktree_remove;
 mod worktree_review;
+mod worktree_scan;
 
 use std::sync::Arc;
 
-use nodwyn_protocol::Request;
+use nodwyn_protocol::{ChangeScope, Request};
 use serde_json::Value;
 
 use crate::dispatch::Peer;
@@ -69,7 +70,13 @@ pub(crate) async fn call(
         Request::WorktreeRemove { session, force } => {
             worktree_remove::call(server, &session, force).await
         }
-        Request::WorktreeDiff { session } => worktree_diff::call(server, &session).await,
+        Request::WorktreeDiff { session } => {
+            worktree_diff::call(server, &session, ChangeScope::SinceBase).await
+        }
+        Request::WorktreeChanges { session, scope } => {
+            worktree_diff::call(server, &session, scope).await
+        }
+        Request::WorktreeScan { session } => worktree_scan::call(server, &session).await,
         Request::WorktreeReview {
             session,
             note,

@@ -1,5 +1,5 @@
 //! The console's page and code, embedded in the binary: plain files under `crates/server/web/`,
-//! served as they are (no build step).
+//! served as they are (no build step), each at its own path.
 
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -21,26 +21,66 @@ impl Asset {
     }
 }
 
-/// The page.
-pub(crate) const PAGE: Asset = Asset {
-    text: include_str!("../../web/index.html"),
-    kind: "text/html; charset=utf-8",
-};
+const HTML: &str = "text/html; charset=utf-8";
+const SCRIPT: &str = "text/javascript; charset=utf-8";
+const STYLE: &str = "text/css; charset=utf-8";
 
-/// Its code.
-pub(crate) const SCRIPT: Asset = Asset {
-    text: include_str!("../../web/app.js"),
-    kind: "text/javascript; charset=utf-8",
-};
+/// Every file of the console, at the path it is served from: the page, its modules (the page's
+/// code, making elements, the rules for text it did not write, the review's logic and view) and
+/// its style. They hold no data, so they are served without the token.
+pub(crate) const ASSETS: &[(&str, Asset)] = &[
+    (
+        "/",
+        Asset {
+            text: include_str!("../../web/index.html"),
+            kind: HTML,
+        },
+    ),
+    (
+        "/app.js",
+        Asset {
+            text: include_str!("../../web/app.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
+        "/dom.js",
+        Asset {
+            text: include_str!("../../web/dom.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
+        "/text.js",
+        Asset {
+            text: include_str!("../../web/text.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
+        "/review.js",
+        Asset {
+            text: include_str!("../../web/review.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
+        "/review_view.js",
+        Asset {
+            text: include_str!("../../web/review_view.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
+        "/style.css",
+        Asset {
+            text: include_str!("../../web/style.css"),
+            kind: STYLE,
+        },
+    ),
+];
 
-/// Its rules for showing text it did not write.
-pub(crate) const TEXT: Asset = Asset {
-    text: include_str!("../../web/text.js"),
-    kind: "text/javascript; charset=utf-8",
-};
-
-/// Its style.
-pub(crate) const STYLE: Asset = Asset {
-    text: include_str!("../../web/style.css"),
-    kind: "text/css; charset=utf-8",
-};
+/// Whether `path` is one of the console's own files.
+pub(crate) fn is_asset(path: &str) -> bool {
+    ASSETS.iter().any(|(served, _)| *served == path)
+}

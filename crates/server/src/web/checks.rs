@@ -52,9 +52,11 @@ pub(crate) struct Refused {
     pub(crate) why: String,
 }
 
-/// The paths served to any request from this listener's own address: the console's page and
-/// code, which hold no data. Everything else needs the token.
-pub(crate) const OPEN_PATHS: &[&str] = &["/", "/app.js", "/text.js", "/style.css", "/favicon.ico"];
+/// Whether `path` is served to any request from this listener's own address: the console's page
+/// and code (and the icon browsers ask for), which hold no data. Everything else needs the token.
+fn is_open(path: &str) -> bool {
+    path == "/favicon.ico" || super::assets::is_asset(path)
+}
 
 /// Whether `head` may be answered by the listener at `addr`, whose token is `token`.
 pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<(), Refused> {
@@ -91,7 +93,7 @@ pub(crate) fn check(head: &Head<'_>, addr: SocketAddr, token: &str) -> Result<()
             why: "the console takes only application/json".to_owned(),
         });
     }
-    if OPEN_PATHS.contains(&head.path) && !head.upgrade {
+    if is_open(head.path) && !head.upgrade {
         return Ok(());
     }
     let given = if head.upgrade {

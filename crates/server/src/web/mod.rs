@@ -83,12 +83,12 @@ pub async fn serve(
         addr: console.addr,
         token: Arc::from(console.token),
     };
-    let app = Router::new()
-        .route("/", get(|| async { assets::PAGE.response() }))
-        .route("/app.js", get(|| async { assets::SCRIPT.response() }))
-        .route("/text.js", get(|| async { assets::TEXT.response() }))
-        .route("/style.css", get(|| async { assets::STYLE.response() }))
-        // Browsers ask for it before the page has its cookie: nothing, rather than a refusal.
+    let mut app = Router::new();
+    for (path, asset) in assets::ASSETS {
+        app = app.route(path, get(|| async { asset.response() }));
+    }
+    let app = app
+        // Browsers ask for it on their own: nothing, rather than a refusal.
         .route("/favicon.ico", get(|| async { StatusCode::NO_CONTENT }))
         .route("/ws", get(upgrade))
         .fallback(|| async { (StatusCode::NOT_FOUND, "no such page") })

@@ -1,6 +1,7 @@
 //! `nodwyn worktree diff`.
 
 use clap::Args;
+use nodwyn_protocol::ChangeScope;
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -16,13 +17,26 @@ pub(crate) struct DiffArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
+    /// Only what is not committed yet (since the worktree's HEAD)
+    #[arg(long, conflicts_with = "last_turn")]
+    uncommitted: bool,
+    /// Only what the last turn changed (or the running one, so far)
+    #[arg(long)]
+    last_turn: bool,
 }
 
 pub(crate) fn run(args: DiffArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let store = invocation.store()?;
     let limits = environment::host_settings().limits;
-    let review = nodwyn_core::worktree::diff_shown(&store, &id, &limits)?;
+    let scope = if args.uncommitted {
+        ChangeScope::Uncommitted
+    } else if args.last_turn {
+        ChangeScope::LastTurn
+    } else {
+        ChangeScope::SinceBase
+    };
+    let review = nodwyn_core::worktree::changes_shown(&store, &id, scope, &limits)?;
     if invocation.json {
         return output::json(&review);
     }
