@@ -699,6 +699,16 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     ("**/{.mc,.mcli}/config.json", "MinIO client credentials"),
     ("**/.jfrog/jfrog-cli.conf*", "JFrog CLI credentials"),
     ("**/.s3cfg", "s3cmd credentials"),
+    // Smaller clouds' command lines: OVH's API keys, Backblaze B2's account and its token, the
+    // InfluxDB command line's tokens.
+    ("**/.ovh.conf", "OVH API credentials"),
+    ("**/.b2_account_info", "the Backblaze B2 command line's account and token"),
+    ("**/.influxdbv2/configs", "the InfluxDB command line's tokens"),
+    // Python's keyring kept in files (keyrings.alt): a plaintext one, and an encrypted one.
+    (
+        "**/python_keyring/{keyring_pass,crypted_pass}.cfg",
+        "a Python keyring's passwords",
+    ),
     ("**/.boto", "boto credentials"),
     ("**/rclone.conf", "rclone remotes (they hold credentials)"),
     // CI agents and command lines.
@@ -1188,7 +1198,9 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // isync's mailboxes (`Pass`), and WeeChat's secured data (its IRC and relay passwords).
     ("**/.mbsyncrc", "isync's mail passwords"),
     ("**/.config/isyncrc", "isync's mail passwords"),
-    ("**/weechat/sec.conf", "WeeChat's secured passwords"),
+    ("**/{weechat,.weechat}/sec.conf", "WeeChat's secured passwords"),
+    // aerc's accounts (their `source-cred-cmd` or a password in the URL).
+    ("**/aerc/accounts.conf", "aerc's mail accounts"),
     // Game launchers' saved sign-ins: Steam's sentry files (`ssfn*`, which spare a machine the
     // second factor) and Epic's remembered login, kept in its `GameUserSettings.ini`.
     ("**/{Steam,steam}/ssfn*", "Steam's saved sign-in"),
@@ -1516,6 +1528,11 @@ pub(super) const NOT_CREDENTIALS: &[&str] = &[
     // The flags kubeadm writes for the kubelet (`kubeadm-flags.env`), in the kubelet's own folder:
     // command-line options, named like an environment file.
     "**/kubelet/*-flags.env",
+    // The OCI command line's defaults and aliases, beside its keys and tokens.
+    "**/.oci/oci_cli_rc",
+    // CI workflows name their secrets (`${{ secrets.TOKEN }}`), whatever the workflow is called
+    // (`rotate-secrets.yml`); a value written into one is the scan's to find.
+    "**/.github/workflows/*.{yml,yaml}",
     // Test doubles named for what they stand in for (`fake_token.txt`, `dummy-credentials.json`,
     // `mock_id_rsa`).
     "**/{fake,dummy,mock}[-_]*",
