@@ -137,6 +137,7 @@ async function review() {
   await page.getByRole("button", { name: /^notes\.txt/ }).waitFor({ timeout: 20000 });
   const files = async () => (await page.locator("#files").innerText()).replace(/\s+/g, " ").trim();
   seen.sinceBase = await files();
+  seen.sidebar = await page.locator("#sessions").innerText();
   seen.verdicts = await page.locator("#verdicts").innerText();
   // A comment on a line of notes.txt, one on app.txt as a whole.
   await page.getByRole("button", { name: /^notes\.txt/ }).click();

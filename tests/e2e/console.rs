@@ -427,6 +427,11 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
         "{conversation}"
     );
     assert_eq!(seen["elementsFromText"], 0, "{seen:#}");
+    // Worktree events in words.
+    assert!(
+        conversation.contains("Made the worktree ") && conversation.contains(" on nodwyn/"),
+        "{conversation}"
+    );
 
     // The run went on with the page's answer, and the file is in the session's worktree.
     assert!(running.wait().unwrap().success());
@@ -669,6 +674,7 @@ fn the_pages_own_rules_pass_nodes_test_runner() {
         .arg("--test")
         .arg(web.join("text.test.mjs"))
         .arg(web.join("review.test.mjs"))
+        .arg(web.join("words.test.mjs"))
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&output.stdout);
@@ -684,7 +690,7 @@ fn the_pages_own_rules_pass_nodes_test_runner() {
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or(0);
     // The text rules and the review's logic (diff pairing, comment order, stale replies).
-    assert!(passed >= 9, "{said}");
+    assert!(passed >= 11, "{said}");
 }
 
 #[test]
@@ -750,6 +756,11 @@ fn in_a_real_browser_a_review_with_comments_reaches_the_agent_as_one_message() {
     // The scopes: everything since the base; what is not committed; what the last turn did.
     let files = |key: &str| seen[key].as_str().unwrap().to_owned();
     assert!(files("sinceBase").contains("app.txt"), "{seen:#}");
+    // The sidebar tells the commit the branch has that its base lacks.
+    assert!(
+        seen["sidebar"].as_str().unwrap().contains("1 ahead"),
+        "{seen:#}"
+    );
     assert!(files("sinceBase").contains("notes.txt"), "{seen:#}");
     assert!(!files("sinceBase").contains(".env"), "{seen:#}");
     assert!(files("uncommitted").contains("notes.txt"), "{seen:#}");

@@ -106,6 +106,10 @@ pub struct Session {
     /// `tree`), or the base commit of a worktree that turn made; none before the first turn, or
     /// when neither is known.
     pub last_turn_start: Option<String>,
+    /// How its latest turn that ended, ended.
+    pub last_turn_end: Option<nodwyn_protocol::TurnEnd>,
+    /// Its latest landing that landed: the base and the commit the base then pointed at.
+    pub last_landing: Option<(String, String)>,
     /// Its latest primitive calls (at most `RECENT_CALLS`), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
@@ -261,7 +265,11 @@ impl Session {
                 self.turns = self.turns.max(turn);
                 self.open_turn = Some(turn);
             }
-            Event::TurnEnd { .. } => self.open_turn = None,
+            Event::TurnEnd { end, .. } => {
+                self.open_turn = None;
+                self.last_turn_end = Some(end);
+            }
+            Event::GitLand { base, landed, .. } => self.last_landing = Some((base, landed)),
             Event::ModelCall { call, .. } => {
                 self.usage.model_calls += 1;
                 self.usage.input_tokens += call.input_tokens;
@@ -315,7 +323,6 @@ impl Session {
             Event::SessionStart { .. }
             | Event::LogTorn { .. }
             | Event::GitPush { .. }
-            | Event::GitLand { .. }
             | Event::VersionKeep { .. }
             | Event::VersionRestore { .. }
             | Event::SchemeEval { .. }
@@ -419,6 +426,8 @@ impl Followed {
                             usage: nodwyn_protocol::TurnUsage::default(),
                             reviewed_tree: None,
                             last_turn_start: None,
+                            last_turn_end: None,
+                            last_landing: None,
                             handed_to: Vec::new(),
                             always: Vec::new(),
                             strategy_in_force: None,

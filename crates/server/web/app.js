@@ -5,6 +5,7 @@
 import { element } from "/dom.js";
 import { reviewPanel } from "/review_view.js";
 import { visible } from "/text.js";
+import { recordInWords, sessionFacts, sessionState } from "/words.js";
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -13,6 +14,9 @@ const state = {
   pending: new Map(),
   sessions: new Map(),
   repositories: [],
+  // Commits ahead of its base, by session, and how many times the list was read.
+  ahead: new Map(),
+  refreshes: 0,
   // The session followed, kept in the tab so a reload follows it again.
   current: sessionStorage.getItem("nodwyn-session"),
   last: new Map(),
@@ -93,14 +97,20 @@ function receive(message) {
 
 async function refresh() {
   const { repositories } = await call("repository.list");
+  state.refreshes += 1;
   state.repositories = repositories;
   drawFolders();
   const before = new Map(state.sessions);
   state.sessions.clear();
   for (const repo of repositories) {
     const { sessions } = await call("session.list", { repo });
+    // Commits ahead of the base, read less often: it asks git about every worktree.
+    if (state.refreshes % 5 === 1) {
+      const { worktrees } = await call("worktree.list", { repo });
+      for (const worktree of worktrees) state.ahead.set(worktree.session, worktree.ahead);
+    }
     for (const session of sessions) {
-      state.sessions.set(session.session, { ...session, repo });
+      state.sessions.set(session.session, { ...session, repo, ahead: state.ahead.get(session.session) });
       const was = before.get(session.session);
       if (was && was.turn_running && !session.turn_running) notify(session.session, "finished its turn");
     }
@@ -109,9 +119,7 @@ async function refresh() {
 }
 
 function stateOf(session) {
-  if ([...state.questions.values()].some((q) => q.session === session.session)) return "waiting";
-  if (!session.open) return "closed";
-  return session.turn_running ? "working" : "idle";
+  return sessionState(session, [...state.questions.values()].some((q) => q.session === session.session));
 }
 
 function drawSessions() {
@@ -131,7 +139,7 @@ function drawSessions() {
     list.append(element("div", repo, "repository"));
     for (const [shown, session] of sessions.reverse()) {
       const button = element("button", "", "session");
-      button.append(element("div", shown), element("div", stateOf(session), "state"));
+      button.append(element("div", shown), element("div", sessionFacts(session, stateOf(session)), "state"));
       button.setAttribute("aria-current", String(session.session === state.current));
       button.addEventListener("click", () => subscribe(session.session));
       list.append(button);
@@ -232,8 +240,10 @@ function show(method, params) {
       const said = decided(record);
       if (said) state.decisions.push(said);
     }
-    else if (record.type && record.type.startsWith("worktree.")) line("worktree", `${record.type} ${record.path || ""}`);
-    else if (record.type === "git.land") line("landed", `on ${record.base}`);
+    else {
+      const words = recordInWords(record);
+      if (words) line(record.type === "git.land" ? "landed" : record.type.startsWith("worktree.") ? "worktree" : "session", words);
+    }
     return;
   }
   if (method === "turn.started") {

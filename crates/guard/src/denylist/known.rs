@@ -702,8 +702,14 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // Smaller clouds' command lines: OVH's API keys, Backblaze B2's account and its token, the
     // InfluxDB command line's tokens.
     ("**/.ovh.conf", "OVH API credentials"),
-    ("**/.b2_account_info", "the Backblaze B2 command line's account and token"),
-    ("**/.influxdbv2/configs", "the InfluxDB command line's tokens"),
+    (
+        "**/.b2_account_info",
+        "the Backblaze B2 command line's account and token",
+    ),
+    (
+        "**/.influxdbv2/configs",
+        "the InfluxDB command line's tokens",
+    ),
     // Python's keyring kept in files (keyrings.alt): a plaintext one, and an encrypted one.
     (
         "**/python_keyring/{keyring_pass,crypted_pass}.cfg",
@@ -1198,7 +1204,10 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     // isync's mailboxes (`Pass`), and WeeChat's secured data (its IRC and relay passwords).
     ("**/.mbsyncrc", "isync's mail passwords"),
     ("**/.config/isyncrc", "isync's mail passwords"),
-    ("**/{weechat,.weechat}/sec.conf", "WeeChat's secured passwords"),
+    (
+        "**/{weechat,.weechat}/sec.conf",
+        "WeeChat's secured passwords",
+    ),
     // aerc's accounts (their `source-cred-cmd` or a password in the URL).
     ("**/aerc/accounts.conf", "aerc's mail accounts"),
     // Game launchers' saved sign-ins: Steam's sentry files (`ssfn*`, which spare a machine the

@@ -1,4 +1,5 @@
-//! `session.list`: a repository's sessions, each with whether a turn runs in this engine.
+//! `session.list`: a repository's sessions, each with whether a turn runs in this engine, how
+//! its last turn ended and its last landing.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub(super) async fn call(server: &Arc<Server>, repo: PathBuf) -> Result<Value, R
                 "open": session.open,
                 "turns": session.turns,
                 "turn_running": server.turn_running(&id),
+                "last_turn": session.last_turn_end,
+                "last_landing": session.last_landing.as_ref().map(|(base, commit)| json!({"base": base, "commit": commit})),
             })
         })
         .collect();

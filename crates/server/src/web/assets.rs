@@ -26,7 +26,8 @@ const SCRIPT: &str = "text/javascript; charset=utf-8";
 const STYLE: &str = "text/css; charset=utf-8";
 
 /// Every file of the console, at the path it is served from: the page, its modules (the page's
-/// code, making elements, the rules for text it did not write, the review's logic and view) and
+/// code, making elements, the rules for text it did not write, records in words, the review's
+/// logic and view) and
 /// its style. They hold no data, so they are served without the token.
 pub(crate) const ASSETS: &[(&str, Asset)] = &[
     (
@@ -65,6 +66,13 @@ pub(crate) const ASSETS: &[(&str, Asset)] = &[
         },
     ),
     (
+        "/words.js",
+        Asset {
+            text: include_str!("../../web/words.js"),
+            kind: SCRIPT,
+        },
+    ),
+    (
         "/review_view.js",
         Asset {
             text: include_str!("../../web/review_view.js"),
@@ -83,4 +91,31 @@ pub(crate) const ASSETS: &[(&str, Asset)] = &[
 /// Whether `path` is one of the console's own files.
 pub(crate) fn is_asset(path: &str) -> bool {
     ASSETS.iter().any(|(served, _)| *served == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ASSETS;
+
+    /// A file of the page left out of the table would be refused to the browser (401) and the
+    /// page would stop where it imports it.
+    #[test]
+    fn every_file_of_the_page_is_served() {
+        let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+        for entry in std::fs::read_dir(&web).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".test.mjs") {
+                continue;
+            }
+            let path = if name == "index.html" {
+                "/".to_owned()
+            } else {
+                format!("/{name}")
+            };
+            assert!(
+                ASSETS.iter().any(|(served, _)| *served == path),
+                "{name} is not served"
+            );
+        }
+    }
 }
