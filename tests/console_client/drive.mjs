@@ -185,6 +185,10 @@ async function review() {
   await page.getByRole("button", { name: "Land" }).click();
   await page.locator("#said").filter({ hasText: /\S/ }).waitFor({ timeout: 30000 });
   seen.landing = await page.locator("#said").innerText();
+  // Removing the worktree now would lose work: refused, naming why, and nothing removed.
+  await page.getByRole("button", { name: "Remove" }).click();
+  await page.locator("#said").filter({ hasText: /^(?!merge_conflict)\S/ }).waitFor({ timeout: 30000 });
+  seen.removal = await page.locator("#said").innerText();
 }
 
 async function start() {

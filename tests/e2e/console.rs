@@ -810,6 +810,10 @@ fn in_a_real_browser_a_review_with_comments_reaches_the_agent_as_one_message() {
         env.git(&repo, &["show", "main:app.txt"]),
         "one\n2\nthree\nfour"
     );
+    // Remove, with a landing stopped in the worktree, is refused in its words; the work stays.
+    let removal = seen["removal"].as_str().unwrap();
+    assert!(removal.starts_with("landing_in_progress: "), "{removal}");
+    assert!(worktree.join("app.txt").exists(), "{removal}");
 }
 
 #[test]

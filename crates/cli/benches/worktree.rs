@@ -15,34 +15,14 @@ use common::{Bench, arg, median, ms};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-fn setup(files: usize) -> Bench {
-    let bench = Bench::new();
-    let repo = bench.repo.clone();
-    bench.git(&repo, &["init", "-q"]);
-    for i in 0..files {
-        let folder = repo.join(format!("src/m{:03}", i / 100));
-        if i % 100 == 0 {
-            std::fs::create_dir_all(&folder).unwrap();
-        }
-        std::fs::write(
-            folder.join(format!("f{i:05}.rs")),
-            format!("// file {i}\npub fn f{i}() -> usize {{ {i} }}\n"),
-        )
-        .unwrap();
-    }
-    bench.git(&repo, &["add", "-A"]);
-    bench.git(&repo, &["commit", "-q", "-m", "20k files"]);
-    bench
-}
-
 fn main() {
     let files = arg("--files", 20_000);
     let runs = arg("--runs", 7);
     let worktrees = arg("--worktrees", 30);
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     eprintln!("building a repository of {files} files...");
-    let bench = setup(files);
-    let repo = &bench.repo;
+    let bench = Bench::new();
+    let repo = &bench.generated_repository(files);
 
     // `new` against `git worktree add -b`, alternating; each worktree is removed (untimed).
     let (mut git_new, mut nodwyn_new) = (Vec::new(), Vec::new());

@@ -81,6 +81,27 @@ impl Bench {
         self.run("git", dir, args)
     }
 
+    /// `repo/` made a repository of `files` small Rust files, a hundred to a folder, in one
+    /// commit.
+    pub(crate) fn generated_repository(&self, files: usize) -> PathBuf {
+        let repo = self.repo.clone();
+        self.git(&repo, &["init", "-q"]);
+        for i in 0..files {
+            let folder = repo.join(format!("src/m{:03}", i / 100));
+            if i % 100 == 0 {
+                std::fs::create_dir_all(&folder).unwrap();
+            }
+            std::fs::write(
+                folder.join(format!("f{i:05}.rs")),
+                format!("// file {i}\npub fn f{i}() -> usize {{ {i} }}\n"),
+            )
+            .unwrap();
+        }
+        self.git(&repo, &["add", "-A"]);
+        self.git(&repo, &["commit", "-q", "-m", &format!("{files} files")]);
+        repo
+    }
+
     /// `repo/` made a repository with one commit holding `README.md` ("hello"); its folder.
     pub(crate) fn readme_repository(&self) -> PathBuf {
         let repo = self.repo.clone();

@@ -89,6 +89,9 @@ pub fn changes_shown(
     Ok(review)
 }
 
+/// The longest a turn waits, as it begins, for the snapshot of its worktree's files.
+const TURN_START_SNAPSHOT: Duration = Duration::from_secs(10);
+
 /// The git tree of a worktree session's files now, its objects kept for a later review of what
 /// the turn beginning now changed; `None` outside a worktree. A worktree that cannot be read
 /// (gone, or its `.git` file pointing elsewhere) has no tree to give.
@@ -105,7 +108,10 @@ pub(crate) fn turn_start_tree(
     }
     let info = crate::host::worktree_info(session, facts);
     nodwyn_prim::checkout::verified(&info)?;
-    let within = limits.diff_time.max(Duration::from_secs(1));
+    // A turn waits for it: past this, the turn begins without it (and says so when asked).
+    let within = limits
+        .diff_time
+        .clamp(Duration::from_secs(1), TURN_START_SNAPSHOT);
     let snapshot = nodwyn_git::diff::Snapshot::take_keeping(
         &facts.path,
         within,
