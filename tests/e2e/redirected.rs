@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use nodwyn_standin::{StandIn, openai};
 use nodwyn_tests::{TestEnv, make_executable, write};
 
 /// Makes a repository at `evil` whose configuration runs a program that creates `marker`, with
@@ -66,6 +67,18 @@ fn no_command_runs_what_a_redirected_worktrees_repository_names() {
         env.nodwyn(&repo, &["worktree", "prune"]);
         assert!(wt.exists(), "prune removed an untrusted worktree");
         env.nodwyn(&repo, &["worktree", "diff", &id]);
+        env.nodwyn(&repo, &["worktree", "diff", &id, "--uncommitted"]);
+        // A turn begins (keeping a snapshot of the worktree's files, had it been trusted).
+        let model = StandIn::start(vec![openai::text("Nothing to do.")]);
+        write(
+            &env.home().join(".config/nodwyn/config.toml"),
+            &format!(
+                "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+                model.url()
+            ),
+        );
+        env.nodwyn(&repo, &["run", "--resume", &id, "look around"]);
+        env.nodwyn(&repo, &["worktree", "diff", &id, "--last-turn"]);
         env.nodwyn(&repo, &["land", &id, "-m", "m"]);
         assert!(
             !marker.exists(),

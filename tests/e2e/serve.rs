@@ -1169,3 +1169,64 @@ fn a_client_whose_daemon_stops_says_so_and_exits() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("the daemon stopped"), "{said}");
 }
+
+#[test]
+fn the_guards_verdicts_on_a_sessions_work_are_told_before_any_landing() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, worktree) = env.session(&repo);
+    // A committed token, an uncommitted one, and a credential file the commit would leave out.
+    write(
+        &worktree.join("deploy.cfg"),
+        &format!("token = {}\n", crate::land::token()),
+    );
+    env.commit_all(&worktree, "deploy settings");
+    write(
+        &worktree.join("notes.txt"),
+        &format!("remember {}\n", crate::land::token()),
+    );
+    write(&worktree.join(".env"), "API_TOKEN=local-only\n");
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    client.ok("hello", json!({"client": "test"}));
+    let scan = client.ok("worktree.scan", json!({"session": id}));
+    let findings = scan["findings"].to_string();
+    assert!(
+        findings.contains("deploy settings") && findings.contains("deploy.cfg:1"),
+        "{scan:#}"
+    );
+    assert!(
+        findings.contains("the uncommitted changes hold") && findings.contains("notes.txt:1"),
+        "{scan:#}"
+    );
+    assert!(!findings.contains(&crate::land::token()), "{scan:#}");
+    assert_eq!(scan["left_out"], json!([".env"]), "{scan:#}");
+    // Nothing landed, nothing was committed.
+    assert_eq!(
+        env.git(&worktree, &["log", "-1", "--format=%s"]),
+        "deploy settings"
+    );
+    // The scopes: a scope the engine does not know is refused by name; before any turn, the
+    // last turn's changes are refused in a sentence.
+    let unknown = client.call(
+        "worktree.changes",
+        json!({"session": id, "scope": "yesterday"}),
+    );
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let no_turn = client.call(
+        "worktree.changes",
+        json!({"session": id, "scope": "last_turn"}),
+    );
+    assert_eq!(no_turn["error"]["data"]["code"], "no_turn", "{no_turn}");
+    let uncommitted = client.ok(
+        "worktree.changes",
+        json!({"session": id, "scope": "uncommitted"}),
+    );
+    let files: Vec<&str> = uncommitted["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["notes.txt"], "{uncommitted:#}");
+}
