@@ -105,10 +105,17 @@ async function compose() {
   const message = page.getByRole("textbox", { name: "Message" });
   await message.fill("write a note");
   await page.getByRole("button", { name: "Send" }).click();
+  // A reload mid-turn, while the question waits, loses nothing: the conversation is told again
+  // and the question is still there to answer.
+  await page.getByRole("button", { name: "Allow" }).waitFor({ timeout: 20000 });
+  seen.messageAfterSend = await message.inputValue();
+  await page.reload();
+  await page.getByText("write a note").waitFor({ timeout: 10000 });
+  seen.questionsAfterReload = await page.locator(".question").count();
   await allow(page);
   await page.getByText("Wrote the note").waitFor({ timeout: 20000 });
   await page.getByText("ended: finished").waitFor({ timeout: 20000 });
-  seen.messageAfterSend = await message.inputValue();
+  seen.turnsShown = await page.getByText("write a note").count();
   // Landing without a message is refused, in the landing's own words.
   await page.getByRole("button", { name: "Land" }).click();
   await page.locator("#said").filter({ hasText: /\S/ }).waitFor({ timeout: 20000 });

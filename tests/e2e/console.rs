@@ -647,6 +647,9 @@ fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_lande
     assert!(seen.get("failure").is_none(), "{seen:#}");
     assert_eq!(seen["errors"], json!([]), "{seen:#}");
     assert_eq!(seen["messageAfterSend"], "", "{seen:#}");
+    // Reloaded mid-turn: the question still waited, and the person's message was shown once.
+    assert_eq!(seen["questionsAfterReload"], 1, "{seen:#}");
+    assert_eq!(seen["turnsShown"], 1, "{seen:#}");
     assert!(
         seen["question"]
             .as_str()
