@@ -5,7 +5,7 @@
 import { element } from "/dom.js";
 import { reviewPanel } from "/review_view.js";
 import { visible } from "/text.js";
-import { recordInWords, sessionFacts, sessionState } from "/words.js";
+import { recordInWords, sessionFacts, sessionName, sessionState } from "/words.js";
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -129,7 +129,7 @@ function drawSessions() {
   list.replaceChildren();
   const byRepo = new Map();
   for (const session of state.sessions.values()) {
-    const shown = session.name || session.branch || session.session;
+    const shown = sessionName(session);
     if (filter && stateOf(session) !== filter) continue;
     if (search && !`${shown} ${session.repo}`.toLowerCase().includes(search)) continue;
     if (!byRepo.has(session.repo)) byRepo.set(session.repo, []);
@@ -174,6 +174,7 @@ function startNew() {
   $("title").textContent = "New session";
   $("starting").hidden = false;
   $("session-actions").hidden = true;
+  $("message").placeholder = "The first message: what the session should do";
   $("composer").hidden = false;
   $("said").textContent = "";
   if (!$("folder").value && state.repositories.length) $("folder").value = state.repositories[0];
@@ -185,6 +186,7 @@ function startNew() {
 async function subscribe(session) {
   $("starting").hidden = true;
   $("session-actions").hidden = false;
+  $("message").placeholder = "A message to the agent, or a landing's commit message";
   if (state.current && state.current !== session) {
     call("session.unsubscribe", { session: state.current }).catch(() => {});
   }
@@ -354,7 +356,7 @@ function notify(session, what) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
   if (document.visibilityState === "visible" && session === state.current) return;
   const known = state.sessions.get(session);
-  const name = visible(known ? known.name || known.branch || known.root : session);
+  const name = visible(known ? sessionName(known) : session);
   const shown = new Notification(`nodwyn: ${name}`, { body: visible(what), tag: `${session}:${what}` });
   shown.addEventListener("click", () => {
     window.focus();
@@ -376,7 +378,7 @@ function ask(id, params) {
   const session = state.sessions.get(params.session);
   item.append(
     element("div", params.kind === "security" ? "Security confirm" : "Question"),
-    element("div", session ? session.branch || session.root : params.session),
+    element("div", session ? sessionName(session) : params.session),
     element("div", params.action, "action"),
     element("div", `because: ${params.why}`),
   );

@@ -37,6 +37,11 @@ export function recordInWords(record) {
   }
 }
 
+/** What a session is called: its name, else its worktree's branch, else its short id. */
+export function sessionName(session) {
+  return session.name || session.branch || `${session.session.slice(-8)} in the folder`;
+}
+
 /**
  * A session's state in the sidebar: waiting for you, working, failed (its last turn failed),
  * closed or idle.

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { recordInWords, sessionFacts, sessionState } from "./words.js";
+import { recordInWords, sessionFacts, sessionName, sessionState } from "./words.js";
 
 test("worktree records are told in words", () => {
   assert.equal(
@@ -34,4 +34,11 @@ test("a session's state: waiting first, then closed, working, failed, idle", () 
     "waiting for you · 3 ahead · landed on main",
   );
   assert.equal(sessionFacts({}, "idle"), "idle");
+});
+
+test("a session is called by its name, its branch, or its short id in its folder", () => {
+  const id = "20261203T114450Z-dfaeb3bc";
+  assert.equal(sessionName({ session: id, name: "fix-login", branch: "nodwyn/fix-login" }), "fix-login");
+  assert.equal(sessionName({ session: id, branch: "nodwyn/dfaeb3bc" }), "nodwyn/dfaeb3bc");
+  assert.equal(sessionName({ session: id, branch: null }), "dfaeb3bc in the folder");
 });
