@@ -89,6 +89,8 @@ async function answer() {
   // The session followed before is followed again, its conversation told again.
   await page.getByText("Wrote the note").waitFor({ timeout: 10000 });
   seen.followedAfterReload = await page.locator('.session[aria-current="true"]').count();
+  // What belongs to starting a session is not shown while one is followed.
+  seen.folderShownWhileFollowing = await page.getByRole("combobox", { name: "Folder" }).isVisible();
   for (const [name, size, scheme] of [
     ["desktop-dark", { width: 1280, height: 800 }, "dark"],
     ["phone-light", { width: 390, height: 844 }, "light"],

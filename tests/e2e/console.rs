@@ -404,6 +404,7 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
     assert_eq!(seen["cookies"], 0, "{seen:#}");
     assert_eq!(seen["sessionsAfterReload"], 1, "{seen:#}");
     assert_eq!(seen["followedAfterReload"], 1, "{seen:#}");
+    assert_eq!(seen["folderShownWhileFollowing"], false, "{seen:#}");
     let question = seen["question"].as_str().unwrap();
     assert!(question.contains("fs-write notes.txt"), "{question}");
     assert_eq!(seen["questionsLeft"], 0, "{seen:#}");
