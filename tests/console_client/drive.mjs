@@ -150,9 +150,14 @@ async function review() {
   seen.verdicts = await page.locator("#verdicts").innerText();
   // A comment on a line of notes.txt, one on app.txt as a whole.
   await page.getByRole("button", { name: /^notes\.txt/ }).click();
-  await page.getByRole("button", { name: "Comment on line 1 of notes.txt" }).click();
-  await page.getByRole("textbox", { name: "Comment" }).fill("Say why, not <b>what</b>.");
-  await page.getByRole("button", { name: "Save comment" }).click();
+  // This one with the keyboard alone: the line's button, Enter, the text, Ctrl-Enter.
+  await page.getByRole("button", { name: "Comment on line 1 of notes.txt" }).focus();
+  await page.keyboard.press("Enter");
+  await page.getByRole("textbox", { name: "Comment" }).waitFor();
+  await page.waitForFunction(() => document.activeElement && document.activeElement.getAttribute("aria-label") === "Comment");
+  await page.keyboard.type("Say why, not <b>what</b>.");
+  await page.keyboard.press("Control+Enter");
+  await page.getByRole("textbox", { name: "Comment" }).waitFor({ state: "detached" });
   await page.getByRole("button", { name: /^app\.txt/ }).click();
   await page.getByRole("button", { name: "Comment on app.txt" }).click();
   await page.getByRole("textbox", { name: "Comment" }).fill("Keep the old wording here.");
