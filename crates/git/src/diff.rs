@@ -257,6 +257,7 @@ impl Snapshot {
             .env("GIT_OBJECT_DIRECTORY", &self.objects)
             .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.alternate)
             .without_attributes()
+            .without_hooks()
     }
 
     fn diff(&self) -> GitCommand {
@@ -341,6 +342,48 @@ mod tests {
         let changed = snapshot.changed("HEAD").unwrap();
         assert_eq!(changed.len(), 1, "{changed:?}");
         assert_eq!(changed[0].path, "a.txt");
+    }
+
+    /// What the person's configuration points into the checkout (husky's `core.hooksPath`, an
+    /// attributes file of theirs that is repository content) is written by whoever writes the
+    /// checkout: a snapshot runs none of it.
+    #[test]
+    fn a_snapshot_runs_no_hook_or_filter_the_checkout_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+        git(dir, &["add", "a.txt"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+        let ran = dir.join("ran");
+        let program = |name: &str| {
+            let path = dir.join(name);
+            std::fs::write(
+                &path,
+                format!("#!/bin/sh\necho {name} >> '{}'\ncat\n", ran.display()),
+            )
+            .unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            path
+        };
+        std::fs::create_dir(dir.join(".husky")).unwrap();
+        program(".husky/post-index-change");
+        let clean = program("clean.sh");
+        std::fs::write(dir.join(".attributes"), "*.txt filter=x\n").unwrap();
+        git(dir, &["config", "core.hooksPath", ".husky"]);
+        git(dir, &["config", "core.attributesFile", ".attributes"]);
+        git(dir, &["config", "filter.x.clean", clean.to_str().unwrap()]);
+        std::fs::write(dir.join("a.txt"), "two\n").unwrap();
+        std::fs::write(dir.join("b.txt"), "new\n").unwrap();
+        let snapshot = Snapshot::take(dir, std::time::Duration::from_secs(30)).unwrap();
+        assert_eq!(snapshot.changed("HEAD").unwrap().len(), 5);
+        let _ = snapshot.tree().unwrap();
+        assert!(
+            !ran.exists(),
+            "ran: {}",
+            std::fs::read_to_string(&ran).unwrap_or_default()
+        );
     }
 
     #[test]

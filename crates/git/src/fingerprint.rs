@@ -20,6 +20,7 @@ use crate::command::GitCommand;
 /// connects, as exact names or as `section.*.name` patterns.
 const WATCHED: &[&str] = &[
     "core.hookspath",
+    "core.attributesfile",
     "core.fsmonitor",
     "core.sshcommand",
     "core.askpass",

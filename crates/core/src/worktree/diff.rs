@@ -68,9 +68,11 @@ pub fn diff_shown(store: &Store, id: &str, limits: &Limits) -> Result<Review, Er
     changes_shown(store, id, ChangeScope::SinceBase, limits)
 }
 
-/// [`changes`] shown to a person: the tree they saw is recorded (`review.shown`), so the next
-/// landing lands exactly those files or says they changed since. The record is appended
-/// without the session's lock (a turn may hold it): it only ever makes a landing stricter.
+/// [`changes`] shown to a person. When they were shown every change (`SinceBase`), the tree
+/// they saw is recorded (`review.shown`), so the next landing lands exactly those files or says
+/// they changed since; a narrower scope shows only part of what would land, so it records
+/// nothing (a landing then still needs the whole shown). The record is appended without the
+/// session's lock (a turn may hold it): it only ever makes a landing stricter.
 pub fn changes_shown(
     store: &Store,
     id: &str,
@@ -78,6 +80,9 @@ pub fn changes_shown(
     limits: &Limits,
 ) -> Result<Review, Error> {
     let review = changes(store, id, scope, limits)?;
+    if scope != ChangeScope::SinceBase {
+        return Ok(review);
+    }
     let stored = store.find(id)?;
     crate::call::append(
         &stored.log,
