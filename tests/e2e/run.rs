@@ -1,6 +1,7 @@
 //! `nodwyn run`: the built binary driving a scripted model on the stand-in server (real HTTP on
 //! 127.0.0.1, each provider's real wire format), on real repositories with a real bare remote.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -2070,6 +2071,7 @@ fn worktree_diff_shows_what_is_uncommitted_and_what_the_last_turn_changed() {
     write(&worktree.join("committed.txt"), "one\n");
     env.commit_all(&worktree, "committed");
     write(&worktree.join("before.txt"), "two\n");
+    write(&worktree.join(".env"), "API_TOKEN=kept-out-of-snapshots\n");
     let refused = env
         .nodwyn(&repo, &["worktree", "diff", short(&id), "--last-turn"])
         .refused();
@@ -2116,4 +2118,39 @@ fn worktree_diff_shows_what_is_uncommitted_and_what_the_last_turn_changed() {
         in_repository.code, 0,
         "the turn's snapshot was written into the repository"
     );
+    // Kept beside the session's log, private, without the credential file, and not grown by
+    // the reviews since.
+    let kept = env.log_path(short(&id)).with_extension("objects");
+    let mode = std::fs::metadata(&kept).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+    let before = files_below(&kept);
+    files(&["--last-turn"]);
+    assert_eq!(
+        files_below(&kept),
+        before,
+        "a review wrote into the kept objects"
+    );
+    let env_blob = env.git(&worktree, &["hash-object", ".env"]);
+    let kept_env = std::process::Command::new("git")
+        .args(["cat-file", "-e", &env_blob])
+        .current_dir(&repo)
+        .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &kept)
+        .status()
+        .unwrap();
+    assert!(!kept_env.success(), "the credential file was kept");
+    // Removing the worktree takes its snapshots too.
+    env.nodwyn(&repo, &["worktree", "remove", short(&id), "--force"])
+        .success();
+    assert!(!kept.exists());
+}
+
+/// How many files are below `dir`.
+fn files_below(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let path = entry.unwrap().path();
+            if path.is_dir() { files_below(&path) } else { 1 }
+        })
+        .sum()
 }

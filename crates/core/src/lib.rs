@@ -74,6 +74,6 @@ pub mod prim {
 pub mod scheme {
     pub use nodwyn_scheme::{Agent, CountingAllocator, Limits, Source, THREAD_NAME, keep_warm};
 }
-pub use project::{repository_of, session_at};
+pub use project::{repository_of, session_at, sessions_folder_of};
 pub use session::{Session, Unreadable, WorktreeState, sessions_of};
 pub use store::Store;

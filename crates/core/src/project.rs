@@ -11,6 +11,16 @@ pub fn repository_of(dir: &Path) -> Result<PathBuf, Error> {
     Ok(nodwyn_git::discover(dir)?.repository)
 }
 
+/// What the sessions opened in `dir` are kept under: its repository, or, outside git, the
+/// folder itself (canonical).
+pub fn sessions_folder_of(dir: &Path) -> Result<PathBuf, Error> {
+    let dir = std::fs::canonicalize(dir).map_err(Error::io(dir))?;
+    Ok(match nodwyn_git::discover(&dir) {
+        Ok(checkout) => checkout.repository,
+        Err(_) => dir,
+    })
+}
+
 /// The session whose worktree holds `dir` (or a folder below it), if one does: inside a
 /// session's worktree, that session is the one a command means when it names none.
 pub fn session_at(store: &crate::Store, dir: &Path) -> Result<Option<crate::SessionId>, Error> {

@@ -39,8 +39,14 @@ impl StoredSession {
     /// Where the snapshots of its worktree's files taken as turns begin keep their objects
     /// (beside its log, `<id>.objects/`): in the data directory, out of every agent's reach.
     pub fn kept_objects(&self) -> PathBuf {
-        self.log.path().with_extension("objects")
+        kept_objects_beside(self.log.path())
     }
+}
+
+/// The kept objects' folder of the session whose log is `log` (see
+/// [`StoredSession::kept_objects`]); removed with the session's worktree.
+pub(crate) fn kept_objects_beside(log: &Path) -> PathBuf {
+    log.with_extension("objects")
 }
 
 impl Store {

@@ -127,6 +127,41 @@ pub struct Changed {
     pub lines: Option<(u64, u64)>,
 }
 
+/// Where a snapshot's objects go.
+pub enum Objects<'a> {
+    /// A temporary folder, removed with the snapshot.
+    Temporary,
+    /// `folder` (made private when missing), where they outlive the snapshot; the untracked
+    /// files `leave_out` names (by path, quoted as [`Snapshot::changed`] gives it) are not read
+    /// into it (a credential file is not copied where it would stay).
+    KeptIn {
+        /// The folder.
+        folder: &'a Path,
+        /// The untracked files not to keep.
+        leave_out: &'a dyn Fn(&str) -> bool,
+    },
+    /// A temporary folder, the objects of a kept folder read as well (to diff against a tree
+    /// kept there).
+    ReadingKept(&'a Path),
+}
+
+/// Makes `folder` (and what it is in) when missing, readable by its owner alone.
+fn create_private_folder(folder: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::DirBuilderExt;
+    let io = |source| Error::Io {
+        path: folder.to_path_buf(),
+        source,
+    };
+    if folder.is_dir() {
+        return Ok(());
+    }
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
+        .map_err(io)
+}
+
 /// A snapshot of a checkout's files as they are on disk (committed, staged, unstaged and
 /// untracked alike), held in a temporary index so the checkout's own index is never touched.
 pub struct Snapshot {
@@ -151,16 +186,16 @@ impl Snapshot {
     /// objects it makes go to a temporary object folder, removed with the snapshot; `within`
     /// bounds the time it may take.
     pub fn take(dir: &Path, within: std::time::Duration) -> Result<Self, Error> {
-        Self::take_keeping(dir, within, None)
+        Self::take_with(dir, within, &Objects::Temporary)
     }
 
-    /// [`Snapshot::take`], its new objects written to `kept` (made when missing) instead, where
-    /// they outlive it: a later snapshot given the same folder can diff against this one's
-    /// tree. The repository's own object folder is still never written.
-    pub fn take_keeping(
+    /// [`Snapshot::take`], with its objects where `objects` says: written to a folder that
+    /// outlives the snapshot (so a later one can diff against its tree), or read from one as
+    /// well. The repository's own object folder is never written.
+    pub fn take_with(
         dir: &Path,
         within: std::time::Duration,
-        kept: Option<&Path>,
+        kept: &Objects<'_>,
     ) -> Result<Self, Error> {
         let folder = TempDir::new().map_err(|source| Error::Io {
             path: std::env::temp_dir(),
@@ -174,7 +209,7 @@ impl Snapshot {
             .args(["--git-path", "index", "--git-path", "objects"])
             .run_text()?;
         let mut paths = paths.lines().map(str::to_owned);
-        let (Some(own_index), Some(alternate)) = (paths.next(), paths.next()) else {
+        let (Some(own_index), Some(mut alternate)) = (paths.next(), paths.next()) else {
             return Err(Error::Failed {
                 dir: dir.to_path_buf(),
                 args: "rev-parse --git-path index --git-path objects".to_owned(),
@@ -200,11 +235,18 @@ impl Snapshot {
                 .and_then(|file| file.set_modified(modified))
                 .map_err(io)?;
         }
-        let objects = kept.map_or_else(|| folder.path().join("objects"), Path::to_path_buf);
-        std::fs::create_dir_all(&objects).map_err(|source| Error::Io {
-            path: objects.clone(),
-            source,
-        })?;
+        let objects = match kept {
+            Objects::Temporary => folder.path().join("objects"),
+            Objects::KeptIn { folder, .. } => folder.to_path_buf(),
+            Objects::ReadingKept(kept) => {
+                // Read through as a second alternate (git's list is separated by colons).
+                if let Some(kept) = kept.to_str().filter(|k| !k.contains(':')) {
+                    alternate = format!("{alternate}:{kept}");
+                }
+                folder.path().join("objects")
+            }
+        };
+        create_private_folder(&objects)?;
         let mut snapshot = Self {
             dir: dir.to_path_buf(),
             _folder: folder,
@@ -224,10 +266,16 @@ impl Snapshot {
         for name in nul_byte_records(&untracked) {
             let path = dir.join(crate::quote::path_of(name));
             let size = std::fs::symlink_metadata(&path).map_or(0, |m| m.len());
-            if size > Self::LARGEST_READ {
+            let left_out = match kept {
+                Objects::KeptIn { leave_out, .. } => leave_out(&crate::quote::quote(name)),
+                _ => false,
+            };
+            if size > Self::LARGEST_READ || left_out {
                 pathspecs.extend_from_slice(b":(exclude,literal)");
                 pathspecs.extend_from_slice(name);
                 pathspecs.push(0);
+            }
+            if size > Self::LARGEST_READ {
                 snapshot.too_large.push((crate::quote::quote(name), size));
             }
         }

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use nodwyn_git::diff::Snapshot;
+use nodwyn_git::diff::{Objects, Snapshot};
 use nodwyn_guard::Denylist;
 use serde::Serialize;
 
@@ -92,8 +92,8 @@ pub fn review(dir: &Path, since: &str, caps: &Caps) -> Result<Review, Error> {
     review_keeping(dir, since, caps, None)
 }
 
-/// [`review`], its snapshot's objects kept in `kept` (see `Snapshot::take_keeping`), so
-/// `since` may be the tree of an earlier snapshot kept there.
+/// [`review`], reading the objects kept in `kept` as well, so `since` may be the tree of an
+/// earlier snapshot kept there (see `Objects::KeptIn`).
 pub fn review_keeping(
     dir: &Path,
     since: &str,
@@ -109,7 +109,8 @@ pub fn review_keeping(
     let mut shown = 0usize;
     // The snapshot counts against the limit (with at least a second to take it): a folder of a
     // million untracked files stops the review with a sentence rather than holding it.
-    let snapshot = Snapshot::take_keeping(dir, time.max(Duration::from_secs(1)), kept)?;
+    let objects = kept.map_or(Objects::Temporary, Objects::ReadingKept);
+    let snapshot = Snapshot::take_with(dir, time.max(Duration::from_secs(1)), &objects)?;
     let denylist = Denylist::standard();
     let mut review = Review {
         base_commit: since.to_owned(),

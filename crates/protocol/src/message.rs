@@ -306,6 +306,10 @@ pub struct LineComment {
     pub line: u64,
     /// What the person says.
     pub text: String,
+    /// The line's text as the person saw it: when the line reads otherwise now, the comment is
+    /// refused (`comment_outdated`) rather than told of a line it was not written about.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_text: Option<String>,
 }
 
 /// A review comment on a whole file.

@@ -86,6 +86,7 @@ fn requests() {
                 path: "src/app.rs".into(),
                 line: 12,
                 text: "why this?".into(),
+                line_text: Some("let total = parts.len();".into()),
             }],
             file_comments: vec![nodwyn_protocol::FileComment {
                 path: "README.md".into(),

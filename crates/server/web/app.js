@@ -61,8 +61,9 @@ function connect() {
   socket.addEventListener("open", async () => {
     status("Connected");
     await call("hello", { client: "nodwyn's web console" });
-    // The sessions first, so a question already waiting is shown with its session's name.
-    await refresh();
+    // The sessions first, so a question already waiting is shown with its session's name; the
+    // questions whatever became of them.
+    await refresh().catch((error) => status(`Connected; the sessions could not be read: ${error.message}`));
     await call("approval.watch");
     if (state.current) subscribe(state.current);
   });
@@ -102,12 +103,22 @@ async function refresh() {
   drawFolders();
   const before = new Map(state.sessions);
   state.sessions.clear();
+  const unread = [];
   for (const repo of repositories) {
-    const { sessions } = await call("session.list", { repo });
-    // Commits ahead of the base, read less often: it asks git about every worktree.
+    // A folder that cannot be read (moved, deleted) is named; the others are listed all the same.
+    let sessions;
+    try {
+      ({ sessions } = await call("session.list", { repo }));
+    } catch (error) {
+      unread.push(`${repo} (${error.message})`);
+      continue;
+    }
+    // Commits ahead of the base, read less often: it asks git about every worktree (a folder
+    // outside git has none).
     if (state.refreshes % 5 === 1) {
-      const { worktrees } = await call("worktree.list", { repo });
-      for (const worktree of worktrees) state.ahead.set(worktree.session, worktree.ahead);
+      await call("worktree.list", { repo })
+        .then(({ worktrees }) => worktrees.forEach((w) => state.ahead.set(w.session, w.ahead)))
+        .catch(() => {});
     }
     for (const session of sessions) {
       state.sessions.set(session.session, { ...session, repo, ahead: state.ahead.get(session.session) });
@@ -115,6 +126,7 @@ async function refresh() {
       if (was && was.turn_running && !session.turn_running) notify(session.session, "finished its turn");
     }
   }
+  $("unread").textContent = unread.length ? visible(`Not read: ${unread.join("; ")}`) : "";
   drawSessions();
 }
 
@@ -152,7 +164,7 @@ function drawSessions() {
 function drawFolders() {
   const options = state.repositories.map((repo) => {
     const option = document.createElement("option");
-    option.value = repo;
+    option.value = visible(repo);
     return option;
   });
   $("known-folders").replaceChildren(...options);
@@ -310,7 +322,11 @@ $("composer").addEventListener("submit", (event) => {
     act("run.start", { repo, task: text, worktree }, async (started) => {
       $("message").value = "";
       await refresh();
-      subscribe(started.session);
+      await subscribe(started.session);
+      const opened = state.sessions.get(started.session);
+      if (worktree === "always" && opened && !opened.branch) {
+        $("said").textContent = visible(`${repo} is not in a git repository: the session works in the folder itself, and asks before each change.`);
+      }
     });
     return;
   }

@@ -102,9 +102,11 @@ export function reviewParams(session, comments, note) {
   const sorted = ordered(comments);
   const params = {
     session,
+    // Each with its line as the person saw it: the engine refuses one whose line reads
+    // otherwise now, which no diff this page holds can tell.
     comments: sorted
       .filter((c) => c.line > 0)
-      .map(({ path, line, text }) => ({ path, line, text })),
+      .map(({ path, line, text, anchor }) => ({ path, line, text, line_text: anchor })),
     file_comments: sorted.filter((c) => c.line === 0).map(({ path, text }) => ({ path, text })),
   };
   if (note.trim()) params.note = note;

@@ -86,6 +86,8 @@ test("comments are ordered by file, the file's own first, then by line, then as 
     params.comments.map((c) => `${c.path}:${c.line}`),
     ["src/a.rs:3", "src/a.rs:3", "src/a.rs:12", "src/b.rs:9"],
   );
+  const anchored = reviewParams("s1", [{ path: "a", line: 2, text: "t", anchor: "let x = 1;", made: 1 }], "");
+  assert.deepEqual(anchored.comments, [{ path: "a", line: 2, text: "t", line_text: "let x = 1;" }]);
   assert.equal(reviewParams("s1", [], "overall").note, "overall");
 });
 

@@ -9,6 +9,10 @@ import { Drafts, Latest, numbered, ordered, outdated, reviewParams, sideBySide }
 
 const $ = (id) => document.getElementById(id);
 
+// The most rows of a file's diff drawn at first; the rest on asking, so a file of a hundred
+// thousand lines does not hold the page.
+const ROWS_AT_ONCE = 2000;
+
 const SCOPES = [
   ["since_base", "Since base"],
   ["uncommitted", "Uncommitted"],
@@ -31,6 +35,7 @@ export function reviewPanel({ call, working, decisions, sent }) {
     complete: false,
     omitted: [],
     file: null,
+    shownRows: ROWS_AT_ONCE,
     kept: { comments: [], note: "", draft: null },
   };
 
@@ -44,9 +49,15 @@ export function reviewPanel({ call, working, decisions, sent }) {
     view.session = session;
     view.kept = drafts.load(session);
     view.files = null;
+    view.omitted = [];
     view.file = null;
+    view.shownRows = ROWS_AT_ONCE;
     $("review").hidden = false;
     $("note").value = view.kept.note;
+    // Nothing of the session shown before stays on screen to be commented on as this one's.
+    drawFiles();
+    drawDiff();
+    $("verdicts").replaceChildren();
     drawToolbar();
     drawComments();
     refresh();
@@ -118,11 +129,14 @@ export function reviewPanel({ call, working, decisions, sent }) {
     for (const file of view.files || []) {
       const item = element("li");
       const counts = file.added === null ? "binary" : `+${file.added} −${file.removed}`;
-      const open = button(`${file.path}  ${counts}`, () => {
+      // The name and its counts apart, so a name cannot pass for counts.
+      const open = button(file.path, () => {
         view.file = file.path;
+        view.shownRows = ROWS_AT_ONCE;
         drawFiles();
         drawDiff();
       }, "file");
+      open.append(element("span", counts, "counts"));
       open.setAttribute("aria-current", String(file.path === view.file));
       item.append(open);
       list.append(item);
@@ -153,6 +167,8 @@ export function reviewPanel({ call, working, decisions, sent }) {
 
   // The box for a new comment on `line` (0: the whole file) of `path`, holding the draft.
   function commentBox(path, line, anchor) {
+    // The session this box was drawn for: a save after the review moved on is not another's.
+    const session = view.session;
     const box = element("div", "", "comment-box");
     const text = document.createElement("textarea");
     text.setAttribute("aria-label", "Comment");
@@ -160,11 +176,12 @@ export function reviewPanel({ call, working, decisions, sent }) {
     const draft = view.kept.draft;
     if (draft && draft.path === path && draft.line === line) text.value = draft.text;
     text.addEventListener("input", () => {
+      if (view.session !== session) return;
       view.kept.draft = { path, line, anchor, text: text.value };
       save();
     });
     const saveButton = button("Save comment", () => {
-      if (!text.value.trim()) return;
+      if (!text.value.trim() || view.session !== session) return;
       view.kept.comments.push({ path, line, anchor, text: text.value, made: Date.now() });
       view.kept.draft = null;
       save();
@@ -178,7 +195,6 @@ export function reviewPanel({ call, working, decisions, sent }) {
     }, "small");
     text.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) saveButton.click();
-      if (event.key === "Escape") cancel.click();
     });
     box.append(text, saveButton, cancel);
     setTimeout(() => text.focus(), 0);
@@ -239,7 +255,10 @@ export function reviewPanel({ call, working, decisions, sent }) {
       columns.append(element("col", undefined, kind));
     }
     table.append(columns);
+    let drawn = 0;
     for (const hunk of file.hunks || []) {
+      if (drawn >= view.shownRows) break;
+      drawn += hunk.lines.length;
       const top = element("tr", "", "hunk");
       const cell = element("td", hunk.header);
       cell.colSpan = view.layout === "unified" ? 3 : 4;
@@ -267,6 +286,13 @@ export function reviewPanel({ call, working, decisions, sent }) {
       }
     }
     place.append(table);
+    const total = (file.hunks || []).reduce((sum, hunk) => sum + hunk.lines.length, 0);
+    if (drawn < total) {
+      place.append(button(`Show the other ${total - drawn} lines`, () => {
+        view.shownRows = Infinity;
+        drawDiff();
+      }));
+    }
   }
 
   function marker(row) {

@@ -9,6 +9,12 @@ test("bidi controls and invisible characters are shown, not obeyed", () => {
   assert.equal(visible("a\u200bb\u2066c\ufeff"), "a\\u{200b}b\\u{2066}c\\u{feff}");
   assert.equal(visible("\u001b[2Jcleared"), "\\u{1b}[2Jcleared");
   assert.equal(visible("line\rover"), "line\\u{d}over");
+  // Text hidden in tag characters, variation selectors and fillers; emoji keep theirs.
+  assert.equal(
+    visible("main.rs\u{e0020}\u{e0065}\u{e0101}\u3164\u034f"),
+    "main.rs\\u{e0020}\\u{e0065}\\u{e0101}\\u{3164}\\u{34f}",
+  );
+  assert.equal(visible("\u2764\ufe0f"), "\u2764\ufe0f");
 });
 
 test("line feeds, tabs and ordinary text stay as they are", () => {

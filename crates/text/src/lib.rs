@@ -27,6 +27,11 @@ pub fn is_hidden_or_active(c: char) -> bool {
             | '\u{2066}'..='\u{206f}'   // bidi isolates, deprecated format characters
             | '\u{feff}'                // zero-width no-break space
             | '\u{fff9}'..='\u{fffb}'   // interlinear annotations
+            | '\u{034f}'                // combining grapheme joiner
+            | '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' // Hangul fillers, blank
+            | '\u{fe00}'..='\u{fe0d}'   // variation selectors (not the emoji ones, fe0e and fe0f)
+            | '\u{e0000}'..='\u{e007f}' // tag characters, which spell ASCII invisibly
+            | '\u{e0100}'..='\u{e01ef}' // variation selectors supplement
         )
 }
 
@@ -138,6 +143,12 @@ mod tests {
             "\\u{9b}2J\\u{7f}\\u{7}"
         );
         assert_eq!(escape_lines("plain text, é, 日本"), "plain text, é, 日本");
+        // Text hidden in tag characters and variation selectors; emoji keep theirs.
+        assert_eq!(
+            escape_lines("main.rs\u{e0020}\u{e0065}\u{e0101}\u{3164}"),
+            "main.rs\\u{e0020}\\u{e0065}\\u{e0101}\\u{3164}"
+        );
+        assert_eq!(escape_lines("\u{2764}\u{fe0f}"), "\u{2764}\u{fe0f}");
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //! grouped by file and numbered in the order of file and line, each naming its line's number but
 //! never its text (file content is not the person's words, and an agent must not take a file's
 //! text for an instruction). A comment on a line the session's diff no longer has is refused,
-//! naming it, so the agent is never told about code that is not there.
+//! naming it, so the agent is never told about code that is not there; so is one whose line
+//! reads otherwise now than when the person saw it.
 
-use nodwyn_prim::review::Review;
+use nodwyn_prim::review::{FileChange, Review};
+use nodwyn_protocol::LineComment;
 
 use crate::Error;
 
@@ -13,8 +15,8 @@ use crate::Error;
 pub struct Comments {
     /// An overall note.
     pub note: Option<String>,
-    /// Comments on lines: path, line (of the file as it is now), text.
-    pub lines: Vec<(String, u64, String)>,
+    /// Comments on lines (of the file as it is now).
+    pub lines: Vec<LineComment>,
     /// Comments on whole files: path, text.
     pub files: Vec<(String, String)>,
 }
@@ -33,19 +35,27 @@ pub fn message(review: &Review, comments: &Comments) -> Result<String, Error> {
         changed(review, path)?;
         all.push((path, 0, text));
     }
-    for (path, line, text) in &comments.lines {
+    for LineComment {
+        path,
+        line,
+        text,
+        line_text,
+    } in &comments.lines
+    {
         let file = changed(review, path)?;
-        let covered = file
-            .hunks
-            .iter()
-            .flatten()
-            .filter_map(|hunk| new_lines(&hunk.header))
-            .any(|(start, count)| (start..start + count).contains(line));
-        if !covered {
+        let Some(now) = line_now(file, *line) else {
             return Err(Error::Declined {
                 code: "comment_off_the_diff",
                 sentence: format!(
                     "{path}:{line} is not a line the session's changes have now; comment on a line of the diff (`nodwyn worktree diff` shows them)"
+                ),
+            });
+        };
+        if line_text.as_deref().is_some_and(|seen| seen != now) {
+            return Err(Error::Declined {
+                code: "comment_outdated",
+                sentence: format!(
+                    "{path}:{line} reads otherwise now than when the comment was written; look at the changes again and comment on the line as it is"
                 ),
             });
         }
@@ -95,23 +105,51 @@ fn changed<'a>(
         })
 }
 
-/// The new side of a hunk header `@@ -a,b +c,d @@`: its first line and how many lines.
-fn new_lines(header: &str) -> Option<(u64, u64)> {
+/// The text of line `line` of `file` as it is now, when one of its hunks shows it (added, or
+/// context around a change).
+fn line_now(file: &FileChange, line: u64) -> Option<&str> {
+    for hunk in file.hunks.iter().flatten() {
+        let Some(mut number) = new_start(&hunk.header) else {
+            continue;
+        };
+        for shown in &hunk.lines {
+            // Added and context lines are the file as it is now; removed ones are not.
+            if let Some(b'+' | b' ') = shown.as_bytes().first() {
+                if number == line {
+                    return Some(&shown[1..]);
+                }
+                number += 1;
+            }
+        }
+    }
+    None
+}
+
+/// The first line of the new side of a hunk header `@@ -a,b +c,d @@`.
+fn new_start(header: &str) -> Option<u64> {
     let new = header
         .split_whitespace()
         .find(|part| part.starts_with('+'))?;
     let new = new.trim_start_matches('+');
-    let (start, count) = match new.split_once(',') {
-        Some((start, count)) => (start.parse().ok()?, count.parse().ok()?),
-        None => (new.parse().ok()?, 1),
-    };
-    Some((start, count))
+    new.split_once(',')
+        .map_or(new, |(start, _)| start)
+        .parse()
+        .ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nodwyn_prim::review::{FileChange, Hunk};
+    use nodwyn_prim::review::Hunk;
+
+    fn on(path: &str, line: u64, text: &str) -> LineComment {
+        LineComment {
+            path: path.to_owned(),
+            line,
+            text: text.to_owned(),
+            line_text: None,
+        }
+    }
 
     fn file(path: &str, header: &str, lines: &[&str]) -> FileChange {
         FileChange {
@@ -148,9 +186,9 @@ mod tests {
         let comments = Comments {
             note: Some("Close, but the error path is missing.".to_owned()),
             lines: vec![
-                ("src/b.rs".to_owned(), 11, "why this?".to_owned()),
-                ("src/a.rs".to_owned(), 2, "rename".to_owned()),
-                ("src/b.rs".to_owned(), 10, "keep".to_owned()),
+                on("src/b.rs", 11, "why this?"),
+                on("src/a.rs", 2, "rename"),
+                on("src/b.rs", 10, "keep"),
             ],
             files: vec![("src/b.rs".to_owned(), "split this file".to_owned())],
         };
@@ -168,7 +206,7 @@ mod tests {
     #[test]
     fn a_line_or_file_the_diff_does_not_have_is_refused_naming_it() {
         let off = Comments {
-            lines: vec![("src/b.rs".to_owned(), 13, "gone".to_owned())],
+            lines: vec![on("src/b.rs", 13, "gone")],
             ..Comments::default()
         };
         let error = message(&review(), &off).unwrap_err();
@@ -185,5 +223,29 @@ mod tests {
                 .starts_with("README.md is not among")
         );
         assert!(message(&review(), &Comments::default()).is_err());
+    }
+
+    #[test]
+    fn a_comment_whose_line_reads_otherwise_now_is_refused_not_moved() {
+        let seen = |text: &str| Comments {
+            lines: vec![LineComment {
+                line_text: Some(text.to_owned()),
+                ..on("src/b.rs", 11, "rename this")
+            }],
+            ..Comments::default()
+        };
+        assert!(message(&review(), &seen("SECRET LINE TEXT")).is_ok());
+        let error = message(&review(), &seen("what line 11 said before")).unwrap_err();
+        assert_eq!(error.code(), "comment_outdated");
+        assert!(error.to_string().starts_with("src/b.rs:11 reads otherwise"));
+        // A context line is a line of the diff too.
+        let context = Comments {
+            lines: vec![LineComment {
+                line_text: Some("c".to_owned()),
+                ..on("src/b.rs", 12, "and this")
+            }],
+            ..Comments::default()
+        };
+        assert!(message(&review(), &context).is_ok());
     }
 }

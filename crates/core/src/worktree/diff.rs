@@ -117,10 +117,22 @@ pub(crate) fn turn_start_tree(
     let within = limits
         .diff_time
         .clamp(Duration::from_secs(1), TURN_START_SNAPSHOT);
-    let snapshot = nodwyn_git::diff::Snapshot::take_keeping(
+    // A credential file is left out: it would stay in the data directory after the session.
+    let denylist = nodwyn_guard::Denylist::standard();
+    let leave_out = |path: &str| {
+        let name = nodwyn_git::quote::os_name(path);
+        denylist
+            .judge(std::path::Path::new(&name), &facts.path)
+            .is_denied()
+    };
+    let kept = stored.kept_objects();
+    let snapshot = nodwyn_git::diff::Snapshot::take_with(
         &facts.path,
         within,
-        Some(&stored.kept_objects()),
+        &nodwyn_git::diff::Objects::KeptIn {
+            folder: &kept,
+            leave_out: &leave_out,
+        },
     )?;
     Ok(Some(snapshot.tree()?))
 }

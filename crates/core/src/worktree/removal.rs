@@ -68,6 +68,13 @@ pub(crate) fn remove_worktree(
             by,
         },
     ))?;
+    // The snapshots of its files taken as turns began serve reviews of that worktree alone.
+    let kept = crate::store::kept_objects_beside(log.path());
+    if let Err(error) = std::fs::remove_dir_all(&kept)
+        && error.kind() != std::io::ErrorKind::NotFound
+    {
+        tracing::warn!(folder = %kept.display(), %error, "the worktree's snapshots were not removed");
+    }
     Ok(branch)
 }
 

@@ -12,7 +12,8 @@ use crate::server::Server;
 pub(super) async fn call(server: &Arc<Server>, repo: PathBuf) -> Result<Value, Refusal> {
     let store = server.engine.store.clone();
     let (sessions, unreadable) = blocking(move || {
-        let repository = nodwyn_core::repository_of(&repo)?;
+        // A repository, or a folder outside git whose sessions work in it.
+        let repository = nodwyn_core::sessions_folder_of(&repo)?;
         Ok(nodwyn_core::sessions_of(&store, &repository)?)
     })
     .await?;

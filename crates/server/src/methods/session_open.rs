@@ -49,6 +49,14 @@ pub(super) async fn open(
     name: Option<String>,
     model: Option<String>,
 ) -> Result<(String, Holding), Refusal> {
+    // A relative folder would be read against the daemon's own folder, which is not the
+    // client's.
+    if !repo.is_absolute() {
+        return Err(Refusal::params(format!(
+            "the folder {} is not an absolute path: give the whole path",
+            repo.display()
+        )));
+    }
     if mode == WorktreeMode::Off && (base.is_some() || name.is_some()) {
         return Err(Refusal::params(
             "base and name choose a worktree, and worktree mode off works in the folder itself",

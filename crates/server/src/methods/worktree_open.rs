@@ -16,7 +16,7 @@ pub(super) async fn call(
     base: Option<String>,
     name: Option<String>,
 ) -> Result<Value, Refusal> {
-    if nodwyn_core::repository_of(&repo).is_err() {
+    if repo.is_absolute() && nodwyn_core::repository_of(&repo).is_err() {
         return Err(Refusal::new(
             "not_a_git_repo",
             format!("{} is not in a git repository", repo.display()),

@@ -37,10 +37,7 @@ pub(super) async fn call(
         let review = nodwyn_core::worktree::diff_shown(&store, &id, &limits)?;
         let comments = Comments {
             note,
-            lines: comments
-                .into_iter()
-                .map(|c| (c.path, c.line, c.text))
-                .collect(),
+            lines: comments,
             files: file_comments
                 .into_iter()
                 .map(|c| (c.path, c.text))

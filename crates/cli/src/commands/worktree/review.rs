@@ -96,6 +96,7 @@ fn line_comment(given: &str) -> anyhow::Result<LineComment> {
                 path: given[..at].to_owned(),
                 line: rest[..digits].parse()?,
                 text: text.to_owned(),
+                line_text: None,
             });
         }
     }
