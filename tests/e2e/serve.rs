@@ -1256,3 +1256,40 @@ fn looking_at_fewer_changes_is_not_a_review_of_all_of_them() {
     );
     assert!(env.git_run(&repo, &["show", "main:run.sh"]).code != 0);
 }
+
+#[test]
+fn a_folder_is_given_whole_a_folder_outside_git_is_listed_and_one_holding_home_is_refused() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let plain = env.root().join("notes");
+    std::fs::create_dir_all(&plain).unwrap();
+    let daemon = Daemon::start(&env, &repo);
+    let mut client = daemon.client();
+    client.ok("hello", json!({"client": "test"}));
+    // A relative folder would be read against the daemon's own folder.
+    let relative = client.call("session.open", json!({"repo": ".", "worktree": "off"}));
+    assert_eq!(relative["error"]["code"], -32602, "{relative}");
+    assert!(
+        relative["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not an absolute path"),
+        "{relative}"
+    );
+    // A folder holding the home folder (and the data directory) is no session's folder.
+    let above = client.call(
+        "session.open",
+        json!({"repo": env.root(), "worktree": "off"}),
+    );
+    assert_eq!(above["error"]["data"]["code"], "task_root", "{above}");
+    // A session in a folder outside git is listed under that folder, as repository.list names it.
+    let opened = client.ok("session.open", json!({"repo": plain, "worktree": "always"}));
+    assert_eq!(opened["branch"], Value::Null, "{opened}");
+    let listed = client.ok("session.list", json!({"repo": plain}));
+    assert_eq!(
+        listed["sessions"][0]["session"], opened["session"],
+        "{listed}"
+    );
+    let known = client.ok("repository.list", json!({}));
+    assert!(known.to_string().contains("notes"), "{known}");
+}
