@@ -62,14 +62,7 @@ fn main() {
         max_output_tokens: 100,
     };
     let client = Arc::new(Client::new(profile).unwrap());
-    let runtime = SessionRuntime::open(
-        nodwyn_core::Store::new(bench.root.join("data")),
-        &id,
-        Arc::new(Registry::builtin()),
-        nodwyn_core::host::HostSettings::default(),
-        nodwyn_core::services::Services::default(),
-    )
-    .unwrap();
+    let runtime = bench.runtime(&id);
     let engine = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

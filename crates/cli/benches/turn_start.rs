@@ -11,12 +11,9 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use common::{Bench, arg, median, ms};
-use nodwyn_core::prim::Registry;
-use nodwyn_core::turn::SessionRuntime;
 
 fn main() {
     let files = arg("--files", 20_000);
@@ -34,14 +31,7 @@ fn main() {
         std::fs::write(&changed, format!("// changed {i}\n")).unwrap();
         std::fs::write(worktree.join(format!("new-{i}.txt")), format!("new {i}\n")).unwrap();
     }
-    let runtime = SessionRuntime::open(
-        nodwyn_core::Store::new(bench.root.join("data")),
-        &id,
-        Arc::new(Registry::builtin()),
-        nodwyn_core::host::HostSettings::default(),
-        nodwyn_core::services::Services::default(),
-    )
-    .unwrap();
+    let runtime = bench.runtime(&id);
     let (mut snapshot, mut status) = (Vec::new(), Vec::new());
     for _ in 0..runs {
         let started = Instant::now();

@@ -369,6 +369,17 @@ mod tests {
             .unwrap()
     }
 
+    /// A repository whose one commit holds `a.txt` ("one").
+    fn committed() -> tempfile::TempDir {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path();
+        git(dir, &["init", "-q"]);
+        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
+        git(dir, &["add", "a.txt"]);
+        git(dir, &["commit", "-q", "-m", "one"]);
+        temp
+    }
+
     #[test]
     fn a_file_changed_in_the_second_of_its_checkout_is_in_the_snapshot() {
         let dir = tempfile::tempdir().unwrap();
@@ -397,12 +408,8 @@ mod tests {
     /// checkout: a snapshot runs none of it.
     #[test]
     fn a_snapshot_runs_no_hook_or_filter_the_checkout_holds() {
-        let dir = tempfile::tempdir().unwrap();
-        let dir = dir.path();
-        git(dir, &["init", "-q"]);
-        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
-        git(dir, &["add", "a.txt"]);
-        git(dir, &["commit", "-q", "-m", "one"]);
+        let temp = committed();
+        let dir = temp.path();
         let ran = dir.join("ran");
         let program = |name: &str| {
             let path = dir.join(name);
@@ -436,12 +443,8 @@ mod tests {
 
     #[test]
     fn a_snapshot_writes_no_object_into_the_repository() {
-        let dir = tempfile::tempdir().unwrap();
-        let dir = dir.path();
-        git(dir, &["init", "-q"]);
-        std::fs::write(dir.join("a.txt"), "one\n").unwrap();
-        git(dir, &["add", "a.txt"]);
-        git(dir, &["commit", "-q", "-m", "one"]);
+        let temp = committed();
+        let dir = temp.path();
         let count = || git(dir, &["count-objects"]);
         let before = count();
         std::fs::write(dir.join("big.bin"), vec![7u8; 1 << 20]).unwrap();

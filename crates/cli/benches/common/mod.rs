@@ -102,6 +102,18 @@ impl Bench {
         repo
     }
 
+    /// Session `id` of the sandbox's data directory, held open for turns as an agent holds it.
+    pub(crate) fn runtime(&self, id: &str) -> std::sync::Arc<nodwyn_core::turn::SessionRuntime> {
+        nodwyn_core::turn::SessionRuntime::open(
+            nodwyn_core::Store::new(self.root.join("data")),
+            id,
+            std::sync::Arc::new(nodwyn_core::prim::Registry::builtin()),
+            nodwyn_core::host::HostSettings::default(),
+            nodwyn_core::services::Services::default(),
+        )
+        .unwrap()
+    }
+
     /// `repo/` made a repository with one commit holding `README.md` ("hello"); its folder.
     pub(crate) fn readme_repository(&self) -> PathBuf {
         let repo = self.repo.clone();
