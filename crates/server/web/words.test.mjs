@@ -1,25 +1,13 @@
 // What the page says of records and sessions, run with Node's own test runner.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 
 import { recordInWords, sessionFacts, sessionName, sessionState } from "./words.js";
 
-test("worktree records are told in words", () => {
-  assert.equal(
-    recordInWords({ type: "worktree.create", path: "/r/.nodwyn/worktrees/1a2b", branch: "nodwyn/1a2b", uncommitted: 2 }),
-    "Made the worktree /r/.nodwyn/worktrees/1a2b on nodwyn/1a2b; 2 uncommitted changes of the checkout stayed behind",
-  );
-  assert.equal(
-    recordInWords({ type: "worktree.create", path: "/w", branch: "b", uncommitted: 0 }),
-    "Made the worktree /w on b",
-  );
-  assert.equal(recordInWords({ type: "worktree.restore", path: "/w", branch: "b" }), "Made the worktree again at /w on b");
-  assert.equal(
-    recordInWords({ type: "worktree.remove", path: "/w", branch: "b", branch_deleted: false, branch_kept: "2 commits not on main", discarded: ["x.txt"] }),
-    "Removed the worktree /w; the branch b stays: 2 commits not on main; discarded x.txt",
-  );
-  assert.equal(recordInWords({ type: "git.land", base: "main", landed: "0123456789abcdef" }), "Landed on main (01234567)");
-  assert.equal(recordInWords({ type: "guard.decision" }), null);
+test("records are told in words, the same the terminal interface reads", () => {
+  const fixtures = JSON.parse(readFileSync(new URL("./words.fixtures.json", import.meta.url), "utf8"));
+  for (const { record, words } of fixtures) assert.equal(recordInWords(record), words, JSON.stringify(record));
 });
 
 test("a session's state: waiting first, then closed, working, failed, idle", () => {

@@ -18,6 +18,7 @@ mod scan;
 pub(crate) mod scheme_options;
 mod serve;
 mod session;
+mod tui;
 mod versions;
 mod worktree;
 
@@ -75,6 +76,9 @@ enum Command {
     Run(run::RunArgs),
     /// Talk with the agent on a terminal, a message a line, with /commands.
     Chat(chat::ChatArgs),
+    /// The terminal interface: choose or start a session, talk with the agent, answer its
+    /// questions with a key.
+    Tui(tui::TuiArgs),
     /// Run one primitive in a session through the guard, as an agent would.
     Call(call::CallArgs),
     /// Serve guarded worktrees and primitives to any agent over the Model Context Protocol.
@@ -148,6 +152,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
         Command::Run(args) => run::run(args, &context),
         Command::Chat(args) => chat::run(args, &context).map(|()| Outcome::Success),
+        Command::Tui(args) => tui::run(args, &context).map(|()| Outcome::Success),
         Command::Call(args) => call::run(args, &context).map(|()| Outcome::Success),
         Command::Mcp(args) => mcp::run(args, &context).map(|()| Outcome::Success),
         Command::Acp(args) => acp::run(args, &context).map(|()| Outcome::Success),

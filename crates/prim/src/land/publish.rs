@@ -38,7 +38,7 @@ pub(super) fn refuse_credentials(dir: &Path, from: &str, to: &str) -> Result<(),
     ))
 }
 
-/// What [`refuse_credentials`] would refuse in `from..to`: a sentence for each commit that
+/// What the landing's scan (`refuse_credentials`) would refuse in `from..to`: a sentence for each commit that
 /// holds a credential, naming what it holds; empty when nothing would be refused.
 pub fn credentials_leaving(dir: &Path, from: &str, to: &str) -> Result<Vec<String>, Error> {
     let denylist = Denylist::standard();

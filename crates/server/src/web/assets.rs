@@ -104,7 +104,8 @@ mod tests {
         let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
         for entry in std::fs::read_dir(&web).unwrap() {
             let name = entry.unwrap().file_name().into_string().unwrap();
-            if name.ends_with(".test.mjs") {
+            // The page's tests, and what they read.
+            if name.ends_with(".test.mjs") || name.ends_with(".fixtures.json") {
                 continue;
             }
             let path = if name == "index.html" {
