@@ -28,3 +28,4 @@ mod scheme;
 mod serve;
 mod supervision;
 mod terminal;
+mod tui;
