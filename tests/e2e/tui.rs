@@ -39,7 +39,10 @@ struct Tty {
 
 impl Tty {
     fn start(env: &TestEnv, dir: &Path, args: &[&str]) -> Self {
-        let mut line = format!("stty rows 30 cols 100; exec {} tui", nodwyn_binary().display());
+        let mut line = format!(
+            "stty rows 30 cols 100; exec {} tui",
+            nodwyn_binary().display()
+        );
         for arg in args {
             line.push_str(&format!(" '{arg}'"));
         }
@@ -62,8 +65,11 @@ impl Tty {
         )));
         let bytes = Arc::new(Mutex::new(Vec::new()));
         let mut output = child.stdout.take().unwrap();
-        let (answering, emulating, keeping) =
-            (Arc::clone(&input), Arc::clone(&terminal), Arc::clone(&bytes));
+        let (answering, emulating, keeping) = (
+            Arc::clone(&input),
+            Arc::clone(&terminal),
+            Arc::clone(&bytes),
+        );
         std::thread::spawn(move || {
             let mut buffer = [0u8; 8192];
             while let Ok(n) = output.read(&mut buffer) {
@@ -141,7 +147,11 @@ impl Tty {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status.code();
             }
-            assert!(started.elapsed() < WAIT, "nodwyn tui did not end:\n{}", self.screen());
+            assert!(
+                started.elapsed() < WAIT,
+                "nodwyn tui did not end:\n{}",
+                self.screen()
+            );
             std::thread::sleep(Duration::from_millis(30));
         }
     }
@@ -175,7 +185,10 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     let env = TestEnv::new();
     let repo = env.repo("project");
     let model = StandIn::start(vec![
-        openai::call("fs-write", json!({"path": "notes.txt", "content": "hello\n"})),
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "hello\n"}),
+        ),
         openai::text("Wrote the note."),
         openai::call("fs-write", json!({"path": "other.txt", "content": "no\n"})),
         openai::text("Left other.txt alone."),
@@ -188,8 +201,15 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     tty.press("\r");
     let opened = tty.wait_for("· idle");
     assert!(opened.contains("nodwyn · nodwyn/"), "{opened}");
-    assert!(tty.title().starts_with("nodwyn · nodwyn/"), "{}", tty.title());
-    assert!(opened.contains("Made the worktree") || opened.contains("session "), "{opened}");
+    assert!(
+        tty.title().starts_with("nodwyn · nodwyn/"),
+        "{}",
+        tty.title()
+    );
+    assert!(
+        opened.contains("Made the worktree") || opened.contains("session "),
+        "{opened}"
+    );
     // A question answered with y, then one with n.
     tty.press("write a note\r");
     tty.wait_for("The guard asks");
@@ -204,7 +224,10 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     let branch = tty.title().rsplit(" · ").nth(1).unwrap().to_owned();
     let short = branch.trim_start_matches("nodwyn/");
     let worktree = repo.join(".nodwyn/worktrees").join(short);
-    assert_eq!(std::fs::read_to_string(worktree.join("notes.txt")).unwrap(), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(worktree.join("notes.txt")).unwrap(),
+        "hello\n"
+    );
     assert!(!worktree.join("other.txt").exists());
     assert!(!repo.join("notes.txt").exists());
     // The model's text stood behind its gutter.
@@ -270,11 +293,12 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     let model = StandIn::start(vec![openai::text("Still here.")]);
     use_model(&env, &model);
     let serve = |env: &TestEnv| {
-        let child = env
-            .nodwyn_command(&repo, &["serve"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let child = Daemon(
+            env.nodwyn_command(&repo, &["serve"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
         let socket = env.data().join("run/nodwyn.sock");
         let started = Instant::now();
         while std::os::unix::net::UnixStream::connect(&socket).is_err() {
@@ -283,15 +307,14 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
         }
         child
     };
-    let mut daemon = serve(&env);
+    let daemon = serve(&env);
     let mut tty = Tty::start(&env, &repo, &["--daemon", "--worktree"]);
     tty.wait_for("· idle");
     tty.press("half a thought");
     tty.wait_for("> half a thought");
-    let _ = daemon.kill();
-    let _ = daemon.wait();
+    drop(daemon);
     tty.wait_for("reconnecting");
-    let mut daemon = serve(&env);
+    let _daemon = serve(&env);
     tty.wait_for("connected again");
     let screen = tty.wait_for("· idle");
     assert!(screen.contains("> half a thought"), "{screen}");
@@ -301,6 +324,14 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     assert!(asked.contains("half a thought, finished"), "{asked}");
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0));
-    let _ = daemon.kill();
-    let _ = daemon.wait();
+}
+
+/// A daemon, killed when dropped (a failing test leaves none behind).
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -206,4 +206,25 @@ mod tests {
         assert_eq!(chooser.rows.len(), 1);
         assert_eq!(chooser.choice(), &Choice::InFolder);
     }
+
+    #[test]
+    fn the_chooser_marks_the_selected_row_and_scrolls_to_it() {
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+        let sessions: Vec<Value> = (0..6)
+            .map(|i| json!({"session": format!("20261203T10000{i}Z-0000000{i}"), "branch": format!("nodwyn/0000000{i}"), "open": i % 2 == 0}))
+            .collect();
+        let now = stamp_seconds("20261203T103000Z").unwrap();
+        let mut chooser = Chooser::new(dir.path(), &sessions, now);
+        chooser.step(3);
+        let mut terminal = Terminal::new(TestBackend::new(70, 5)).unwrap();
+        terminal
+            .draw(|frame| chooser.render(frame, frame.area(), false))
+            .unwrap();
+        let shown = terminal.backend().to_string();
+        let shown = shown.replace(&dir.path().display().to_string(), "REPO");
+        insta::assert_snapshot!(shown);
+    }
 }

@@ -46,6 +46,9 @@ pub(crate) struct PaneView<'a> {
 
 const KEYS: &str = "Enter sends · Alt-Enter new line · Ctrl-C interrupts · Ctrl-D leaves · /help";
 
+/// [`KEYS`] on a narrow terminal.
+const SHORT_KEYS: &str = "Enter sends · Ctrl-C interrupts · Ctrl-D leaves";
+
 impl PaneView<'_> {
     fn style(&self, style: Style) -> Style {
         if self.color { style } else { Style::default() }
@@ -80,8 +83,9 @@ impl PaneView<'_> {
             None => {}
         }
         self.composer(frame, composer);
+        let keys = if area.width < 80 { SHORT_KEYS } else { KEYS };
         let said_text = if self.said.is_empty() {
-            KEYS
+            keys
         } else {
             self.said
         };
@@ -117,11 +121,12 @@ impl PaneView<'_> {
                 .fg(Color::Yellow)
                 .add_modifier(Modifier::BOLD),
         );
+        // The keys before the reason: on a narrow terminal the reason is what is cut.
         let lines = vec![
             Line::from(Span::styled(title, warn)),
             Line::from(format!("  {}", question.action)),
-            Line::from(format!("  because: {}", question.why)),
             Line::from(Span::styled(keys, warn)),
+            Line::from(format!("  because: {}", question.why)),
         ];
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), area);
     }
@@ -161,5 +166,95 @@ impl PaneView<'_> {
             let y = inner.y + u16::try_from(line - first).unwrap_or(0);
             frame.set_cursor_position((x.min(inner.right().saturating_sub(1)), y));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+
+    fn drawn(width: u16, view: &PaneView<'_>) -> String {
+        let mut terminal =
+            Terminal::new(TestBackend::new(width, crate::terminal::PANE_HEIGHT)).unwrap();
+        terminal
+            .draw(|frame| view.render(frame, frame.area()))
+            .unwrap();
+        terminal.backend().to_string()
+    }
+
+    fn composer(text: &str) -> Composer {
+        let mut composer = Composer::default();
+        composer.insert_str(text);
+        composer
+    }
+
+    #[test]
+    fn the_status_line_names_the_branch_and_the_model_line_not_ended() {
+        let draft = composer("and then land it");
+        let view = PaneView {
+            status: "nodwyn · nodwyn/1a2b3c4d · working",
+            partial: "Reading the tests first",
+            question: None,
+            composer: &draft,
+            said: "",
+            color: false,
+        };
+        insta::assert_snapshot!(drawn(72, &view));
+    }
+
+    #[test]
+    fn a_security_confirm_says_so_and_takes_a_second_key() {
+        let draft = Composer::default();
+        let question = Question {
+            request: "q1".to_owned(),
+            security: true,
+            action: "fs-write ~/.bashrc".to_owned(),
+            why: "it is outside the session's folder".to_owned(),
+            always: None,
+            confirming: false,
+        };
+        let view = PaneView {
+            status: "nodwyn · nodwyn/1a2b3c4d · waiting for you",
+            partial: "",
+            question: Some(&question),
+            composer: &draft,
+            said: "",
+            color: false,
+        };
+        insta::assert_snapshot!(drawn(72, &view));
+        let confirming = Question {
+            confirming: true,
+            ..question.clone()
+        };
+        let again = PaneView {
+            question: Some(&confirming),
+            ..view
+        };
+        assert!(drawn(72, &again).contains("y again to allow"));
+    }
+
+    #[test]
+    fn an_ordinary_question_offers_always_and_a_narrow_terminal_wraps_it() {
+        let draft = composer("first line\nsecond line");
+        let question = Question {
+            request: "q2".to_owned(),
+            security: false,
+            action: "shell-exec cargo test --all".to_owned(),
+            why: "commands are asked".to_owned(),
+            always: Some("cargo test".to_owned()),
+            confirming: false,
+        };
+        let view = PaneView {
+            status: "nodwyn · /src/app · waiting for you",
+            partial: "",
+            question: Some(&question),
+            composer: &draft,
+            said: "",
+            color: false,
+        };
+        insta::assert_snapshot!(drawn(40, &view));
     }
 }
