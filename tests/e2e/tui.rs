@@ -241,6 +241,32 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     // The terminal as it was: the cursor shown, the title put back.
     let end = &written[written.rfind("\x1b[?25h").expect("the cursor shown again")..];
     assert!(end.contains("\x1b[23;0t"), "{end:?}");
+    drop(tty);
+    // Later, the chooser offers the session under its branch: chosen, it goes on there.
+    let tty = Tty::start(&env, &repo, &[]);
+    let chooser = tty.wait_for(&format!("{branch}  closed"));
+    assert!(
+        chooser.contains("New session in a new worktree of "),
+        "{chooser}"
+    );
+    tty.press("\x1b[B\x1b[B\r");
+    tty.wait_for(&format!("nodwyn · {branch} · idle"));
+    assert!(tty.title().contains(&branch), "{}", tty.title());
+}
+
+#[test]
+fn a_folder_that_only_looks_like_a_repository_is_refused_in_the_engines_sentence() {
+    let env = TestEnv::new();
+    let fake = env.root().join("fake");
+    write(&fake.join(".git"), "gitdir: /nowhere\n");
+    let model = StandIn::start(Vec::new());
+    use_model(&env, &model);
+    let mut tty = Tty::start(&env, &fake, &[]);
+    tty.wait_for("New session in a new worktree of ");
+    tty.press("\r");
+    assert_ne!(tty.wait_exit(), Some(0));
+    let written = tty.written();
+    assert!(written.contains("not_a_git_repo"), "{written}");
 }
 
 #[test]

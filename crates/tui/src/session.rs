@@ -196,23 +196,15 @@ impl<'a> Interface<'a> {
         let folder = self.options.folder.clone();
         let after = match choice {
             Choice::NewWorktree | Choice::InFolder => {
-                let worktree = if *choice == Choice::NewWorktree {
-                    "always"
+                // A new worktree is the engine's to make or to refuse (a folder that only looks
+                // like a repository is refused in its sentence).
+                let opened = if *choice == Choice::NewWorktree {
+                    self.call("worktree.open", json!({"repo": folder}))?
                 } else {
-                    "off"
+                    self.call("session.open", json!({"repo": folder, "worktree": "off"}))?
                 };
-                let opened = self.call(
-                    "session.open",
-                    json!({"repo": folder, "worktree": worktree}),
-                )?;
                 self.session = opened["session"].as_str().unwrap_or_default().to_owned();
                 self.place = where_it_works(&opened["branch"], &opened["root"]);
-                if *choice == Choice::NewWorktree && opened["branch"].is_null() {
-                    let note = self.transcript.note(
-                        "this folder is not in a git repository: the session works in the folder itself, and asks before each change",
-                    );
-                    screen.insert(note)?;
-                }
                 0
             }
             Choice::Resume(id) if self.options.daemon => {
