@@ -39,6 +39,11 @@ struct Tty {
 
 impl Tty {
     fn start(env: &TestEnv, dir: &Path, args: &[&str]) -> Self {
+        Self::start_with(env, dir, args, &[])
+    }
+
+    /// [`Tty::start`] with these environment variables besides.
+    fn start_with(env: &TestEnv, dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Self {
         let mut line = format!(
             "stty rows 30 cols 100; exec {} tui",
             nodwyn_binary().display()
@@ -50,6 +55,7 @@ impl Tty {
             .command(Path::new("script"), dir)
             .args(["-qec", &line, "/dev/null"])
             .env("TERM", "xterm-256color")
+            .envs(vars.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -140,6 +146,27 @@ impl Tty {
         }
     }
 
+    /// Makes the terminal `rows` by `columns`, as a person resizing its window: the emulator's
+    /// screen, and the pseudo-terminal's size (which signals the program).
+    fn resize(&self, rows: u16, columns: u16) {
+        self.terminal.lock().unwrap().screen_mut().set_size(
+            std::num::NonZeroU16::new(rows).unwrap(),
+            std::num::NonZeroU16::new(columns).unwrap(),
+        );
+        let children = std::process::Command::new("pgrep")
+            .args(["-P", &self.child.id().to_string()])
+            .output()
+            .unwrap();
+        let pid = String::from_utf8_lossy(&children.stdout).trim().to_owned();
+        let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap();
+        let status = std::process::Command::new("stty")
+            .args(["-F", tty.to_str().unwrap(), "rows", &rows.to_string()])
+            .args(["cols", &columns.to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// Waits for the program to end: its exit code.
     fn wait_exit(&mut self) -> Option<i32> {
         let started = Instant::now();
@@ -194,7 +221,8 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
         openai::text("Left other.txt alone."),
     ]);
     use_model(&env, &model);
-    let mut tty = Tty::start(&env, &repo, &[]);
+    // In colour (the test environment sets NO_COLOR; empty, it is unset).
+    let mut tty = Tty::start_with(&env, &repo, &[], &[("NO_COLOR", "")]);
     // The chooser: a new worktree first, then the folder itself.
     let chooser = tty.wait_for("New session in a new worktree of ");
     assert!(chooser.contains("itself"), "{chooser}");
@@ -238,6 +266,8 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     assert_eq!(tty.wait_exit(), Some(0), "{}", tty.screen());
     let written = tty.written();
     assert!(written.contains("its worktree stays"), "{written}");
+    // In colour, as a terminal with NO_COLOR unset is drawn.
+    assert!(!colours(&written).is_empty());
     // The terminal as it was: the cursor shown, the title put back.
     let end = &written[written.rfind("\x1b[?25h").expect("the cursor shown again")..];
     assert!(end.contains("\x1b[23;0t"), "{end:?}");
@@ -282,6 +312,7 @@ fn ctrl_c_interrupts_a_long_command_and_the_session_goes_on() {
         openai::text("never said"),
     ]);
     use_model(&env, &model);
+    // NO_COLOR is set, as the test environment sets it.
     let mut tty = Tty::start(&env, &repo, &["--worktree"]);
     tty.wait_for("· idle");
     tty.press("wait a minute\r");
@@ -297,6 +328,32 @@ fn ctrl_c_interrupts_a_long_command_and_the_session_goes_on() {
     tty.wait_for("Ctrl-D leaves");
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0));
+    // With NO_COLOR, no colour was drawn (reverse video and bold are not colours).
+    let written = tty.written();
+    assert_eq!(colours(&written), Vec::<String>::new());
+}
+
+/// The colours `written` sets: the parameters of its SGR sequences (`ESC [ ... m`) that choose a
+/// foreground or background colour.
+fn colours(written: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for (at, _) in written.match_indices("\x1b[") {
+        let rest = &written[at + 2..];
+        let Some(end) = rest.find(|c: char| ('\u{40}'..='\u{7e}').contains(&c)) else {
+            continue;
+        };
+        if !rest[end..].starts_with('m') {
+            continue;
+        }
+        for parameter in rest[..end].split(';') {
+            if let Ok(n) = parameter.parse::<u32>()
+                && matches!(n, 30..=38 | 40..=48 | 90..=97 | 100..=107)
+            {
+                found.push(rest[..=end].to_owned());
+            }
+        }
+    }
+    found
 }
 
 #[test]
@@ -360,4 +417,24 @@ impl Drop for Daemon {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+}
+
+#[test]
+fn a_resized_terminal_gets_its_pane_drawn_again_with_the_draft() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(Vec::new());
+    use_model(&env, &model);
+    let mut tty = Tty::start(&env, &repo, &["--worktree"]);
+    tty.wait_for("· idle");
+    tty.press("a draft that stays");
+    tty.wait_for("> a draft that stays");
+    tty.resize(20, 60);
+    // Drawn again at the new width: the short key hints, the status line and the draft.
+    let screen = tty.wait_for("Enter sends · Ctrl-C interrupts · Ctrl-D leaves");
+    let visible = tty.terminal.lock().unwrap().screen().contents();
+    assert!(visible.contains("> a draft that stays"), "{screen}");
+    assert_eq!(visible.matches("· idle").count(), 1, "{visible}");
+    tty.press("\x04");
+    assert_eq!(tty.wait_exit(), Some(0));
 }

@@ -41,6 +41,9 @@ pub enum Left {
 /// The commands a message starting with `/` may be.
 const HELP: &str = "/worktree (where the session works), /worktree off (stay in the checkout), /diff (the session's changes), /land MESSAGE (land them), /dont-ask, /dont-ask off, /help, /exit (or Ctrl-D); Ctrl-C interrupts a turn";
 
+/// What the pane says when the terminal did not answer where its cursor is.
+const DRAW_FAILED: &str = "the terminal did not answer in time";
+
 /// How long the interface waits for a key before it looks at the engine's messages again.
 const TICK: Duration = Duration::from_millis(30);
 
@@ -254,7 +257,15 @@ impl<'a> Interface<'a> {
     /// Follows the session until the person leaves.
     fn follow(&mut self, screen: &mut Screen) -> anyhow::Result<Left> {
         loop {
-            self.draw(screen)?;
+            // A terminal slow to say where its cursor is (as a resize asks) is asked again at the
+            // next draw; the session goes on.
+            match self.draw(screen) {
+                Err(error) => {
+                    self.said = format!("{DRAW_FAILED} ({error}); drawing again");
+                }
+                Ok(()) if self.said.starts_with(DRAW_FAILED) => self.said.clear(),
+                Ok(()) => {}
+            }
             self.messages(screen)?;
             if self.lost.is_some() {
                 self.try_reconnect(screen)?;

@@ -52,7 +52,8 @@ pub(super) fn run(args: TuiArgs, invocation: &Invocation) -> anyhow::Result<()> 
         worktree: args.worktree,
         resume: args.resume.clone(),
         daemon: args.daemon,
-        color: std::env::var_os("NO_COLOR").is_none(),
+        // NO_COLOR set to anything but the empty string (no-color.org).
+        color: std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty()),
     };
     let (left, _engine) = if args.daemon {
         let client = crate::remote::connect()?;
