@@ -261,6 +261,11 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     // The model's text stood behind its gutter.
     let screen = tty.screen();
     assert!(screen.contains("\u{2502} Wrote the note."), "{screen}");
+    // Chat's slash commands: the changes, and the help.
+    tty.press("/diff\r");
+    tty.wait_for("added notes.txt (+1 -0)");
+    tty.press("/help\r");
+    tty.wait_for("/land MESSAGE");
     // Ctrl-D leaves, closing the session; the worktree with its work stays.
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0), "{}", tty.screen());

@@ -90,8 +90,9 @@ impl PaneView<'_> {
             self.said
         };
         frame.render_widget(
+            // A refusal may quote what a session produced (a file name): as text.
             Paragraph::new(Line::from(Span::styled(
-                said_text.to_owned(),
+                nodwyn_text::escape_line(said_text),
                 self.style(Style::default().fg(Color::DarkGray)),
             ))),
             said,
