@@ -130,17 +130,6 @@ impl Console {
     }
 }
 
-/// Makes the stand-in `model` the person's model.
-fn use_model(env: &TestEnv, model: &StandIn) {
-    write(
-        &env.home().join(".config/nodwyn/config.toml"),
-        &format!(
-            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
-            model.url()
-        ),
-    );
-}
-
 /// `nodwyn run --daemon --worktree "write a note"` in `dir`, with nobody at a terminal, so its
 /// question waits for a client of the daemon: the run, and its session's id.
 fn waiting_run(env: &TestEnv, dir: &Path) -> (Child, String) {
@@ -387,7 +376,7 @@ fn in_a_real_browser_a_question_is_answered_from_the_console_and_html_stays_text
         ),
         openai::text("Wrote the note with <b>bold</b> text."),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     let console = Console::start(&env, &repo);
     // A run from another terminal, whose question waits for a client that can answer it.
     let (mut running, session) = waiting_run(&env, &repo);
@@ -641,7 +630,7 @@ fn in_a_real_browser_a_message_sent_from_the_page_is_answered_and_its_work_lande
         ),
         openai::text("Wrote the note."),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     let (id, _) = env.session(&repo);
     let console = Console::start(&env, &repo);
     let seen = drive("compose", &console, &id[id.len() - 8..]);
@@ -746,7 +735,7 @@ fn in_a_real_browser_a_review_with_comments_reaches_the_agent_as_one_message() {
         openai::text("Wrote the notes."),
         openai::text("Thanks for the review."),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     let console = Console::start(&env, &repo);
     let seen = drive("review", &console, short);
     assert!(seen.get("failure").is_none(), "{seen:#}");
@@ -831,7 +820,7 @@ fn in_a_real_browser_sessions_start_from_the_page_in_a_worktree_or_in_the_folder
         openai::call("fs-write", json!({"path": "notes.txt", "content": "b\n"})),
         openai::text("Wrote the note."),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     let console = Console::start(&env, &alpha);
     let folders = format!("{}|{}", alpha.display(), beta.display());
     let seen = drive("start", &console, &folders);

@@ -196,17 +196,6 @@ impl Drop for Tty {
     }
 }
 
-/// Makes the stand-in `model` the person's model.
-fn use_model(env: &TestEnv, model: &StandIn) {
-    write(
-        &env.home().join(".config/nodwyn/config.toml"),
-        &format!(
-            "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
-            model.url()
-        ),
-    );
-}
-
 #[test]
 fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key() {
     let env = TestEnv::new();
@@ -220,7 +209,7 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
         openai::call("fs-write", json!({"path": "other.txt", "content": "no\n"})),
         openai::text("Left other.txt alone."),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     // In colour (the test environment sets NO_COLOR; empty, it is unset).
     let mut tty = Tty::start_with(&env, &repo, &[], &[("NO_COLOR", "")]);
     // The chooser: a new worktree first, then the folder itself.
@@ -295,7 +284,7 @@ fn a_folder_that_only_looks_like_a_repository_is_refused_in_the_engines_sentence
     let fake = env.root().join("fake");
     write(&fake.join(".git"), "gitdir: /nowhere\n");
     let model = StandIn::start(Vec::new());
-    use_model(&env, &model);
+    env.use_model(&model);
     let mut tty = Tty::start(&env, &fake, &[]);
     tty.wait_for("New session in a new worktree of ");
     tty.press("\r");
@@ -316,7 +305,7 @@ fn ctrl_c_interrupts_a_long_command_and_the_session_goes_on() {
         openai::call("shell-exec", json!({"argv": ["sleep", "60"]})),
         openai::text("never said"),
     ]);
-    use_model(&env, &model);
+    env.use_model(&model);
     // NO_COLOR is set, as the test environment sets it.
     let mut tty = Tty::start(&env, &repo, &["--worktree"]);
     tty.wait_for("· idle");
@@ -379,7 +368,7 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     let env = TestEnv::new();
     let repo = env.repo("project");
     let model = StandIn::start(vec![openai::text("Still here.")]);
-    use_model(&env, &model);
+    env.use_model(&model);
     let serve = |env: &TestEnv| {
         let child = Daemon(
             env.nodwyn_command(&repo, &["serve"])
@@ -429,7 +418,7 @@ fn a_resized_terminal_gets_its_pane_drawn_again_with_the_draft() {
     let env = TestEnv::new();
     let repo = env.repo("project");
     let model = StandIn::start(Vec::new());
-    use_model(&env, &model);
+    env.use_model(&model);
     let mut tty = Tty::start(&env, &repo, &["--worktree"]);
     tty.wait_for("· idle");
     tty.press("a draft that stays");

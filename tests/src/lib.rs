@@ -139,6 +139,18 @@ impl TestEnv {
         self.root().join("home")
     }
 
+    /// Makes the stand-in `model` (speaking OpenAI's protocol) the person's model, in their
+    /// configuration file.
+    pub fn use_model(&self, model: &nodwyn_standin::StandIn) {
+        write(
+            &self.home().join(".config/nodwyn/config.toml"),
+            &format!(
+                "[model]\nprovider = \"openai\"\nbase_url = \"{}/v1\"\nname = \"scripted\"\n",
+                model.url()
+            ),
+        );
+    }
+
     /// `NODWYN_HOME`.
     pub fn data(&self) -> PathBuf {
         self.root().join("data")
