@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nodwyn_standin::{StandIn, openai};
-use nodwyn_tests::{TestEnv, nodwyn_binary, write};
+use nodwyn_tests::{TestEnv, nodwyn_binary, target_dir, write};
 use serde_json::json;
 
 /// How long a test waits for the screen to show something.
@@ -167,6 +167,14 @@ impl Tty {
         assert!(status.success());
     }
 
+    /// Keeps what the terminal shows now in `target/tui-screens/NAME.txt`, to be looked at.
+    fn keep(&self, name: &str) {
+        let screens = target_dir().join("tui-screens");
+        std::fs::create_dir_all(&screens).unwrap();
+        let shown = self.terminal.lock().unwrap().screen().contents();
+        std::fs::write(screens.join(format!("{name}.txt")), shown).unwrap();
+    }
+
     /// Waits for the program to end: its exit code.
     fn wait_exit(&mut self) -> Option<i32> {
         let started = Instant::now();
@@ -215,6 +223,7 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     // The chooser: a new worktree first, then the folder itself.
     let chooser = tty.wait_for("New session in a new worktree of ");
     assert!(chooser.contains("itself"), "{chooser}");
+    tty.keep("chooser");
     tty.press("\r");
     let opened = tty.wait_for("· idle");
     assert!(opened.contains("nodwyn · nodwyn/"), "{opened}");
@@ -230,6 +239,7 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     // A question answered with y, then one with n.
     tty.press("write a note\r");
     tty.wait_for("The guard asks");
+    tty.keep("question");
     tty.press("y");
     tty.wait_for("Wrote the note.");
     tty.wait_for("· idle");
@@ -250,6 +260,7 @@ fn enter_opens_a_new_worktree_its_branch_in_the_title_and_questions_take_a_key()
     // The model's text stood behind its gutter.
     let screen = tty.screen();
     assert!(screen.contains("\u{2502} Wrote the note."), "{screen}");
+    tty.keep("conversation");
     // Chat's slash commands: the changes, and the help.
     tty.press("/diff\r");
     tty.wait_for("added notes.txt (+1 -0)");
@@ -367,7 +378,10 @@ fn worktree_and_resume_together_are_refused_in_one_sentence() {
 fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     let env = TestEnv::new();
     let repo = env.repo("project");
-    let model = StandIn::start(vec![openai::text("Still here.")]);
+    let model = StandIn::start(vec![
+        openai::call("fs-write", json!({"path": "notes.txt", "content": "kept\n"})),
+        openai::text("Still here."),
+    ]);
     env.use_model(&model);
     let serve = |env: &TestEnv| {
         let child = Daemon(
@@ -396,6 +410,9 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     let screen = tty.wait_for("· idle");
     assert!(screen.contains("> half a thought"), "{screen}");
     tty.press(", finished\r");
+    // Its question, through the daemon, answered with a key.
+    tty.wait_for("The guard asks");
+    tty.press("y");
     tty.wait_for("Still here.");
     let asked = model.received()[0].body.to_string();
     assert!(asked.contains("half a thought, finished"), "{asked}");
@@ -429,6 +446,7 @@ fn a_resized_terminal_gets_its_pane_drawn_again_with_the_draft() {
     let visible = tty.terminal.lock().unwrap().screen().contents();
     assert!(visible.contains("> a draft that stays"), "{screen}");
     assert_eq!(visible.matches("· idle").count(), 1, "{visible}");
+    tty.keep("narrow");
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0));
 }

@@ -451,7 +451,7 @@ impl<'a> Interface<'a> {
     /// Does what a key asks; what the person left, when they left.
     fn pressed(&mut self, pressed: Key, screen: &mut Screen) -> anyhow::Result<Option<Left>> {
         if self.question.is_some() {
-            self.answer(&pressed, screen)?;
+            self.answer(&pressed)?;
             return Ok(None);
         }
         match pressed {
@@ -519,7 +519,7 @@ impl<'a> Interface<'a> {
 
     /// A key while a question waits: `y`, `n`, `a` (when "always" is offered), Esc or Ctrl-C
     /// interrupt the turn; a security confirm takes `y` twice.
-    fn answer(&mut self, pressed: &Key, screen: &mut Screen) -> anyhow::Result<()> {
+    fn answer(&mut self, pressed: &Key) -> anyhow::Result<()> {
         let Some(question) = self.question.as_mut() else {
             return Ok(());
         };
@@ -540,16 +540,10 @@ impl<'a> Interface<'a> {
             _ => return Ok(()),
         };
         let request = question.request.clone();
-        let action = question.action.clone();
         self.question = None;
+        // The guard's record of the answer tells it in the conversation, whoever gave it.
         self.client.answer(&request, decision)?;
-        let how = match decision {
-            Decision::Allow => "allowed",
-            Decision::AllowAlways => "allowed always",
-            _ => "declined",
-        };
-        let note = self.transcript.note(&format!("you {how}: {action}"));
-        screen.insert(note)
+        Ok(())
     }
 
     /// Sends the draft: a slash command, or a message that starts a turn.

@@ -14,7 +14,7 @@ use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 use crate::transcript::wrapped_height;
 
 /// The pane's height: the status line, a question or the chooser, and the composer.
-pub(crate) const PANE_HEIGHT: u16 = 9;
+pub(crate) const PANE_HEIGHT: u16 = 10;
 
 /// The terminal, set up; [`Screen::close`] (or a panic) puts it back.
 pub(crate) struct Screen {
