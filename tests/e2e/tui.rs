@@ -379,7 +379,10 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     let env = TestEnv::new();
     let repo = env.repo("project");
     let model = StandIn::start(vec![
-        openai::call("fs-write", json!({"path": "notes.txt", "content": "kept\n"})),
+        openai::call(
+            "fs-write",
+            json!({"path": "notes.txt", "content": "kept\n"}),
+        ),
         openai::text("Still here."),
     ]);
     env.use_model(&model);
