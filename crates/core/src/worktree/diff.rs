@@ -13,7 +13,7 @@ use crate::Error;
 use crate::session::Session;
 use crate::store::{Store, StoredSession};
 
-use super::finished_worktree;
+use super::verified_worktree;
 
 /// The changes of session `id`'s worktree since its base commit.
 pub fn diff(store: &Store, id: &str, limits: &Limits) -> Result<Review, Error> {
@@ -29,9 +29,7 @@ pub fn changes(
 ) -> Result<Review, Error> {
     let stored = store.find(id)?;
     let session = Session::load(&stored)?;
-    let facts = finished_worktree(&session)?;
-    let info = crate::host::worktree_info(&session, facts);
-    nodwyn_prim::checkout::verified(&info)?;
+    let (facts, info) = verified_worktree(&session)?;
     let since = match scope {
         ChangeScope::SinceBase => info.work_starts()?,
         ChangeScope::Uncommitted => nodwyn_git::repo::resolve_commit(&facts.path, "HEAD")?
@@ -105,14 +103,10 @@ pub(crate) fn turn_start_tree(
     session: &Session,
     limits: &Limits,
 ) -> Result<Option<String>, Error> {
-    let Some(facts) = session.active_worktree() else {
-        return Ok(None);
-    };
-    if session.worktree_unfinished {
+    if session.active_worktree().is_none() || session.worktree_unfinished {
         return Ok(None);
     }
-    let info = crate::host::worktree_info(session, facts);
-    nodwyn_prim::checkout::verified(&info)?;
+    let (facts, _) = verified_worktree(session)?;
     // A turn waits for it: past this, the turn begins without it (and says so when asked).
     let within = limits
         .diff_time

@@ -55,6 +55,18 @@ pub(crate) fn locked_session(store: &Store, id: &str) -> Result<LockedSession, E
     })
 }
 
+/// The finished worktree of `session` (see [`finished_worktree`]) and what primitives know of
+/// it, once its `.git` was checked to be that worktree's of that repository: what every step
+/// that runs git in a session's worktree for a person (a review, a scan) starts from.
+pub(crate) fn verified_worktree(
+    session: &Session,
+) -> Result<(&WorktreeFacts, nodwyn_prim::WorktreeInfo), Error> {
+    let facts = finished_worktree(session)?;
+    let info = crate::host::worktree_info(session, facts);
+    nodwyn_prim::checkout::verified(&info)?;
+    Ok((facts, info))
+}
+
 /// The worktree of `session` as [`active_worktree`] finds it, once it was finished: one whose
 /// making was cut short is refused until `resume` finishes it (its files may be only part of its
 /// branch's, and landing them would delete the rest).

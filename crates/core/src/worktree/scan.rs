@@ -16,7 +16,7 @@ use crate::Error;
 use crate::session::Session;
 use crate::store::Store;
 
-use super::finished_worktree;
+use super::verified_worktree;
 
 /// What a landing would do with the session's credentials now.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,9 +31,7 @@ pub struct Leaving {
 /// [`Leaving`] for session `id`'s worktree.
 pub fn leaving(store: &Store, id: &str, limits: &Limits) -> Result<Leaving, Error> {
     let session = Session::load(&store.find(id)?)?;
-    let facts = finished_worktree(&session)?;
-    let info = crate::host::worktree_info(&session, facts);
-    nodwyn_prim::checkout::verified(&info)?;
+    let (facts, info) = verified_worktree(&session)?;
     let dir = &facts.path;
     let from = info.work_starts()?;
     let head = nodwyn_git::repo::resolve_commit(dir, "HEAD")?.unwrap_or_else(|| from.clone());
