@@ -1,6 +1,8 @@
 //! The composer: the message being written, with its cursor. It is the person's draft: nothing
 //! but sending it or the person's own keys changes it (a lost connection keeps it).
 
+use crate::keys::Key;
+
 /// A draft and where its cursor is (a character index).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Composer {
@@ -77,6 +79,24 @@ impl Composer {
         while self.cursor < self.text.len() && self.text[self.cursor] != '\n' {
             self.cursor += 1;
         }
+    }
+
+    /// Does what an editing key asks (typing, a new line, a paste, the arrows along the line,
+    /// erasing): whether `key` was one.
+    pub(crate) fn edit(&mut self, key: &Key) -> bool {
+        match key {
+            Key::NewLine => self.insert('\n'),
+            Key::Char(c) => self.insert(*c),
+            Key::Paste(text) => self.insert_str(text),
+            Key::Backspace => self.backspace(),
+            Key::Delete => self.delete(),
+            Key::Left => self.left(),
+            Key::Right => self.right(),
+            Key::Home => self.home(),
+            Key::End => self.end(),
+            _ => return false,
+        }
+        true
     }
 
     /// Takes the draft away to send it, leaving the composer empty.

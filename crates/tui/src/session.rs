@@ -90,20 +90,20 @@ impl<'a> Interface<'a> {
     }
 
     fn call(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
-        self.client.request(method, params).map_err(|error| {
-            let code = error
-                .data
-                .map_or_else(|| "refused".to_owned(), |data| data.code);
-            anyhow::anyhow!("{code}: {}", error.message)
-        })
+        self.client.request(method, params).map_err(refusal)
+    }
+
+    /// Says who this client is to its engine (again, after a reconnect).
+    fn hello(&mut self) -> anyhow::Result<Value> {
+        self.call(
+            "hello",
+            json!({"client": format!("nodwyn {} tui", env!("CARGO_PKG_VERSION"))}),
+        )
     }
 
     /// Runs the chooser and the session until the person leaves.
     pub(crate) fn run(mut self, screen: &mut Screen) -> anyhow::Result<Left> {
-        self.call(
-            "hello",
-            json!({"client": format!("nodwyn {} tui", env!("CARGO_PKG_VERSION"))}),
-        )?;
+        self.hello()?;
         let choice = if let Some(id) = &self.options.resume {
             Choice::Resume(id.clone())
         } else if self.options.worktree {
@@ -244,12 +244,7 @@ impl<'a> Interface<'a> {
 
     /// Session `id`'s full id, kept, and the `seq` of its last event.
     fn last_event(&mut self, id: &str) -> anyhow::Result<u64> {
-        let (session, last) = self.client.last_event(id).map_err(|error| {
-            let code = error
-                .data
-                .map_or_else(|| "refused".to_owned(), |data| data.code);
-            anyhow::anyhow!("{code}: {}", error.message)
-        })?;
+        let (session, last) = self.client.last_event(id).map_err(refusal)?;
         self.session = session;
         Ok(last)
     }
@@ -424,17 +419,12 @@ impl<'a> Interface<'a> {
         self.client = client;
         self.lost = None;
         self.question = None;
-        let subscribed = self
-            .call(
-                "hello",
-                json!({"client": format!("nodwyn {} tui", env!("CARGO_PKG_VERSION"))}),
+        let subscribed = self.hello().and_then(|_| {
+            self.call(
+                "session.subscribe",
+                json!({"session": self.session, "after": self.last_seq}),
             )
-            .and_then(|_| {
-                self.call(
-                    "session.subscribe",
-                    json!({"session": self.session, "after": self.last_seq}),
-                )
-            });
+        });
         match subscribed {
             Ok(_) => {
                 self.said.clear();
@@ -454,44 +444,11 @@ impl<'a> Interface<'a> {
             self.answer(&pressed)?;
             return Ok(None);
         }
+        if self.composer.edit(&pressed) {
+            return Ok(None);
+        }
         match pressed {
             Key::Send => self.submit(screen),
-            Key::NewLine => {
-                self.composer.insert('\n');
-                Ok(None)
-            }
-            Key::Char(c) => {
-                self.composer.insert(c);
-                Ok(None)
-            }
-            Key::Paste(text) => {
-                self.composer.insert_str(&text);
-                Ok(None)
-            }
-            Key::Backspace => {
-                self.composer.backspace();
-                Ok(None)
-            }
-            Key::Delete => {
-                self.composer.delete();
-                Ok(None)
-            }
-            Key::Left => {
-                self.composer.left();
-                Ok(None)
-            }
-            Key::Right => {
-                self.composer.right();
-                Ok(None)
-            }
-            Key::Home => {
-                self.composer.home();
-                Ok(None)
-            }
-            Key::End => {
-                self.composer.end();
-                Ok(None)
-            }
             Key::Interrupt if self.turn_running => {
                 self.interrupt();
                 Ok(None)
@@ -505,7 +462,9 @@ impl<'a> Interface<'a> {
                 Ok(None)
             }
             Key::Leave => self.leave().map(Some),
-            Key::Escape | Key::Up | Key::Down | Key::Resized => Ok(None),
+            // Esc, Up and Down do nothing here, and a resize is drawn at the next tick (the
+            // editing keys were the composer's).
+            _ => Ok(None),
         }
     }
 
@@ -692,4 +651,12 @@ fn diff_lines(transcript: &Transcript, review: &Value) -> Vec<ratatui::text::Lin
         lines.extend(transcript.note("no changes"));
     }
     lines
+}
+
+/// An engine's refusal as an error: its code, then its sentence.
+fn refusal(error: nodwyn_protocol::rpc::RpcError) -> anyhow::Error {
+    let code = error
+        .data
+        .map_or_else(|| "refused".to_owned(), |data| data.code);
+    anyhow::anyhow!("{code}: {}", error.message)
 }
