@@ -33,6 +33,8 @@ export function reviewPanel({ call, working, decisions, sent }) {
     layout: "unified",
     files: null,
     complete: false,
+    // The landing scan's last answer (the same whatever the scope).
+    scan: null,
     omitted: [],
     file: null,
     shownRows: ROWS_AT_ONCE,
@@ -49,6 +51,7 @@ export function reviewPanel({ call, working, decisions, sent }) {
     view.session = session;
     view.kept = drafts.load(session);
     view.files = null;
+    view.scan = null;
     view.omitted = [];
     view.file = null;
     view.shownRows = ROWS_AT_ONCE;
@@ -68,14 +71,14 @@ export function reviewPanel({ call, working, decisions, sent }) {
     $("review").hidden = true;
   }
 
-  async function refresh() {
+  // Reads the changes in the scope chosen, and, unless only the scope changed (what a landing
+  // would publish does not depend on it), the landing's scan again.
+  async function refresh({ scopeOnly = false } = {}) {
     const ticket = latest.ticket();
     const { session, scope } = view;
     say("Reading the changes…");
-    const [changes, scan] = await Promise.allSettled([
-      call("worktree.changes", { session, scope }),
-      call("worktree.scan", { session }),
-    ]);
+    const scanned = scopeOnly && view.scan ? Promise.resolve(view.scan) : call("worktree.scan", { session });
+    const [changes, scan] = await Promise.allSettled([call("worktree.changes", { session, scope }), scanned]);
     // A reply to an older request (another scope, another session) is discarded.
     if (!latest.current(ticket) || view.session !== session) return;
     if (changes.status === "rejected") {
@@ -90,7 +93,8 @@ export function reviewPanel({ call, working, decisions, sent }) {
       if (!view.files.some((f) => f.path === view.file)) view.file = view.files.length ? view.files[0].path : null;
       say(view.files.length ? "" : "No changes in this scope.");
     }
-    drawVerdicts(scan.status === "fulfilled" ? scan.value : { error: scan.reason.message });
+    view.scan = scan.status === "fulfilled" ? scan.value : null;
+    drawVerdicts(view.scan || { error: scan.reason.message });
     drawFiles();
     drawDiff();
     drawComments();
@@ -349,7 +353,7 @@ export function reviewPanel({ call, working, decisions, sent }) {
     $(`scope-${scope}`).addEventListener("click", () => {
       view.scope = scope;
       drawToolbar();
-      refresh();
+      refresh({ scopeOnly: true });
     });
   }
   $("layout-unified").addEventListener("click", () => {
