@@ -34,21 +34,14 @@ impl Daemon {
         if let Some(socket) = &socket {
             args.extend(["--socket".to_owned(), socket.display().to_string()]);
         }
-        let socket = socket.unwrap_or_else(|| env.data().join("run/nodwyn.sock"));
+        let socket = socket.unwrap_or_else(|| env.daemon_socket());
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let child = env
             .nodwyn_command(dir, &args)
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let started = Instant::now();
-        while UnixStream::connect(&socket).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "the daemon did not start"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        TestEnv::wait_for_daemon(&socket);
         Self { child, socket }
     }
 

@@ -393,12 +393,7 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
                 .spawn()
                 .unwrap(),
         );
-        let socket = env.data().join("run/nodwyn.sock");
-        let started = Instant::now();
-        while std::os::unix::net::UnixStream::connect(&socket).is_err() {
-            assert!(started.elapsed() < WAIT, "the daemon did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        TestEnv::wait_for_daemon(&env.daemon_socket());
         child
     };
     let daemon = serve(&env);

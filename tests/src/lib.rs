@@ -139,6 +139,24 @@ impl TestEnv {
         self.root().join("home")
     }
 
+    /// Where `nodwyn serve` listens by default in this environment.
+    pub fn daemon_socket(&self) -> PathBuf {
+        self.data().join("run/nodwyn.sock")
+    }
+
+    /// Waits (at most 30 s) until a daemon answers on `socket`.
+    #[track_caller]
+    pub fn wait_for_daemon(socket: &Path) {
+        let started = std::time::Instant::now();
+        while std::os::unix::net::UnixStream::connect(socket).is_err() {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(30),
+                "the daemon did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     /// Makes the stand-in `model` (speaking OpenAI's protocol) the person's model, in their
     /// configuration file.
     pub fn use_model(&self, model: &nodwyn_standin::StandIn) {
