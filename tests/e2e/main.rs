@@ -14,6 +14,7 @@ mod include;
 mod land;
 mod land_recovery;
 mod land_scan;
+mod land_together;
 mod lifecycle;
 mod listing;
 mod mcp;

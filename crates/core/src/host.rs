@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use nodwyn_guard::StandingAnswers;
 use nodwyn_prim::sandbox::Sandbox;
-use nodwyn_prim::{Context, Interrupt, Limits, WorktreeInfo};
+use nodwyn_prim::{Context, Interrupt, Limits, Notices, WorktreeInfo};
 pub use nodwyn_protocol::settings::{CommandLimits, SandboxChoice, SandboxMode};
 
 use crate::Error;
@@ -33,6 +33,8 @@ pub struct HostSettings {
     /// How `shell-exec` confines commands (see [`HostSettings::choose_sandbox`]); unavailable,
     /// so commands ask, until the host chooses.
     pub sandbox: Sandbox,
+    /// Where a step that waits (a landing waiting for another's turn) tells the person watching.
+    pub notices: Notices,
 }
 
 /// The variables a `shell-exec` command inherits from the person's environment: what programs
@@ -171,6 +173,7 @@ pub(crate) fn context_of(session: &Session, settings: &HostSettings) -> Context 
     context.reviewed_tree = session.reviewed_tree.clone();
     context.written = Some(session.written.iter().cloned().collect());
     context.sandbox = settings.sandbox.clone();
+    context.notices = settings.notices.clone();
     if let Sandbox::On {
         readable,
         hidden,

@@ -47,7 +47,7 @@ pub mod guard {
 /// of, a landing's outcome, and the sandbox's supervisor.
 pub mod prim {
     pub use nodwyn_prim::{
-        Context, DynPrimitive, Error, Interrupt, Param, ParamKind, Primitive, Registry,
+        Context, DynPrimitive, Error, Interrupt, Notices, Param, ParamKind, Primitive, Registry,
     };
     /// Resolving a path against a session's folder, for a custom primitive's effect.
     pub mod paths {

@@ -27,6 +27,7 @@ pub mod replay;
 pub mod repo;
 pub mod status;
 pub mod switch;
+pub mod turns;
 pub mod untracked;
 pub mod worktree;
 

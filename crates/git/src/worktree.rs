@@ -6,7 +6,6 @@
 //! once: "failed to read .git/worktrees/…/commondir"). So nodwyn's additions and removals take
 //! turns, holding an exclusive lock on `nodwyn-worktrees.lock` in the git common directory.
 
-use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use crate::Error;
@@ -36,7 +35,7 @@ pub fn add_with_new_branch(
     branch: &str,
     start: &str,
 ) -> Result<(), Error> {
-    let _turn = take_turn(repository)?;
+    let _turn = crate::turns::take(repository, crate::turns::WORKTREES)?;
     GitCommand::new(repository)
         .args(["worktree", "add", "--no-track", "-b", branch])
         .arg(path)
@@ -47,7 +46,7 @@ pub fn add_with_new_branch(
 
 /// Makes a worktree at `path` on the existing branch `branch`.
 pub fn add_on_branch(repository: &Path, path: &Path, branch: &str) -> Result<(), Error> {
-    let _turn = take_turn(repository)?;
+    let _turn = crate::turns::take(repository, crate::turns::WORKTREES)?;
     GitCommand::new(repository)
         .args(["worktree", "add"])
         .arg(path)
@@ -60,30 +59,12 @@ pub fn add_on_branch(repository: &Path, path: &Path, branch: &str) -> Result<(),
 /// worktree whose folder is gone, this unregisters that one path and nothing else (unlike
 /// `git worktree prune`, which would drop every worktree whose disk is not mounted).
 pub fn remove(repository: &Path, path: &Path, force: bool) -> Result<(), Error> {
-    let _turn = take_turn(repository)?;
+    let _turn = crate::turns::take(repository, crate::turns::WORKTREES)?;
     let mut command = GitCommand::new(repository).args(["worktree", "remove"]);
     if force {
         command = command.arg("--force");
     }
     command.arg(path).run().map(drop)
-}
-
-/// Waits for, then holds, the repository's worktree lock until dropped.
-fn take_turn(repository: &Path) -> Result<File, Error> {
-    let common_dir = crate::repo::open(repository)?.commondir().to_path_buf();
-    let path = common_dir.join("nodwyn-worktrees.lock");
-    let io = |source| Error::Io {
-        path: path.clone(),
-        source,
-    };
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io)?;
-    file.lock().map_err(io)?;
-    Ok(file)
 }
 
 /// Every worktree of the repository, the main one first.

@@ -278,8 +278,43 @@ pub struct Context {
     pub deletions_confirmed: bool,
     /// How `shell-exec` confines what it runs.
     pub sandbox: crate::sandbox::Sandbox,
+    /// Where a step that waits tells a person watching what it waits for.
+    pub notices: Notices,
     facts: Mutex<Vec<Fact>>,
     recorder: RecorderSlot,
+}
+
+/// What a step tells a person watching while it waits (a landing waiting for another's turn):
+/// words for a terminal, nothing that goes on record. Nobody is told unless the host gives a
+/// listener.
+#[derive(Clone, Default)]
+pub struct Notices(Option<Listener>);
+
+/// Who hears a step's notices.
+type Listener = Arc<dyn Fn(&str) + Send + Sync>;
+
+impl Notices {
+    /// Notices that go to `listener`.
+    pub fn to(listener: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        Self(Some(Arc::new(listener)))
+    }
+
+    /// Tells the listener, if there is one.
+    pub fn tell(&self, text: &str) {
+        if let Some(listener) = &self.0 {
+            listener(text);
+        }
+    }
+}
+
+impl std::fmt::Debug for Notices {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Notices(listener)"
+        } else {
+            "Notices(none)"
+        })
+    }
 }
 
 /// Writes a fact to the session's log as it happens.
@@ -315,6 +350,7 @@ impl Context {
             written: None,
             deletions_confirmed: false,
             sandbox: crate::sandbox::Sandbox::default(),
+            notices: Notices::default(),
             facts: Mutex::new(Vec::new()),
             recorder: RecorderSlot(None),
         }

@@ -20,7 +20,8 @@ pub mod sandbox;
 pub mod versions;
 
 pub use context::{
-    Context, Fact, Interrupt, LandOutcome, Limits, PendingLanding, Push, Recorder, WorktreeInfo,
+    Context, Fact, Interrupt, LandOutcome, Limits, Notices, PendingLanding, Push, Recorder,
+    WorktreeInfo,
 };
 pub use error::Error;
 pub use primitive::{DynPrimitive, Param, ParamKind, Primitive, Registry};

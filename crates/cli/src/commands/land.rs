@@ -1,7 +1,9 @@
 //! `nodwyn land`.
 
 use clap::Args;
-use nodwyn_core::prim::land::{Aborted, Strategy};
+use nodwyn_core::prim::Notices;
+use nodwyn_core::prim::land::{Aborted, Landed, Strategy};
+use nodwyn_core::store::Store;
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -22,6 +24,11 @@ pub(super) struct LandArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
+    /// Land these sessions one after another, in this order, each onto what the one before it
+    /// landed, stopping at the first that needs you (a conflict, a refusal) and saying which
+    /// landed. Every session is found before any lands.
+    #[arg(long, value_name = "ID", num_args = 1.., conflicts_with_all = ["id", "abort", "onto", "accept_config_change"])]
+    queue: Vec<String>,
     /// The commit message (for the uncommitted changes, and for a squash or merge commit);
     /// needed only when there is something to commit.
     #[arg(short, long, conflicts_with = "abort")]
@@ -54,9 +61,13 @@ fn parse_strategy(text: &str) -> Result<Strategy, String> {
 }
 
 pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
     let store = invocation.store()?;
-    let settings = environment::host_settings_interruptible()?;
+    let mut settings = environment::host_settings_interruptible()?;
+    settings.notices = Notices::to(|text| output::note(text));
+    if !args.queue.is_empty() {
+        return queue(&args, &store, &settings, invocation);
+    }
+    let id = crate::commands::session_or_here(args.id.clone(), &store)?;
     if args.abort {
         let aborted = nodwyn_core::abort_landing(&store, &id, &settings)?;
         if invocation.json {
@@ -97,6 +108,72 @@ pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()>
         return output::json(&landed);
     }
     output::text(landed.summary())
+}
+
+/// `land --queue`: every session found first (an unknown or repeated one refused before anything
+/// lands), then each landed in order, its summary printed as it lands; the first that does not
+/// land stops the queue, and the error says which landed and which were not started.
+fn queue(
+    args: &LandArgs,
+    store: &Store,
+    settings: &nodwyn_core::host::HostSettings,
+    invocation: &Invocation,
+) -> anyhow::Result<()> {
+    let mut ids: Vec<String> = Vec::with_capacity(args.queue.len());
+    for given in &args.queue {
+        let id = store.find(given)?.id.short().to_owned();
+        if ids.contains(&id) {
+            return Err(crate::error::coded(
+                "queued_twice",
+                format!("session {id} is in the queue twice ({given}); give each session once"),
+            ));
+        }
+        ids.push(id);
+    }
+    let mut landed: Vec<(String, Landed)> = Vec::new();
+    for (n, id) in ids.iter().enumerate() {
+        let result = nodwyn_core::land(
+            store,
+            id,
+            args.message.as_deref(),
+            args.strategy,
+            None,
+            args.delete_missing,
+            settings,
+        );
+        match result {
+            Ok(one) => {
+                if !invocation.json {
+                    output::text(format!("{id}: {}", one.summary()))?;
+                }
+                landed.push((id.clone(), one));
+            }
+            Err(error) => {
+                let done: Vec<&str> = landed.iter().map(|(id, _)| id.as_str()).collect();
+                let rest = &ids[n + 1..];
+                return Err(anyhow::Error::from(error).context(format!(
+                    "the queue stopped at {id}, which needs you (landed: {}; not started: {})",
+                    listed(&done),
+                    listed(rest)
+                )));
+            }
+        }
+    }
+    if invocation.json {
+        let document: Vec<serde_json::Value> = landed
+            .iter()
+            .map(|(id, one)| serde_json::json!({"id": id, "landed": one}))
+            .collect();
+        return output::json(&document);
+    }
+    Ok(())
+}
+
+fn listed(ids: &[impl AsRef<str>]) -> String {
+    if ids.is_empty() {
+        return "none".to_owned();
+    }
+    ids.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")
 }
 
 /// Whether a question can be put to the person: text output, and a terminal on both ends.

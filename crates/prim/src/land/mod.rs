@@ -148,6 +148,9 @@ pub fn land(
             ),
         ));
     }
+    // Landings of one repository take turns, from reading the newest base to moving it: one
+    // that waits then rebases onto what the one before it landed, instead of being refused.
+    let _turn = take_landing_turn(ctx, worktree)?;
     let target = target(worktree)?;
     let dir = worktree.path.as_path();
     let checkout = &target.checkout;
@@ -314,6 +317,43 @@ pub(crate) fn refuse_unasked_deletions(
         ),
     )
     .about_files(&missing))
+}
+
+/// Waits for the repository's landing turn (telling the person watching whose landing it waits
+/// for), and holds it until dropped. Ctrl-C while waiting stops before anything began.
+fn take_landing_turn(
+    ctx: &Context,
+    worktree: &WorktreeInfo,
+) -> Result<nodwyn_git::turns::Turn, Error> {
+    let holder = format!(
+        "session {} (process {})",
+        short_id(&ctx.session),
+        std::process::id()
+    );
+    let flag = ctx.interrupt.flag();
+    let turn = nodwyn_git::turns::take_waiting(
+        &worktree.repository,
+        nodwyn_git::turns::LANDING,
+        &holder,
+        &flag,
+        |other| {
+            let whose = if other.is_empty() {
+                "another session"
+            } else {
+                other
+            };
+            ctx.notices.tell(&format!(
+                "waiting for another landing of this repository ({whose}) to finish; then {} rebases onto what it landed",
+                worktree.branch
+            ));
+        },
+    )?;
+    turn.ok_or_else(|| {
+        Error::Interrupted(
+            "stopped while waiting for another landing to finish; nothing was landed or changed"
+                .to_owned(),
+        )
+    })
 }
 
 /// A landing after a person was shown the session's changes lands exactly what they saw: a file
