@@ -205,6 +205,11 @@ const OTHERS: &[(&str, &str, f64)] = &[
         include_str!("denylist_paths/others_14_blind.txt"),
         97.5,
     ),
+    (
+        "others_15_blind.txt",
+        include_str!("denylist_paths/others_15_blind.txt"),
+        96.1,
+    ),
 ];
 
 #[test]

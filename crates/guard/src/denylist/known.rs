@@ -238,6 +238,8 @@ pub(super) const DENIED: &[(&str, &str)] = &[
         "fastlane's Apple ID session (spaceship)",
     ),
     ("**/.vault[-_]pass*", "an Ansible vault password file"),
+    // ansible-galaxy's API token for publishing collections.
+    ("**/.ansible/galaxy_token", "ansible-galaxy's API token"),
     ("**/vault[-_]pass*.txt", "an Ansible vault password file"),
     ("**/acme.json", "an ACME store (it holds private keys)"),
     // Frameworks' own secret files (Phoenix, JetBrains' HTTP client, R, old Rails, Symfony 2-3,
@@ -775,6 +777,12 @@ pub(super) const DENIED: &[(&str, &str)] = &[
     (
         "**/NuGet/NuGet.Config",
         "NuGet sources (they hold API keys)",
+    ),
+    // The Azure Artifacts credential provider's cache of feed tokens (NuGet, and pip's
+    // artifacts-keyring through it).
+    (
+        "**/MicrosoftCredentialProvider/SessionTokenCache.dat",
+        "the Azure Artifacts credential provider's tokens",
     ),
     // pnpm's global configuration, an npmrc by another name (Linux `~/.config/pnpm/rc`, macOS
     // `~/Library/Preferences/pnpm/rc`, Windows `%LOCALAPPDATA%\pnpm\config\rc`).
