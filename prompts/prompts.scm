@@ -65,6 +65,11 @@
                   (if (equal? name "")
                       '()
                       (list (string-append "- This session is named " name ".")))
+                  (let ([port (field tree "port")])
+                    (if port
+                        (list (string-append "- Your port is " (number->string port)
+                                             " (also in $NODWYN_PORT): start a server you need on it, never on the port the project usually uses, which the main checkout or another session may hold."))
+                        '()))
                   (if (equal? base "")
                       (list
                        (string-append "- The branch starts from commit " (field tree "base-commit")

@@ -19,6 +19,7 @@ mod lifecycle;
 mod listing;
 mod mcp;
 mod new;
+mod ports;
 mod pull_request;
 mod questions;
 mod redirected;

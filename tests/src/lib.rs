@@ -557,7 +557,7 @@ impl TestEnv {
     /// `text` with what changes from run to run replaced: this environment's folder by `[ROOT]`,
     /// session ids by `[SESSION]`, commit ids by `[COMMIT]`, short ids by `[ID]`; for snapshots.
     pub fn normalise(&self, text: &str) -> String {
-        static PATTERNS: OnceLock<[(regex::Regex, &'static str); 5]> = OnceLock::new();
+        static PATTERNS: OnceLock<[(regex::Regex, &'static str); 6]> = OnceLock::new();
         let patterns = PATTERNS.get_or_init(|| {
             [
                 (r"\b[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}\b", "[SESSION]"),
@@ -566,6 +566,8 @@ impl TestEnv {
                 (r"\b[0-9a-f]{8}\b", "[ID]"),
                 // An age in a listing (`list`'s AGE): seconds in a test, whatever the run.
                 (r"  [0-9]{1,2}s  ", "  [AGE]  "),
+                // A worktree's port, which comes from its branch's name.
+                (r"\b(port +|port is )[0-9]{4,5}\b", "${1}[PORT]"),
             ]
             .map(|(pattern, with)| (regex::Regex::new(pattern).unwrap(), with))
         });

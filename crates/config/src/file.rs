@@ -127,6 +127,8 @@ enum SandboxMode {
 struct WorktreesSection {
     location: Option<Location>,
     mode: Option<Mode>,
+    /// `FIRST-LAST`: the ports worktree sessions are given (the person's own file only).
+    ports: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -179,6 +181,9 @@ pub struct Settings {
     pub git_network: Option<std::time::Duration>,
     /// Where an agent's session works.
     pub worktree_mode: WorktreeMode,
+    /// The ports worktree sessions are given one of (`[worktrees] ports`, from the person's own
+    /// file only; default 10000-19999).
+    pub worktree_ports: nodwyn_protocol::settings::PortRange,
     /// At most this many model calls in a run (`[run] max_turns`).
     pub max_turns: Option<u32>,
     /// At most this many tokens in a run (`[run] max_tokens`).
@@ -261,6 +266,14 @@ impl Settings {
         {
             settings.approval_timeout = Some(std::time::Duration::from_secs(seconds.max(1)));
         }
+        if let Some(ports) = user.as_ref().and_then(|c| c.worktrees.ports.as_deref()) {
+            settings.worktree_ports = ports.parse().map_err(|why: String| {
+                anyhow::anyhow!(
+                    "[worktrees] ports in {}: {why}",
+                    user_file.map_or_else(String::new, |f| f.display().to_string())
+                )
+            })?;
+        }
         if let Some(acp) = user.as_ref().and_then(|c| c.acp.as_ref()) {
             let chosen = &mut settings.acp;
             if let Some(seconds) = acp.permission_timeout_seconds {
@@ -309,6 +322,7 @@ impl Settings {
                     ("[judge]", config.judge.is_some()),
                     ("[serve]", config.serve.is_some()),
                     ("[acp]", config.acp.is_some()),
+                    ("[worktrees] ports", config.worktrees.ports.is_some()),
                 ];
                 if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
                     anyhow::bail!(

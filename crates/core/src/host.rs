@@ -166,6 +166,16 @@ pub(crate) fn context_of(session: &Session, settings: &HostSettings) -> Context 
         .active_worktree()
         .map(|facts| worktree_info(session, facts));
     context.shell_environment = settings.shell_environment.clone();
+    if let Some(port) = session.active_worktree().and_then(|facts| facts.port) {
+        // The session's own port, for a dev server its commands start (never the person's).
+        let name = crate::worktree::port::PORT_VARIABLE;
+        context
+            .shell_environment
+            .retain(|(variable, _)| variable != name);
+        context
+            .shell_environment
+            .push((name.to_owned(), port.to_string()));
+    }
     context.ssh_command_inherited = settings.ssh_command_inherited;
     context.limits = settings.limits;
     context.interrupt = settings.interrupt.clone();

@@ -44,6 +44,8 @@ pub struct Options {
     pub services: Services,
     /// Where new worktrees go.
     pub location: WorktreeLocation,
+    /// The ports a new worktree session may be given one of.
+    pub ports: nodwyn_core::worktree::port::PortRange,
     /// The person's prompts file and Scheme's time limit, for the `scheme` tool.
     pub scripts: ScriptOptions,
 }

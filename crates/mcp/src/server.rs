@@ -88,6 +88,7 @@ impl NodwynServer {
                         pull_request: text("pr"),
                         name: text("name"),
                         location: self.options.location,
+                        ports: self.options.ports,
                         ..NewWorktree::default()
                     },
                 )?;

@@ -117,6 +117,10 @@ pub struct WorktreeFacts {
     /// The pull request the worktree was made on, for `--pr`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
+    /// The port given to the session (`NODWYN_PORT` in its commands), chosen when it was made;
+    /// absent for sessions made before ports were given, or when the range was full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
 }
 
 /// A file `.worktreeinclude` chose that could not be copied.

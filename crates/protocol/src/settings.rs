@@ -72,3 +72,48 @@ pub enum WorktreeLocation {
     /// Under the data directory.
     Data,
 }
+
+/// The ports worktree sessions are given one of each (`[worktrees] ports`, the person's own
+/// file only): `first` to `last`, both included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortRange {
+    /// The lowest port given.
+    pub first: u16,
+    /// The highest port given.
+    pub last: u16,
+}
+
+impl Default for PortRange {
+    fn default() -> Self {
+        Self {
+            first: 10000,
+            last: 19999,
+        }
+    }
+}
+
+impl std::str::FromStr for PortRange {
+    type Err = String;
+
+    /// `FIRST-LAST`, such as `10000-19999`: ports from 1024 (below it, binding takes privilege),
+    /// the first no higher than the last.
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "`{text}` is not a range of ports: write it as FIRST-LAST with ports from 1024 to 65535, such as 10000-19999"
+            )
+        };
+        let (first, last) = text.split_once('-').ok_or_else(bad)?;
+        let port = |p: &str| p.trim().parse::<u16>().ok().filter(|p| *p >= 1024);
+        match (port(first), port(last)) {
+            (Some(first), Some(last)) if first <= last => Ok(Self { first, last }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl std::fmt::Display for PortRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.first, self.last)
+    }
+}

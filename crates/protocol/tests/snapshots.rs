@@ -370,6 +370,7 @@ fn log_records() {
         base_remote: Some("origin".into()),
         base_commit: "aa37182dd43a".into(),
         pull_request: None,
+        port: Some(14213),
     };
     let usage = TurnUsage {
         model_calls: 1,

@@ -61,6 +61,8 @@ pub struct WorktreeFacts {
     pub base_commit: String,
     /// The worktree's folder.
     pub path: String,
+    /// The port the session's commands find in `NODWYN_PORT`, if it has one.
+    pub port: Option<u16>,
 }
 
 /// What an engine is made with: the primitives to bind, the session's worktree, if any, and the

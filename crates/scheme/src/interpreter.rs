@@ -557,6 +557,12 @@ fn bind(engine: &mut Engine, surroundings: &Surroundings, messages: &Sender<Mess
                     ("base", string(&w.base)),
                     ("base-commit", string(&w.base_commit)),
                     ("path", string(&w.path)),
+                    (
+                        "port",
+                        w.port.map_or(SteelVal::BoolV(false), |p| {
+                            SteelVal::IntV(isize::try_from(p).unwrap_or(isize::MAX))
+                        }),
+                    ),
                 ]),
             })
         })),

@@ -83,6 +83,7 @@ fn surroundings(in_worktree: bool) -> Surroundings {
             base: "main".to_owned(),
             base_commit: "1234567890abcdef1234567890abcdef12345678".to_owned(),
             path: "/repo/.nodwyn/worktrees/0badcafe".to_owned(),
+            port: Some(14321),
         }),
         instructions: Vec::new(),
     }

@@ -225,6 +225,7 @@ fn open_live(
     let new_worktree = holding.new_worktree.unwrap_or_else(|| NewWorktree {
         dir: session.root.clone(),
         location: settings.worktree_location,
+        ports: settings.worktree_ports,
         ..NewWorktree::default()
     });
     let mut options = agent_options(

@@ -101,6 +101,7 @@ fn serve(repo: &RepoArg, invocation: &Invocation) -> anyhow::Result<()> {
         settings: host,
         services: nodwyn_core::services::Services::new(judge),
         location: settings.worktree_location,
+        ports: settings.worktree_ports,
         scripts: script_options(None)?,
     };
     let served = engine.block_on(nodwyn_mcp::serve_stdio(options));

@@ -131,5 +131,6 @@ pub(super) fn worktree_facts(facts: &SessionWorktree) -> WorktreeFacts {
         base: facts.base.clone(),
         base_commit: facts.base_commit.clone(),
         path: facts.path.display().to_string(),
+        port: facts.port,
     }
 }

@@ -5,7 +5,9 @@
 //! log's first record, `session.start`), the worktree made with `git worktree add` so the
 //! person's hooks and filters run, `.worktreeinclude` applied, and `worktree.create` recorded.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use nodwyn_git::base::{LandingBranch, default_branch, landing_branch};
 use nodwyn_git::repo::{branch_tip, resolve_commit};
@@ -21,6 +23,7 @@ use crate::session::sessions_of;
 use crate::store::Store;
 use crate::worktree::include::{INCLUDE_FILE, Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, prepare_root};
+use crate::worktree::port::{self, PortRange};
 use crate::worktree::pull_request::{fetch_head, parse_reference};
 use crate::worktree::verdict::registration;
 
@@ -39,6 +42,8 @@ pub struct NewWorktree {
     pub onto: Option<String>,
     /// Where the worktree goes.
     pub location: WorktreeLocation,
+    /// The ports a session may be given one of.
+    pub ports: PortRange,
 }
 
 /// What `worktree new` made.
@@ -96,15 +101,34 @@ struct Plan {
     start: Start,
     root: PathBuf,
     name: Option<String>,
+    ports: PortRange,
+    /// The ports the repository's other sessions hold.
+    held_ports: BTreeSet<u16>,
+    /// The port chosen for each branch asked about, so that the facts are the same each time
+    /// (a port's being in use can change between two looks).
+    chosen_ports: Mutex<BTreeMap<String, Option<u16>>>,
 }
 
 impl Plan {
+    /// The port of `branch`, chosen the first time it is asked for.
+    fn port_of(&self, branch: &str) -> Option<u16> {
+        let mut chosen = self
+            .chosen_ports
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *chosen
+            .entry(branch.to_owned())
+            .or_insert_with(|| port::choose(branch, self.ports, &self.held_ports))
+    }
+
     /// The worktree's facts for the session with `id`.
     fn facts_for(&self, id: &SessionId) -> WorktreeFacts {
+        let branch = branch_name(id.short(), self.name.as_deref());
         WorktreeFacts {
+            port: self.port_of(&branch),
             repository: self.repository.clone(),
             path: self.root.join(id.short()),
-            branch: branch_name(id.short(), self.name.as_deref()),
+            branch,
             name: self.name.clone(),
             base: self.start.base.clone(),
             base_remote: self.start.base_remote.clone(),
@@ -215,12 +239,16 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
         request.location,
         &[head_commit.as_str(), start.commit.as_str()],
     )?;
+    let held_ports = port::held_ports(store, &repository)?;
     Ok(Plan {
         checkout,
         repository,
         start,
         root,
         name,
+        ports: request.ports,
+        held_ports,
+        chosen_ports: Mutex::new(BTreeMap::new()),
     })
 }
 

@@ -57,6 +57,9 @@ pub struct Listed {
     /// The pull request it was made on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pull_request: Option<u64>,
+    /// The port its commands find in `NODWYN_PORT`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
     /// What could not be read, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -140,6 +143,7 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
             None
         },
         pull_request: facts.pull_request,
+        port: facts.port,
         error: None,
     };
     let read = || -> Result<(Option<usize>, Option<usize>, bool, bool), Error> {

@@ -11,6 +11,7 @@ pub mod include;
 mod keep;
 mod list;
 pub mod location;
+pub mod port;
 mod prune;
 pub mod pull_request;
 mod removal;

@@ -25,6 +25,9 @@
 
 (define tree (worktree))
 (check-equal? "worktree is an association list in a fixed order"
-              (map car tree) '("repository" "branch" "name" "base" "base-commit" "path"))
+              (map car tree) '("repository" "branch" "name" "base" "base-commit" "path" "port"))
+(check-equal? "the port" (field tree "port") 14321)
+(check "the section tells the port and its variable"
+       (contains? section "Your port is 14321 (also in $NODWYN_PORT)"))
 (check-equal? "the branch" (cdr (assoc "branch" tree)) "nodwyn/0badcafe")
 (check-equal? "the path" (field tree "path") "/repo/.nodwyn/worktrees/0badcafe")

@@ -73,6 +73,7 @@ pub(super) async fn open(
             base,
             name,
             location: settings.worktree_location,
+            ports: settings.worktree_ports,
             ..NewWorktree::default()
         };
         let home = engine.host.home.clone();

@@ -6,6 +6,7 @@ mod keep;
 mod list;
 mod new;
 mod path;
+mod port;
 mod prune;
 mod remove;
 mod resume;
@@ -21,6 +22,7 @@ pub(super) enum WorktreeCommand {
     New(new::NewArgs),
     List(list::ListArgs),
     Path(path::PathArgs),
+    Port(port::PortArgs),
     Close(close::CloseArgs),
     Resume(resume::ResumeArgs),
     Remove(remove::RemoveArgs),
@@ -39,6 +41,7 @@ pub(super) fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::
         WorktreeCommand::New(args) => new::run(args, invocation),
         WorktreeCommand::List(args) => list::run(args, invocation),
         WorktreeCommand::Path(args) => path::run(args, invocation),
+        WorktreeCommand::Port(args) => port::run(args, invocation),
         WorktreeCommand::Close(args) => close::run(args, invocation),
         WorktreeCommand::Resume(args) => resume::run(args, invocation),
         WorktreeCommand::Remove(args) => remove::run(args, invocation),

@@ -56,6 +56,7 @@ pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> 
             name: args.name,
             onto: args.onto,
             location: settings.worktree_location,
+            ports: settings.worktree_ports,
         },
     )?;
     if invocation.json {
@@ -108,6 +109,9 @@ fn print_human(created: &Created, from_the_checkouts_head: bool) -> anyhow::Resu
     ))?;
     if let Some(number) = facts.pull_request {
         output::text(format!("  pull request #{number}"))?;
+    }
+    if let Some(port) = facts.port {
+        output::text(format!("  port    {port} (NODWYN_PORT in its commands)"))?;
     }
     if created.uncommitted > 0 && from_the_checkouts_head {
         output::note(format!(
