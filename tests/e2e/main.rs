@@ -23,6 +23,7 @@ mod ports;
 mod pull_request;
 mod questions;
 mod redirected;
+mod removal;
 mod run;
 mod sandbox;
 mod scan;

@@ -4,7 +4,7 @@
 
 pub use nodwyn_protocol::record::{
     Answer, AskKind, DecidedBy, Event, GuardVerdict, IncludeFailure, LandOutcome, Push, Record,
-    RemovedBy, WorktreeFacts,
+    RemovalSnapshot, RemovedBy, WorktreeFacts,
 };
 
 use crate::clock::Timestamp;

@@ -110,6 +110,8 @@ pub struct Session {
     pub last_turn_end: Option<nodwyn_protocol::TurnEnd>,
     /// Its latest landing that landed: the base and the commit the base then pointed at.
     pub last_landing: Option<(String, String)>,
+    /// What its latest forced removal kept, until `worktree restore` puts it back.
+    pub removal_snapshot: Option<crate::event::RemovalSnapshot>,
     /// Its latest primitive calls (at most `RECENT_CALLS`), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
 }
@@ -139,13 +141,24 @@ impl Session {
                 self.worktree_state = WorktreeState::Active;
                 self.worktree_unfinished = false;
             }
-            Event::WorktreeRestore { worktree, .. } => {
+            Event::WorktreeRestore {
+                worktree, snapshot, ..
+            } => {
+                if snapshot.is_some() {
+                    // Its files are back in the worktree; the ref stays until prune drops it.
+                    self.removal_snapshot = None;
+                }
                 self.root = worktree.path.clone();
                 self.worktree = Some(worktree);
                 self.worktree_state = WorktreeState::Active;
                 self.worktree_unfinished = false;
             }
-            Event::WorktreeRemove { .. } => self.worktree_state = WorktreeState::Removed,
+            Event::WorktreeRemove { snapshot, .. } => {
+                self.worktree_state = WorktreeState::Removed;
+                if snapshot.is_some() {
+                    self.removal_snapshot = snapshot;
+                }
+            }
             Event::WorktreeOnto { base, base_remote } => {
                 if let Some(facts) = &mut self.worktree {
                     facts.base = base;
@@ -428,6 +441,7 @@ impl Followed {
                             last_turn_start: None,
                             last_turn_end: None,
                             last_landing: None,
+                            removal_snapshot: None,
                             handed_to: Vec::new(),
                             always: Vec::new(),
                             strategy_in_force: None,

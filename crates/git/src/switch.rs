@@ -184,6 +184,26 @@ pub fn put_back(dir: &Path, commit: &str, paths: &[String]) -> Result<(), Error>
     reset_index(dir, commit)
 }
 
+/// Writes the files of `commit` into the worktree at `dir` (`git restore --worktree`): each file
+/// it has, tracked or not, as it has it, and the tracked files it lacks removed. The index is left
+/// as it is, so what differs from HEAD shows as changes and the new files as untracked ones;
+/// ignored files and untracked files `commit` does not have are not touched.
+pub fn write_files_of(dir: &Path, commit: &str) -> Result<(), Error> {
+    GitCommand::new(dir)
+        .shielded()
+        .args([
+            "restore",
+            "--no-overlay",
+            "--worktree",
+            "--source",
+            commit,
+            "--",
+            ":/",
+        ])
+        .run()
+        .map(drop)
+}
+
 /// Makes the index of the checkout at `dir` `commit`'s tree, touching no file (git's mixed
 /// reset), and refreshes what it knows of the files on disk.
 pub fn reset_index(dir: &Path, commit: &str) -> Result<(), Error> {

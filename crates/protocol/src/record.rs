@@ -123,6 +123,20 @@ pub struct WorktreeFacts {
     pub port: Option<u16>,
 }
 
+/// What a forced removal kept of the files it discarded: a commit on the worktree's HEAD holding
+/// its tracked and untracked files (not ignored ones) as they were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovalSnapshot {
+    /// The ref that keeps it, `refs/nodwyn/snapshots/<short id>`.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The snapshot commit.
+    pub commit: String,
+    /// Files discarded but not kept: credential files, and untracked files too large to read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+}
+
 /// A file `.worktreeinclude` chose that could not be copied.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IncludeFailure {
@@ -184,6 +198,10 @@ pub enum Event {
         included: Vec<String>,
         /// Paths it could not copy.
         include_failed: Vec<IncludeFailure>,
+        /// The snapshot of a forced removal whose files were put back in it
+        /// (`nodwyn worktree restore`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        snapshot: Option<String>,
     },
     /// The worktree's folder was removed.
     #[serde(rename = "worktree.remove")]
@@ -200,6 +218,10 @@ pub enum Event {
         /// Files `--force` discarded.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         discarded: Vec<String>,
+        /// Where what `--force` discarded was kept first (`nodwyn worktree restore` brings it
+        /// back).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        snapshot: Option<RemovalSnapshot>,
         /// Which command removed it.
         by: RemovedBy,
     },

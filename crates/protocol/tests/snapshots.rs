@@ -359,7 +359,7 @@ fn requests_to_the_client() {
 fn log_records() {
     use nodwyn_protocol::record::{
         Answer, AskKind, DecidedBy, Event, GuardVerdict, IncludeFailure, LandOutcome, Push, Record,
-        RemovedBy, WorktreeFacts,
+        RemovalSnapshot, RemovedBy, WorktreeFacts,
     };
     let facts = WorktreeFacts {
         repository: "/src/app".into(),
@@ -397,14 +397,20 @@ fn log_records() {
             branch_reused: true,
             included: vec![],
             include_failed: vec![],
+            snapshot: Some("5d1e0f3a9b7c".into()),
         },
         Event::WorktreeRemove {
             path: facts.path.clone(),
             branch: facts.branch.clone(),
             branch_deleted: false,
             branch_kept: Some("it has 1 commit main lacks".into()),
-            discarded: vec![],
-            by: RemovedBy::Close,
+            discarded: vec!["notes.txt".into(), ".env".into()],
+            snapshot: Some(RemovalSnapshot {
+                reference: "refs/nodwyn/snapshots/1968c13a".into(),
+                commit: "5d1e0f3a9b7c".into(),
+                left_out: vec![".env".into()],
+            }),
+            by: RemovedBy::Remove,
         },
         Event::WorktreeOnto {
             base: "release".into(),

@@ -48,6 +48,7 @@ pub fn close(store: &Store, id: &str) -> Result<Closed, Error> {
             facts,
             false,
             Vec::new(),
+            None,
             RemovedBy::Close,
         )?);
         closed.removed = true;

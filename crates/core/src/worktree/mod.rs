@@ -16,8 +16,10 @@ mod prune;
 pub mod pull_request;
 mod removal;
 mod remove;
+mod restore;
 mod resume;
 mod scan;
+pub mod snapshot;
 pub mod verdict;
 
 pub use close::{Closed, Which, close, close_open};
@@ -29,6 +31,7 @@ pub use location::WorktreeLocation;
 pub use prune::{Pruned, prune};
 pub use removal::BranchOutcome;
 pub use remove::{Removed, remove};
+pub use restore::restore;
 pub use resume::{Resumed, resume};
 pub use scan::{Leaving, leaving};
 

@@ -75,6 +75,7 @@ pub fn prune(
                     facts,
                     false,
                     Vec::new(),
+                    None,
                     RemovedBy::Prune,
                 )?);
             }

@@ -8,7 +8,7 @@ use nodwyn_git::worktree;
 
 use crate::Error;
 use crate::clock::Timestamp;
-use crate::event::{Event, Record, RemovedBy, WorktreeFacts};
+use crate::event::{Event, Record, RemovalSnapshot, RemovedBy, WorktreeFacts};
 use crate::log::EventLog;
 use crate::worktree::verdict::{Bases, checked_out_elsewhere, registration};
 
@@ -29,6 +29,7 @@ pub(crate) fn remove_worktree(
     facts: &WorktreeFacts,
     force: bool,
     discarded: Vec<String>,
+    snapshot: Option<RemovalSnapshot>,
     by: RemovedBy,
 ) -> Result<BranchOutcome, Error> {
     if registration(&facts.repository, &facts.path)?.is_some() {
@@ -65,6 +66,7 @@ pub(crate) fn remove_worktree(
             branch_deleted: branch.deleted,
             branch_kept: branch.kept.clone(),
             discarded,
+            snapshot,
             by,
         },
     ))?;

@@ -12,7 +12,7 @@ use nodwyn_git::status::{Detail, changes, operation_in_progress};
 
 use crate::Error;
 use crate::clock::Timestamp;
-use crate::event::{Event, Record, RemovedBy};
+use crate::event::{Event, Record, RemovalSnapshot, RemovedBy};
 use crate::store::Store;
 use crate::worktree::location::{checkout_of, is_nodwyn_path};
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
@@ -32,6 +32,9 @@ pub struct Removed {
     pub branch: BranchOutcome,
     /// Every file `--force` discarded.
     pub discarded: Vec<String>,
+    /// Where what `--force` discarded was kept first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<RemovalSnapshot>,
 }
 
 /// Removes a session's worktree.
@@ -67,6 +70,7 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
         ));
     }
     let mut discarded = Vec::new();
+    let mut snapshot = None;
     if std::fs::symlink_metadata(&facts.path).is_ok() {
         let Some(registered) = registration(&facts.repository, &facts.path)? else {
             return Err(Error::FolderInTheWay(facts.path.clone()));
@@ -88,7 +92,7 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
                     });
                 }
                 std::fs::remove_dir_all(&facts.path).map_err(Error::io(&facts.path))?;
-                return finish_removal(&stored, &session, facts, true, files);
+                return finish_removal(&stored, &session, facts, true, files, None);
             }
             Err(e) => return Err(e),
         };
@@ -110,10 +114,25 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
                     files,
                 });
             }
+            // Kept before anything goes: a snapshot that cannot be made refuses the removal.
+            let head = checkout.head.commit.as_deref().ok_or_else(|| {
+                Error::declined(
+                    "no_head",
+                    format!(
+                        "{} has no HEAD commit to keep its changes on",
+                        facts.path.display()
+                    ),
+                )
+            })?;
+            snapshot = Some(crate::worktree::snapshot::keep(
+                facts,
+                head,
+                session.id.short(),
+            )?);
             discarded = files;
         }
     }
-    finish_removal(&stored, &session, facts, force, discarded)
+    finish_removal(&stored, &session, facts, force, discarded, snapshot)
 }
 
 /// Takes the worktree away (its folder and registration, and its branch when landed), records
@@ -124,12 +143,14 @@ fn finish_removal(
     facts: &crate::event::WorktreeFacts,
     force: bool,
     discarded: Vec<String>,
+    snapshot: Option<RemovalSnapshot>,
 ) -> Result<Removed, Error> {
     let branch = remove_worktree(
         &stored.log,
         facts,
         force,
         discarded.clone(),
+        snapshot.clone(),
         RemovedBy::Remove,
     )?;
     if session.open {
@@ -144,6 +165,7 @@ fn finish_removal(
         branch_name: facts.branch.clone(),
         branch,
         discarded,
+        snapshot,
     })
 }
 

@@ -18,7 +18,7 @@ use nodwyn_git::worktree::{add_on_branch, add_with_new_branch, remove as unregis
 
 use crate::Error;
 use crate::clock::Timestamp;
-use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
+use crate::event::{Event, IncludeFailure, Record, RemovalSnapshot, WorktreeFacts};
 use crate::session::WorktreeState;
 use crate::store::Store;
 use crate::worktree::include::{Included, copy_included};
@@ -69,6 +69,16 @@ pub struct Finished {
 
 /// Opens a session again.
 pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
+    resume_with(store, id, None)
+}
+
+/// Opens a session again; a worktree made again gets the files of `snapshot` (a forced removal's,
+/// see `worktree::snapshot`) written over its branch's.
+pub(crate) fn resume_with(
+    store: &Store,
+    id: &str,
+    snapshot: Option<&RemovalSnapshot>,
+) -> Result<Resumed, Error> {
     let LockedSession {
         stored,
         session,
@@ -127,6 +137,7 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
                     branch_reused: true,
                     included: Vec::new(),
                     include_failed: Vec::new(),
+                    snapshot: None,
                 },
             ))?;
             resumed.root = moved.path.clone();
@@ -134,6 +145,9 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
             resumed.worktree = Some(moved);
         } else if session.worktree_state == WorktreeState::Removed || missing {
             let (restored, reused, included) = restore(store, facts)?;
+            if let Some(snapshot) = snapshot {
+                nodwyn_git::switch::write_files_of(&restored.path, &snapshot.commit)?;
+            }
             stored.log.append(&Record::new(
                 Timestamp::now(),
                 Event::WorktreeRestore {
@@ -141,6 +155,7 @@ pub fn resume(store: &Store, id: &str) -> Result<Resumed, Error> {
                     branch_reused: reused,
                     included: included.copied.clone(),
                     include_failed: included.failed.clone(),
+                    snapshot: snapshot.map(|s| s.commit.clone()),
                 },
             ))?;
             resumed.root = restored.path.clone();

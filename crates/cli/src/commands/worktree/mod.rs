@@ -9,6 +9,7 @@ mod path;
 mod port;
 mod prune;
 mod remove;
+mod restore;
 mod resume;
 mod review;
 pub(crate) mod switch;
@@ -25,6 +26,7 @@ pub(super) enum WorktreeCommand {
     Port(port::PortArgs),
     Close(close::CloseArgs),
     Resume(resume::ResumeArgs),
+    Restore(restore::RestoreArgs),
     Remove(remove::RemoveArgs),
     Keep(keep::KeepArgs),
     Prune(prune::PruneArgs),
@@ -44,6 +46,7 @@ pub(super) fn run(command: WorktreeCommand, invocation: &Invocation) -> anyhow::
         WorktreeCommand::Port(args) => port::run(args, invocation),
         WorktreeCommand::Close(args) => close::run(args, invocation),
         WorktreeCommand::Resume(args) => resume::run(args, invocation),
+        WorktreeCommand::Restore(args) => restore::run(args, invocation),
         WorktreeCommand::Remove(args) => remove::run(args, invocation),
         WorktreeCommand::Keep(args) => keep::run(args, invocation),
         WorktreeCommand::Prune(args) => prune::run(args, invocation),

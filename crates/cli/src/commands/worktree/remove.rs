@@ -10,13 +10,17 @@ use crate::output;
 /// Remove a session's worktree; its branch goes only if its base has its work.
 ///
 /// Refused while the worktree has changes of any kind (untracked and ignored files included)
-/// unless --force, which discards them and names every file. Commits are never discarded.
+/// unless --force, which discards them and names every file, after keeping the tracked and
+/// untracked ones (not ignored files, nor credential files) in a snapshot commit under
+/// refs/nodwyn/snapshots/ID: `nodwyn worktree restore ID` brings them back. Commits are never
+/// discarded.
 #[derive(Debug, Args)]
 pub(crate) struct RemoveArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it); by default, the session whose worktree holds the current folder.
     id: Option<String>,
-    /// Discard uncommitted, untracked and ignored files (never commits).
+    /// Discard uncommitted, untracked and ignored files (never commits), keeping a snapshot of
+    /// all but ignored and credential files first.
     #[arg(long)]
     force: bool,
 }
@@ -35,6 +39,19 @@ pub(super) fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<(
         ));
         for file in &removed.discarded {
             text.push_str(&format!("\n    {file}"));
+        }
+    }
+    if let Some(snapshot) = &removed.snapshot {
+        text.push_str(&format!(
+            "\n  kept them (but ignored files) in {}: `nodwyn worktree restore {}` brings them back",
+            snapshot.reference,
+            removed.session.rsplit('-').next().unwrap_or(&removed.session)
+        ));
+        if !snapshot.left_out.is_empty() {
+            text.push_str(&format!(
+                "\n  not kept (credential files, or too large to read): {}",
+                snapshot.left_out.join(", ")
+            ));
         }
     }
     text.push_str(&format!(

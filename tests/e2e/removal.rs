@@ -1,0 +1,117 @@
+//! Removal you can take back: `worktree remove --force` keeps what it discards in a snapshot
+//! commit, and `worktree restore` makes the worktree again with it.
+
+use std::path::Path;
+
+use nodwyn_tests::{TestEnv, write};
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_forced_removal_is_taken_back_with_its_changes_and_untracked_files() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), "build/\n");
+    write(&repo.join("gone.txt"), "to be deleted\n");
+    env.commit_all(&repo, "ignore builds");
+    let (id, wt) = env.session(&repo);
+    let head = env.git(&wt, &["rev-parse", "HEAD"]);
+    write(&wt.join("README.md"), "changed, not committed\n");
+    write(&wt.join("notes/new.txt"), "untracked\n");
+    std::fs::remove_file(wt.join("gone.txt")).unwrap();
+    write(&wt.join("build/out.bin"), "ignored\n");
+    write(&wt.join(".env"), "API_TOKEN=not-a-real-one\n");
+    let removed = env.nodwyn_json(&repo, &["worktree", "remove", &id, "--force"]);
+    assert!(!wt.exists());
+    let snapshot = &removed["snapshot"];
+    assert_eq!(snapshot["ref"], format!("refs/nodwyn/snapshots/{id}"));
+    assert_eq!(snapshot["left_out"], serde_json::json!([".env"]));
+    assert_eq!(
+        env.git(
+            &repo,
+            &["rev-parse", &format!("refs/nodwyn/snapshots/{id}")]
+        ),
+        snapshot["commit"].as_str().unwrap()
+    );
+    // The removal is on record with where it kept them.
+    let records = env.records(&id);
+    let remove = records
+        .iter()
+        .find(|r| r["type"] == "worktree.remove")
+        .unwrap();
+    assert_eq!(remove["snapshot"]["commit"], snapshot["commit"]);
+    // The branch had no commit of its own, so it went; restore brings it back at the old HEAD.
+    assert_eq!(removed["branch"]["deleted"], true);
+
+    let restored = env.nodwyn(&repo, &["worktree", "restore", &id]).success();
+    assert!(
+        restored
+            .stdout
+            .contains("put back the files its removal discarded"),
+        "{}",
+        restored.stdout
+    );
+    assert!(restored.stdout.contains(".env"), "{}", restored.stdout);
+    assert_eq!(env.git(&wt, &["rev-parse", "HEAD"]), head);
+    assert_eq!(read(&wt.join("README.md")), "changed, not committed\n");
+    assert_eq!(read(&wt.join("notes/new.txt")), "untracked\n");
+    assert!(!wt.join("gone.txt").exists(), "the deletion is back too");
+    assert!(
+        !wt.join("build/out.bin").exists(),
+        "ignored files are not kept"
+    );
+    assert!(!wt.join(".env").exists(), "credential files are not kept");
+    let status = env.git(&wt, &["status", "--porcelain"]);
+    assert_eq!(status, " M README.md\n D gone.txt\n?? notes/", "{status}");
+    // The session is open again, and there is nothing more to restore.
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    assert_eq!(listed[0]["open"], true);
+    let again = env.nodwyn(&repo, &["worktree", "restore", &id]).refused();
+    assert!(again.contains("no forced removal"), "{again}");
+}
+
+#[test]
+fn a_branch_with_commits_keeps_them_and_gets_its_files_back() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("a.txt"), "committed\n");
+    let commit = env.commit_all(&wt, "work");
+    write(&wt.join("a.txt"), "committed, then changed\n");
+    let removed = env.nodwyn_json(&repo, &["worktree", "remove", &id, "--force"]);
+    assert_eq!(removed["branch"]["deleted"], false);
+    env.nodwyn(&repo, &["worktree", "restore", &id]).success();
+    assert_eq!(env.git(&wt, &["rev-parse", "HEAD"]), commit);
+    assert_eq!(read(&wt.join("a.txt")), "committed, then changed\n");
+}
+
+#[test]
+fn restore_refuses_what_it_cannot_take_back_in_a_sentence() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    let present = env.nodwyn(&repo, &["worktree", "restore", &id]).refused();
+    assert!(present.contains("no forced removal"), "{present}");
+    // A removal that discarded nothing kept nothing: resume is the way back.
+    env.nodwyn(&repo, &["worktree", "remove", &id]).success();
+    let nothing = env.nodwyn(&repo, &["worktree", "restore", &id]).refused();
+    assert!(nothing.contains("worktree resume"), "{nothing}");
+    env.nodwyn(&repo, &["worktree", "resume", &id]).success();
+    write(&wt.join("b.txt"), "b\n");
+    env.nodwyn(&repo, &["worktree", "remove", &id, "--force"])
+        .success();
+    // A snapshot deleted by hand: said, and nothing made.
+    env.git(
+        &repo,
+        &["update-ref", "-d", &format!("refs/nodwyn/snapshots/{id}")],
+    );
+    let gone = env.nodwyn(&repo, &["worktree", "restore", &id]).refused();
+    assert!(gone.contains("is gone"), "{gone}");
+    assert!(!wt.exists());
+    let unknown = env
+        .nodwyn(&repo, &["worktree", "restore", "nosuch"])
+        .refused();
+    assert!(unknown.contains("nosuch"), "{unknown}");
+}
