@@ -115,3 +115,62 @@ fn restore_refuses_what_it_cannot_take_back_in_a_sentence() {
         .refused();
     assert!(unknown.contains("nosuch"), "{unknown}");
 }
+
+#[test]
+fn prune_drops_snapshots_older_than_the_persons_age_and_keeps_younger_ones() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    write(&wt.join("b.txt"), "b\n");
+    env.nodwyn(&repo, &["worktree", "remove", &id, "--force"])
+        .success();
+    let reference = format!("refs/nodwyn/snapshots/{id}");
+    // Within the default 30 days: kept.
+    let pruned = env.nodwyn(&repo, &["worktree", "prune"]).success();
+    assert!(!pruned.stdout.contains("dropped"), "{}", pruned.stdout);
+    assert!(
+        !env.git(&repo, &["rev-parse", "--verify", "-q", &reference])
+            .is_empty()
+    );
+    // Once the person keeps them no days at all, prune says it would drop it, then drops it.
+    write(
+        &env.home().join(".config/nodwyn/config.toml"),
+        "[worktrees]\nsnapshot_days = 0\n",
+    );
+    let dry = env
+        .nodwyn(&repo, &["worktree", "prune", "--dry-run"])
+        .success();
+    assert!(
+        dry.stdout
+            .contains(&format!("would drop the snapshot {reference}")),
+        "{}",
+        dry.stdout
+    );
+    assert!(
+        !env.git(&repo, &["rev-parse", "--verify", "-q", &reference])
+            .is_empty()
+    );
+    let pruned = env.nodwyn(&repo, &["worktree", "prune"]).success();
+    assert!(
+        pruned
+            .stdout
+            .contains(&format!("dropped the snapshot {reference}")),
+        "{}",
+        pruned.stdout
+    );
+    assert!(
+        env.git_run(&repo, &["rev-parse", "--verify", "-q", &reference])
+            .code
+            != 0
+    );
+    let gone = env.nodwyn(&repo, &["worktree", "restore", &id]).refused();
+    assert!(gone.contains("is gone"), "{gone}");
+    // A repository cannot shorten how long the person's snapshots are kept.
+    std::fs::remove_file(env.home().join(".config/nodwyn/config.toml")).unwrap();
+    write(
+        &repo.join(".nodwyn/config.toml"),
+        "[worktrees]\nsnapshot_days = 0\n",
+    );
+    let refused = env.nodwyn(&repo, &["worktree", "prune"]).refused();
+    assert!(refused.contains("snapshot_days"), "{refused}");
+}

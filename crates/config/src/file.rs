@@ -129,6 +129,9 @@ struct WorktreesSection {
     mode: Option<Mode>,
     /// `FIRST-LAST`: the ports worktree sessions are given (the person's own file only).
     ports: Option<String>,
+    /// Days a forced removal's snapshot is kept before `prune` drops it (the person's own file
+    /// only).
+    snapshot_days: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -169,6 +172,9 @@ enum Location {
     Data,
 }
 
+/// How long `worktree prune` keeps a forced removal's snapshot unless the person says otherwise.
+pub const SNAPSHOT_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 86_400);
+
 /// The settings a command runs with.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
@@ -184,6 +190,9 @@ pub struct Settings {
     /// The ports worktree sessions are given one of (`[worktrees] ports`, from the person's own
     /// file only; default 10000-19999).
     pub worktree_ports: nodwyn_protocol::settings::PortRange,
+    /// How long `prune` keeps a forced removal's snapshot (`[worktrees] snapshot_days`, from the
+    /// person's own file only); see [`Settings::snapshot_age`].
+    snapshot_age: Option<std::time::Duration>,
     /// At most this many model calls in a run (`[run] max_turns`).
     pub max_turns: Option<u32>,
     /// At most this many tokens in a run (`[run] max_tokens`).
@@ -201,6 +210,12 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// How long `worktree prune` keeps a forced removal's snapshot: the person's
+    /// `[worktrees] snapshot_days`, else [`SNAPSHOT_AGE`].
+    pub fn snapshot_age(&self) -> std::time::Duration {
+        self.snapshot_age.unwrap_or(SNAPSHOT_AGE)
+    }
+
     /// The model profile `name` (`None`: the default, `[model]`), or a sentence saying how to
     /// configure one.
     pub fn model(&self, name: Option<&str>) -> anyhow::Result<ModelProfile> {
@@ -274,6 +289,10 @@ impl Settings {
                 )
             })?;
         }
+        if let Some(days) = user.as_ref().and_then(|c| c.worktrees.snapshot_days) {
+            settings.snapshot_age =
+                Some(std::time::Duration::from_secs(days.saturating_mul(86_400)));
+        }
         if let Some(acp) = user.as_ref().and_then(|c| c.acp.as_ref()) {
             let chosen = &mut settings.acp;
             if let Some(seconds) = acp.permission_timeout_seconds {
@@ -323,6 +342,10 @@ impl Settings {
                     ("[serve]", config.serve.is_some()),
                     ("[acp]", config.acp.is_some()),
                     ("[worktrees] ports", config.worktrees.ports.is_some()),
+                    (
+                        "[worktrees] snapshot_days",
+                        config.worktrees.snapshot_days.is_some(),
+                    ),
                 ];
                 if let Some((section, _)) = personal.iter().find(|(_, set)| *set) {
                     anyhow::bail!(

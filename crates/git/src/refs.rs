@@ -84,6 +84,52 @@ pub fn delete_ref(dir: &Path, reference: &str) -> Result<(), Error> {
     }
 }
 
+/// A ref under a prefix, with the commit it points at and that commit's committer time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DatedRef {
+    /// The full name (`refs/nodwyn/snapshots/1968c13a`).
+    pub name: String,
+    /// The commit.
+    pub commit: String,
+    /// The commit's committer time, in seconds since the epoch.
+    pub committed: i64,
+}
+
+/// Every ref under `prefix` (which ends in `/`) that points at a commit, read in one call.
+pub fn dated_refs(dir: &Path, prefix: &str) -> Result<Vec<DatedRef>, Error> {
+    let listed = GitCommand::new(dir)
+        .read_only()
+        .args([
+            "for-each-ref",
+            "--format=%(objectname) %(committerdate:unix) %(refname)",
+            prefix,
+        ])
+        .run_text()?;
+    Ok(listed
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(3, ' ');
+            let commit = parts.next()?.to_owned();
+            let committed = parts.next()?.parse().ok()?;
+            let name = parts.next()?.to_owned();
+            Some(DatedRef {
+                name,
+                commit,
+                committed,
+            })
+        })
+        .collect())
+}
+
+/// Deletes `reference` if, and only if, it still points at `expected` (compare-and-swap).
+pub fn delete_ref_at(dir: &Path, reference: &str, expected: &str) -> Result<(), Error> {
+    GitCommand::new(dir)
+        .shielded()
+        .args(["update-ref", "-d", reference, expected])
+        .run()
+        .map(drop)
+}
+
 /// Whether `name` is acceptable to git as a branch name (`git check-ref-format --branch`), so a
 /// name that came from outside (a forge's answer) is never read as an option or a refspec.
 pub fn is_valid_branch_name(dir: &Path, name: &str) -> Result<bool, Error> {

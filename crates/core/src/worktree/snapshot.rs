@@ -23,6 +23,46 @@ pub const SNAPSHOTS: &str = "refs/nodwyn/snapshots/";
 /// The longest the snapshot of a worktree's files may take before the removal is refused.
 const SNAPSHOT_TIME: Duration = Duration::from_secs(120);
 
+/// A snapshot `worktree prune` dropped (or, with `--dry-run`, would drop).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Dropped {
+    /// The ref.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// The snapshot commit, which stays in the object database until git collects it.
+    pub commit: String,
+    /// How many whole days old it is.
+    pub days: u64,
+}
+
+/// Drops the snapshots of `repository` older than `age` (by their commit's time), each by
+/// compare-and-swap; with `dry_run` only says which.
+pub fn drop_older_than(
+    repository: &Path,
+    age: Duration,
+    dry_run: bool,
+) -> Result<Vec<Dropped>, Error> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let mut dropped = Vec::new();
+    for kept in nodwyn_git::refs::dated_refs(repository, SNAPSHOTS)? {
+        let seconds = now.saturating_sub(u64::try_from(kept.committed).unwrap_or(0));
+        if seconds < age.as_secs() {
+            continue;
+        }
+        if !dry_run {
+            nodwyn_git::refs::delete_ref_at(repository, &kept.name, &kept.commit)?;
+        }
+        dropped.push(Dropped {
+            reference: kept.name,
+            commit: kept.commit,
+            days: seconds / 86_400,
+        });
+    }
+    Ok(dropped)
+}
+
 /// The ref of session `short_id`'s snapshot.
 pub fn reference(short_id: &str) -> String {
     format!("{SNAPSHOTS}{short_id}")

@@ -2,11 +2,13 @@
 
 use clap::Args;
 use nodwyn_core::worktree::prune;
+use nodwyn_core::worktree::snapshot::drop_older_than;
 
 use crate::commands::{Invocation, RepoArg};
-use crate::output;
+use crate::{environment, output};
 
-/// Remove the worktrees of closed sessions that `close` would remove.
+/// Remove the worktrees of closed sessions that `close` would remove, and drop the snapshots of
+/// forced removals older than `[worktrees] snapshot_days` (default 30).
 ///
 /// Says why each of the others stays. Never touches a worktree nodwyn did not make.
 #[derive(Debug, Args)]
@@ -22,8 +24,34 @@ pub(super) fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()
     let repository = args.repo.repository()?;
     let (report, unreadable) = prune(&invocation.store()?, &repository, args.dry_run)?;
     output::note_unreadable(&unreadable);
+    let settings = nodwyn_config::Settings::resolve(
+        environment::user_config_file().as_deref(),
+        Some(&repository),
+    )?;
+    let dropped = drop_older_than(&repository, settings.snapshot_age(), args.dry_run)?;
+    let verb = if args.dry_run {
+        "would drop"
+    } else {
+        "dropped"
+    };
+    let dropped: Vec<String> = dropped
+        .iter()
+        .map(|d| {
+            format!(
+                "{verb} the snapshot {} of a forced removal, {} day(s) old (`[worktrees] snapshot_days`)",
+                d.reference, d.days
+            )
+        })
+        .collect();
     if invocation.json {
+        // The document stays the worktrees' list; what happened to snapshots goes to stderr.
+        for line in &dropped {
+            output::note(line);
+        }
         return output::json(&report);
+    }
+    if report.is_empty() && !dropped.is_empty() {
+        return output::text(dropped.join("\n"));
     }
     if report.is_empty() {
         return output::text(format!("No nodwyn worktrees in {}.", repository.display()));
@@ -45,5 +73,6 @@ pub(super) fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()
             ));
         }
     }
+    lines.extend(dropped);
     output::text(lines.join("\n"))
 }
