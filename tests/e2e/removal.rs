@@ -174,3 +174,99 @@ fn prune_drops_snapshots_older_than_the_persons_age_and_keeps_younger_ones() {
     let refused = env.nodwyn(&repo, &["worktree", "prune"]).refused();
     assert!(refused.contains("snapshot_days"), "{refused}");
 }
+
+/// Whether process `pid` is still running (a zombie counts as ended).
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit_once(')')
+            .unwrap()
+            .1
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+#[test]
+fn a_process_left_in_the_worktree_is_named_and_reap_ends_it_but_never_a_terminals() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    // A dev server the person started in the worktree and left running in the background.
+    let mut server = std::process::Command::new("sleep")
+        .arg("300")
+        .current_dir(&wt)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // And something in a terminal's foreground there (`script` gives it a terminal of its own).
+    let mut terminal = std::process::Command::new("script")
+        .args([
+            "-qfec",
+            &format!("cd '{}' && exec sleep 301", wt.display()),
+            "/dev/null",
+        ])
+        .current_dir(env.root())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let held = loop {
+        let found = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .find(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.starts_with(b"sleep\x00301"))
+            });
+        if let Some(pid) = found {
+            break pid;
+        }
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "the terminal's sleep did not start"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let refused = env.nodwyn(&repo, &["worktree", "remove", &id]).refused();
+    assert!(
+        refused.contains(&format!("{} (sleep 300)", server.id())),
+        "{refused}"
+    );
+    assert!(refused.contains("--reap"), "{refused}");
+    assert!(
+        !refused.contains("sleep 301"),
+        "a terminal's process does not stop it: {refused}"
+    );
+    assert!(wt.exists(), "refused: nothing removed");
+    assert!(running(server.id()));
+
+    let removed = env
+        .nodwyn(&repo, &["worktree", "remove", &id, "--reap"])
+        .success();
+    let status = server.wait().unwrap();
+    assert!(!status.success(), "the server was ended");
+    assert!(
+        removed
+            .stdout
+            .contains(&format!("ended process {} (sleep 300)", server.id())),
+        "{}",
+        removed.stdout
+    );
+    assert!(
+        removed
+            .stdout
+            .contains(&format!("left process {held} (sleep 301) alone")),
+        "{}",
+        removed.stdout
+    );
+    assert!(running(held), "never a process holding a terminal");
+    assert!(!wt.exists());
+    let _ = terminal.kill();
+    let _ = std::process::Command::new("kill")
+        .arg(held.to_string())
+        .status();
+    let _ = terminal.wait();
+}

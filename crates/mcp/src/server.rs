@@ -159,7 +159,7 @@ impl NodwynServer {
                         if force {
                             approve_discard(&id, person)?;
                         }
-                        let removed = nodwyn_core::worktree::remove(store, &id, force)?;
+                        let removed = nodwyn_core::worktree::remove(store, &id, force, false)?;
                         end(active.take());
                         Ok(json!(removed))
                     }

@@ -15,6 +15,7 @@
 mod confine;
 mod error;
 mod exec;
+mod inside;
 mod limits;
 mod namespace;
 mod orphans;
@@ -27,6 +28,7 @@ mod tree;
 pub use confine::{Availability, availability};
 pub use error::Error;
 pub use exec::{EXEC_ARG, exec_confined};
+pub use inside::{Inside, processes_inside, reap};
 pub use limits::Limits;
 pub use policy::{Grants, Policy, read_grants};
 pub use run::{Environment, Group, Outcome, Spec, run};

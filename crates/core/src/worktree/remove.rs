@@ -35,10 +35,21 @@ pub struct Removed {
     /// Where what `--force` discarded was kept first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<RemovalSnapshot>,
+    /// The processes working in it that `--reap` ended.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reaped: Vec<nodwyn_proc::Inside>,
+    /// The processes working in it that hold a terminal (a person's shell, what runs in a
+    /// terminal's foreground): never ended, left where they are.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_running: Vec<nodwyn_proc::Inside>,
 }
 
-/// Removes a session's worktree.
-pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
+/// How long `--reap` waits after SIGTERM before it sends SIGKILL.
+const REAP_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Removes a session's worktree. Processes working in it (a dev server) refuse the removal,
+/// named, unless `reap`, which ends them first; those holding a terminal are never ended.
+pub fn remove(store: &Store, id: &str, force: bool, reap: bool) -> Result<Removed, Error> {
     let LockedSession {
         stored,
         session,
@@ -69,6 +80,7 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
             ),
         ));
     }
+    let (left_running, reaped) = end_what_runs_inside(&facts.path, reap)?;
     let mut discarded = Vec::new();
     let mut snapshot = None;
     if std::fs::symlink_metadata(&facts.path).is_ok() {
@@ -92,7 +104,9 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
                     });
                 }
                 std::fs::remove_dir_all(&facts.path).map_err(Error::io(&facts.path))?;
-                return finish_removal(&stored, &session, facts, true, files, None);
+                let mut removed = finish_removal(&stored, &session, facts, true, files, None)?;
+                (removed.reaped, removed.left_running) = (reaped, left_running);
+                return Ok(removed);
             }
             Err(e) => return Err(e),
         };
@@ -132,7 +146,43 @@ pub fn remove(store: &Store, id: &str, force: bool) -> Result<Removed, Error> {
             discarded = files;
         }
     }
-    finish_removal(&stored, &session, facts, force, discarded, snapshot)
+    let mut removed = finish_removal(&stored, &session, facts, force, discarded, snapshot)?;
+    (removed.reaped, removed.left_running) = (reaped, left_running);
+    Ok(removed)
+}
+
+/// The processes working in the worktree at `path`: refused unless `reap`, which ends them (all
+/// but those holding a terminal, which are returned first, to be named).
+fn end_what_runs_inside(
+    path: &std::path::Path,
+    reap: bool,
+) -> Result<(Vec<nodwyn_proc::Inside>, Vec<nodwyn_proc::Inside>), Error> {
+    let Ok(folder) = path.canonicalize() else {
+        return Ok((Vec::new(), Vec::new()));
+    };
+    let (terminals, others): (Vec<_>, Vec<_>) = nodwyn_proc::processes_inside(&folder)
+        .into_iter()
+        .partition(|p| p.holds_terminal);
+    if others.is_empty() {
+        return Ok((terminals, Vec::new()));
+    }
+    if !reap {
+        let named: Vec<String> = others
+            .iter()
+            .map(|p| format!("{} ({})", p.pid, p.command))
+            .collect();
+        return Err(Error::declined(
+            "processes_inside",
+            format!(
+                "{} stays: {} process(es) still work in it: {}; end them, or remove with `--reap` to end them (SIGTERM, then SIGKILL after {} s)",
+                path.display(),
+                others.len(),
+                crate::error::preview(&named),
+                REAP_GRACE.as_secs()
+            ),
+        ));
+    }
+    Ok((terminals, nodwyn_proc::reap(&others, REAP_GRACE)))
 }
 
 /// Takes the worktree away (its folder and registration, and its branch when landed), records
@@ -166,6 +216,8 @@ fn finish_removal(
         branch,
         discarded,
         snapshot,
+        reaped: Vec::new(),
+        left_running: Vec::new(),
     })
 }
 

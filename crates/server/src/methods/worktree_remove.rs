@@ -17,8 +17,12 @@ pub(super) async fn call(
     server.release(&id).await?;
     let store = server.engine.store.clone();
     let removing = id.clone();
-    let removed =
-        blocking(move || Ok(nodwyn_core::worktree::remove(&store, &removing, force)?)).await?;
+    let removed = blocking(move || {
+        Ok(nodwyn_core::worktree::remove(
+            &store, &removing, force, false,
+        )?)
+    })
+    .await?;
     server.hub.catch_up(&id);
     super::json(removed)
 }

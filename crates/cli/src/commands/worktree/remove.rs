@@ -23,15 +23,34 @@ pub(crate) struct RemoveArgs {
     /// all but ignored and credential files first.
     #[arg(long)]
     force: bool,
+    /// End the processes working in the worktree (a dev server you started there): SIGTERM,
+    /// then SIGKILL after 5 s. Never one holding a terminal (your shell, or what runs in a
+    /// terminal's foreground), which is named and left alone.
+    #[arg(long)]
+    reap: bool,
 }
 
 pub(super) fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
-    let removed = remove(&invocation.store()?, &id, args.force)?;
+    let removed = remove(&invocation.store()?, &id, args.force, args.reap)?;
     if invocation.json {
         return output::json(&removed);
     }
     let mut text = format!("Removed {}.", removed.path.display());
+    for process in &removed.reaped {
+        text.push_str(&format!(
+            "\n  ended process {} ({}), which worked in it",
+            process.pid,
+            output::printable(&process.command)
+        ));
+    }
+    for process in &removed.left_running {
+        text.push_str(&format!(
+            "\n  left process {} ({}) alone: it holds a terminal; its folder is gone",
+            process.pid,
+            output::printable(&process.command)
+        ));
+    }
     if !removed.discarded.is_empty() {
         text.push_str(&format!(
             "\n  discarded {} file(s):",
