@@ -270,3 +270,68 @@ fn a_process_left_in_the_worktree_is_named_and_reap_ends_it_but_never_a_terminal
         .status();
     let _ = terminal.wait();
 }
+
+/// Waits until `folder` is empty or gone (the background emptying of the trash), up to 20 s.
+fn emptied(folder: &Path) -> bool {
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(20) {
+        if std::fs::read_dir(folder).map_or(true, |mut entries| entries.next().is_none()) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_removed_worktree_goes_through_the_trash_and_a_killed_removal_is_emptied_by_the_next() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    write(&repo.join(".gitignore"), "target/\n");
+    env.commit_all(&repo, "ignore target");
+    let trash = repo.join(".nodwyn/worktrees/.trash");
+    let (first, first_wt) = env.session(&repo);
+    for n in 0..200 {
+        write(&first_wt.join(format!("target/debug/{n}.o")), "object\n");
+    }
+    // Killed once its folder is in the trash, before the trash is emptied.
+    env.nodwyn_killed_at(
+        &repo,
+        &["worktree", "remove", &first, "--force"],
+        "trashed-unemptied",
+    );
+    assert!(!first_wt.exists());
+    let left: Vec<_> = std::fs::read_dir(&trash).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "the folder waits in the trash");
+    assert!(left[0].path().join("target/debug/0.o").exists());
+    assert!(
+        !env.git(&repo, &["worktree", "list"]).contains(&first),
+        "git's record of it is cleared"
+    );
+    // The next removal (of the same session, which the killed one never recorded) finishes it.
+    let (_second, second_wt) = env.session(&repo);
+    env.nodwyn(&repo, &["worktree", "remove", &first, "--force"])
+        .success();
+    assert!(env.has_record(&first, "worktree.remove"));
+    assert!(emptied(&trash), "the trash is emptied in the background");
+    assert!(second_wt.exists(), "nothing else is touched");
+}
+
+#[test]
+fn a_trash_that_is_a_link_is_not_used_and_what_it_points_at_is_untouched() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let (id, wt) = env.session(&repo);
+    // Someone made the trash a link to a folder of the person's.
+    let victim = env.root().join("precious");
+    write(&victim.join("thesis.tex"), "years of work\n");
+    std::os::unix::fs::symlink(&victim, repo.join(".nodwyn/worktrees/.trash")).unwrap();
+    env.nodwyn(&repo, &["worktree", "remove", &id]).success();
+    assert!(!wt.exists(), "git removed the worktree itself");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(
+        std::fs::read_to_string(victim.join("thesis.tex")).unwrap(),
+        "years of work\n"
+    );
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 1);
+}

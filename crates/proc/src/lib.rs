@@ -13,6 +13,7 @@
 //! command starts. It depends on no other nodwyn crate.
 
 mod confine;
+mod detached;
 mod error;
 mod exec;
 mod inside;
@@ -26,6 +27,7 @@ mod supervisor;
 mod tree;
 
 pub use confine::{Availability, availability};
+pub use detached::detached;
 pub use error::Error;
 pub use exec::{EXEC_ARG, exec_confined};
 pub use inside::{Inside, processes_inside, reap};

@@ -20,6 +20,7 @@ mod restore;
 mod resume;
 mod scan;
 pub mod snapshot;
+mod trash;
 pub mod verdict;
 
 pub use close::{Closed, Which, close, close_open};

@@ -4,7 +4,6 @@
 
 use nodwyn_git::refs::delete_branch_at;
 use nodwyn_git::repo::branch_tip;
-use nodwyn_git::worktree;
 
 use crate::Error;
 use crate::clock::Timestamp;
@@ -33,7 +32,7 @@ pub(crate) fn remove_worktree(
     by: RemovedBy,
 ) -> Result<BranchOutcome, Error> {
     if registration(&facts.repository, &facts.path)?.is_some() {
-        worktree::remove(&facts.repository, &facts.path, force)?;
+        crate::worktree::trash::take_away(&facts.repository, &facts.path, force)?;
     } else if let Some(moved) =
         checked_out_elsewhere(&facts.repository, &facts.branch, &facts.path)?
     {
@@ -56,6 +55,7 @@ pub(crate) fn remove_worktree(
             ),
         ));
     }
+    crate::worktree::trash::empty_beside(&facts.path);
     nodwyn_prim::fault::point("removed-unrecorded");
     let branch = settle_branch(facts)?;
     log.append(&Record::new(
