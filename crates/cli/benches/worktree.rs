@@ -1,6 +1,7 @@
-//! Benchmark: `nodwyn worktree new` against plain `git worktree add -b`, and `nodwyn worktree
-//! list` with 30 worktrees against the loop of git commands a person would otherwise run, on a
-//! generated repository of 20,000 files. Both sides run in the same process, alternating, and
+//! Benchmark: `nodwyn worktree new` against plain `git worktree add -b`, `nodwyn worktree
+//! remove --force` of a worktree holding a build's output (`--build-files`, ignored) against
+//! `git worktree remove --force`, and `nodwyn worktree list` with 30 worktrees against the loop
+//! of git commands a person would otherwise run, on a generated repository of 20,000 files. Both sides run in the same process, alternating, and
 //! the medians are printed side by side with their ratio.
 //!
 //! Run: `cargo bench -p nodwyn --bench worktree` (optionally `-- --files N --runs N`).
@@ -19,6 +20,7 @@ fn main() {
     let files = arg("--files", 20_000);
     let runs = arg("--runs", 7);
     let worktrees = arg("--worktrees", 30);
+    let build_files = arg("--build-files", 20_000);
     let nodwyn = env!("CARGO_BIN_EXE_nodwyn");
     eprintln!("building a repository of {files} files...");
     let bench = Bench::new();
@@ -59,6 +61,56 @@ fn main() {
                 made["id"].as_str().unwrap(),
             ],
         );
+    }
+
+    // `remove --force` of a worktree with a build's output in it (ignored), against git's: git
+    // deletes every file before it returns; nodwyn keeps a snapshot of the changes, moves the
+    // folder into its trash and empties that in the background.
+    std::fs::write(repo.join(".git/info/exclude"), "target/\n").unwrap();
+    let build = |path: &std::path::Path| {
+        for i in 0..build_files {
+            let folder = path.join(format!("target/debug/deps/d{:03}", i % 200));
+            std::fs::create_dir_all(&folder).unwrap();
+            std::fs::write(folder.join(format!("f{i}.o")), [0u8; 512]).unwrap();
+        }
+        std::fs::write(path.join("src/m000/f00000.rs"), "// edited\n").unwrap();
+    };
+    let (mut git_remove, mut nodwyn_remove) = (Vec::new(), Vec::new());
+    for i in 0..runs {
+        let path = bench.root.join(format!("built-{i}"));
+        bench.git(
+            repo,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "-b",
+                &format!("built/{i}"),
+                path.to_str().unwrap(),
+            ],
+        );
+        build(&path);
+        let (t, _) = bench.timed(
+            "git",
+            repo,
+            &["worktree", "remove", "--force", path.to_str().unwrap()],
+        );
+        git_remove.push(t);
+
+        let out = bench.run(nodwyn, repo, &["worktree", "new", "--json"]);
+        let made: serde_json::Value = serde_json::from_str(&out).unwrap();
+        build(std::path::Path::new(made["path"].as_str().unwrap()));
+        let (t, _) = bench.timed(
+            nodwyn,
+            repo,
+            &[
+                "worktree",
+                "remove",
+                "--force",
+                made["id"].as_str().unwrap(),
+            ],
+        );
+        nodwyn_remove.push(t);
     }
 
     // `list` with 30 worktrees against the loop: worktree list, then per worktree its status
@@ -108,6 +160,13 @@ fn main() {
         git_new,
         "git worktree add -b",
         "<= 1.10x",
+    );
+    report(
+        &format!("worktree remove --force ({build_files} built)"),
+        nodwyn_remove,
+        git_remove,
+        "git worktree remove --force",
+        "< 0.50x",
     );
     report(
         &format!("worktree list ({worktrees} worktrees)"),
