@@ -9,6 +9,7 @@ mod console;
 mod contract;
 mod doctor;
 mod faults;
+mod hooks;
 mod human_output;
 mod include;
 mod land;

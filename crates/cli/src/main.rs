@@ -7,6 +7,7 @@ mod commands;
 mod environment;
 mod error;
 mod frontend;
+mod hooks;
 mod line_editor;
 mod local_engine;
 mod output;

@@ -2,7 +2,7 @@
 //! terminal (then every question is refused with a sentence saying how to approve).
 
 use nodwyn_core::guard::{AskKind, Decision};
-use nodwyn_core::person::{Person, Question, Reply, StrategyQuestion};
+use nodwyn_core::person::{HooksQuestion, Person, Question, Reply, StrategyQuestion};
 
 use crate::asking::Asked;
 
@@ -53,25 +53,54 @@ impl Person for Terminal {
             .collect();
         yes_or_no(&strategy_prompt(question.session, question.sha256, &files))
     }
+
+    fn approve_hooks(&mut self, question: &HooksQuestion<'_>) -> Option<bool> {
+        if !output::person_at_terminal() {
+            return None;
+        }
+        yes_or_no(&hooks_prompt(question))
+    }
+}
+
+/// The question whether a repository's hooks may run: the file shown, each line escaped.
+pub(crate) fn hooks_prompt(question: &HooksQuestion<'_>) -> String {
+    let file = question.file;
+    let shown = shown_file(&file.path.display().to_string(), &file.text);
+    let whose = question.session.map_or_else(String::new, |session| {
+        format!(" (session {})", printable(session))
+    });
+    format!(
+        "nodwyn: the repository has worktree hooks{whose} (sha256 {}). They run commands in the \
+         worktree, confined as an agent's commands are (the worktree writable; credentials, other \
+         worktrees and the main checkout out of reach).\n\
+         {shown}let them run? (asked again whenever this file changes) [y/N] ",
+        printable(question.sha256.get(..12).unwrap_or(question.sha256)),
+    )
+}
+
+/// A file for a question: its path, its line count and its first lines, each escaped.
+fn shown_file(path: &str, text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut shown = format!("{} ({} lines):\n", printable(path), lines.len());
+    for line in lines.iter().take(SHOWN_LINES) {
+        shown.push_str(&format!("  | {}\n", printable(line)));
+    }
+    if lines.len() > SHOWN_LINES {
+        shown.push_str(&format!(
+            "  | ... {} more lines: read the whole file before you answer\n",
+            lines.len() - SHOWN_LINES
+        ));
+    }
+    shown
 }
 
 /// The question whether a repository's strategy may run: its files (path and text) shown, each
 /// line escaped.
 pub(crate) fn strategy_prompt(session: &str, sha256: &str, files: &[(String, &str)]) -> String {
-    let mut shown = String::new();
-    for (path, text) in files {
-        let lines: Vec<&str> = text.lines().collect();
-        shown.push_str(&format!("{} ({} lines):\n", printable(path), lines.len()));
-        for line in lines.iter().take(SHOWN_LINES) {
-            shown.push_str(&format!("  | {}\n", printable(line)));
-        }
-        if lines.len() > SHOWN_LINES {
-            shown.push_str(&format!(
-                "  | ... {} more lines: read the whole file before you answer\n",
-                lines.len() - SHOWN_LINES
-            ));
-        }
-    }
+    let shown: String = files
+        .iter()
+        .map(|(path, text)| shown_file(path, text))
+        .collect();
     format!(
         "nodwyn: session {} has a strategy from the repository (sha256 {}). It runs as Scheme \
          in the session; each primitive it calls is still judged by the guard.\n\

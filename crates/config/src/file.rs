@@ -32,7 +32,24 @@ struct ConfigFile {
     judge: Option<JudgeSection>,
     serve: Option<ServeSection>,
     acp: Option<AcpSection>,
+    hooks: Option<HooksSection>,
 }
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HooksSection {
+    timeout_seconds: Option<u64>,
+    #[serde(default)]
+    post_create: Vec<Vec<String>>,
+    #[serde(default)]
+    post_resume: Vec<Vec<String>>,
+    #[serde(default)]
+    pre_remove: Vec<Vec<String>>,
+    #[serde(default)]
+    post_land: Vec<Vec<String>>,
+}
+
+pub use nodwyn_protocol::settings::{HOOK_TIMEOUT, HookChoice};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -207,6 +224,8 @@ pub struct Settings {
     pub approval_timeout: Option<std::time::Duration>,
     /// How `nodwyn acp` serves an editor (`[acp]`, from the person's own file only).
     pub acp: AcpChoice,
+    /// The person's worktree hooks and their deadline (`[hooks]`, from the person's own file).
+    pub hooks: HookChoice,
 }
 
 impl Settings {
@@ -293,6 +312,19 @@ impl Settings {
             settings.snapshot_age =
                 Some(std::time::Duration::from_secs(days.saturating_mul(86_400)));
         }
+        if let Some(hooks) = user.as_ref().and_then(|c| c.hooks.as_ref()) {
+            settings.hooks = HookChoice {
+                commands: nodwyn_protocol::settings::HookCommands {
+                    post_create: hooks.post_create.clone(),
+                    post_resume: hooks.post_resume.clone(),
+                    pre_remove: hooks.pre_remove.clone(),
+                    post_land: hooks.post_land.clone(),
+                },
+                timeout: hooks
+                    .timeout_seconds
+                    .map_or(HOOK_TIMEOUT, |s| std::time::Duration::from_secs(s.max(1))),
+            };
+        }
         if let Some(acp) = user.as_ref().and_then(|c| c.acp.as_ref()) {
             let chosen = &mut settings.acp;
             if let Some(seconds) = acp.permission_timeout_seconds {
@@ -341,6 +373,7 @@ impl Settings {
                     ("[judge]", config.judge.is_some()),
                     ("[serve]", config.serve.is_some()),
                     ("[acp]", config.acp.is_some()),
+                    ("[hooks]", config.hooks.is_some()),
                     ("[worktrees] ports", config.worktrees.ports.is_some()),
                     (
                         "[worktrees] snapshot_days",

@@ -7,6 +7,9 @@ mod file;
 mod locations;
 mod model;
 
-pub use file::{APPROVAL_TIMEOUT, AcpChoice, JudgeChoice, SNAPSHOT_AGE, Settings, WorktreeMode};
+pub use file::{
+    APPROVAL_TIMEOUT, AcpChoice, HOOK_TIMEOUT, HookChoice, JudgeChoice, SNAPSHOT_AGE, Settings,
+    WorktreeMode,
+};
 pub use locations::{data_dir, data_dir_location, user_config_file, user_prompts_file};
 pub use model::{ModelProfile, ModelProvider};

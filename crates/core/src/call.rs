@@ -245,16 +245,7 @@ pub(crate) fn call_in_turn(
     // Only a call that runs a command has one to confine: the walk of the session's folder and
     // the reading of git's configuration are not done for the others.
     if effect.command.is_some() {
-        // The credential files in the session's own folder (a checkout's `.env`, what
-        // `.worktreeinclude` copied into a worktree), which commands may otherwise read there.
-        ctx.sandbox
-            .mask(&nodwyn_guard::credential_files_beneath(&session.root));
-        // The git configurations a command's git reads, shown without the credentials some
-        // hold (actions/checkout's extraheader, a token in an insteadOf URL).
-        ctx.sandbox
-            .replace(crate::host::git_configs_without_credentials(
-                session, settings,
-            ));
+        keep_credentials_from_commands(&mut ctx, session, settings);
     }
     guard.set_dont_ask(
         session
@@ -458,6 +449,24 @@ fn no_terminal_sentence(
 
 /// Has every fact the primitive reports written to `log` at once (`by` says who called it), so a
 /// landing's journal is on record before its next step runs.
+/// Keeps the credentials a command could otherwise reach in the session's own folder from what
+/// `ctx` runs (the person's own credential files are hidden by the caller, who found them): the
+/// credential files there (a checkout's `.env`, what `.worktreeinclude` copied into a worktree)
+/// masked, and the git configurations a command's git reads shown without the credentials some
+/// hold (actions/checkout's extraheader, a token in an insteadOf URL).
+pub(crate) fn keep_credentials_from_commands(
+    ctx: &mut nodwyn_prim::Context,
+    session: &Session,
+    settings: &HostSettings,
+) {
+    ctx.sandbox
+        .mask(&nodwyn_guard::credential_files_beneath(&session.root));
+    ctx.sandbox
+        .replace(crate::host::git_configs_without_credentials(
+            session, settings,
+        ));
+}
+
 pub(crate) fn record_as_it_happens(ctx: &mut nodwyn_prim::Context, log: &EventLog, by: &str) {
     let log = log.clone();
     let by = by.to_owned();

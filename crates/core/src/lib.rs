@@ -6,6 +6,7 @@
 //! (`nodwyn`) does those.
 
 pub mod allow;
+mod approvals;
 pub mod call;
 pub mod clock;
 mod dont_ask;

@@ -70,6 +70,26 @@ pub trait Person {
         let _ = question;
         None
     }
+
+    /// Whether the person lets a repository's `.nodwyn/hooks.toml` run (`true` to allow), or
+    /// `None` when nobody can be asked. Nobody, unless the person can be reached.
+    fn approve_hooks(&mut self, question: &HooksQuestion<'_>) -> Option<bool> {
+        let _ = question;
+        None
+    }
+}
+
+/// What a person is shown before a repository's `.nodwyn/hooks.toml` first runs, and again
+/// whenever it changes.
+#[derive(Debug)]
+pub struct HooksQuestion<'a> {
+    /// The session whose worktree the hooks would run in, if any (`nodwyn hooks approve` asks
+    /// outside a session).
+    pub session: Option<&'a str>,
+    /// The file, with its content.
+    pub file: &'a crate::scripts::strategy::SchemeFile,
+    /// The SHA-256 of its content, in hex.
+    pub sha256: &'a str,
 }
 
 /// What a person is shown before a repository's `.nodwyn/init.scm` first runs, and again

@@ -340,6 +340,7 @@ impl Session {
             | Event::VersionRestore { .. }
             | Event::SchemeEval { .. }
             | Event::StrategyHook { .. }
+            | Event::HookRun { .. }
             | Event::ConversationItem { .. }
             | Event::ApprovalTimedOut { .. }
             | Event::Other => {}

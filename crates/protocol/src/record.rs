@@ -203,6 +203,24 @@ pub enum Event {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         snapshot: Option<String>,
     },
+    /// A worktree hook ran (`.nodwyn/hooks.toml`'s, approved, or the person's own), confined as
+    /// an agent's command is.
+    #[serde(rename = "hook.run")]
+    HookRun {
+        /// When: `post_create`, `post_resume`, `pre_remove` or `post_land`.
+        hook: String,
+        /// Whose: `repository` or `person`.
+        from: String,
+        /// The command's argv.
+        command: Vec<String>,
+        /// Its exit code (`null` when it was ended by a signal or its deadline).
+        exit: Option<i32>,
+        /// Whether its deadline ended it.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        timed_out: bool,
+        /// How long it ran, in milliseconds.
+        duration_ms: u64,
+    },
     /// The worktree's folder was removed.
     #[serde(rename = "worktree.remove")]
     WorktreeRemove {

@@ -117,3 +117,81 @@ impl std::fmt::Display for PortRange {
         write!(f, "{}-{}", self.first, self.last)
     }
 }
+
+/// When a worktree's hooks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// After the worktree was made (`worktree new`).
+    PostCreate,
+    /// After the worktree was opened again (`worktree resume`, `worktree restore`).
+    PostResume,
+    /// Before the worktree is removed (`worktree remove`); a failure stops the removal.
+    PreRemove,
+    /// After the session's work landed (`land`).
+    PostLand,
+}
+
+impl HookEvent {
+    /// Its name in `hooks.toml` and in the log.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookEvent::PostCreate => "post_create",
+            HookEvent::PostResume => "post_resume",
+            HookEvent::PreRemove => "pre_remove",
+            HookEvent::PostLand => "post_land",
+        }
+    }
+}
+
+/// Commands to run at each [`HookEvent`]: each an argv (a program and its arguments, never a
+/// shell line unless the program is a shell), in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookCommands {
+    /// After `worktree new`.
+    #[serde(default)]
+    pub post_create: Vec<Vec<String>>,
+    /// After `worktree resume` or `restore`.
+    #[serde(default)]
+    pub post_resume: Vec<Vec<String>>,
+    /// Before `worktree remove`.
+    #[serde(default)]
+    pub pre_remove: Vec<Vec<String>>,
+    /// After `land`.
+    #[serde(default)]
+    pub post_land: Vec<Vec<String>>,
+}
+
+impl HookCommands {
+    /// The commands of `event`.
+    pub fn of(&self, event: HookEvent) -> &[Vec<String>] {
+        match event {
+            HookEvent::PostCreate => &self.post_create,
+            HookEvent::PostResume => &self.post_resume,
+            HookEvent::PreRemove => &self.pre_remove,
+            HookEvent::PostLand => &self.post_land,
+        }
+    }
+}
+
+/// How long a worktree hook may run unless the person says otherwise (`[hooks] timeout_seconds`).
+pub const HOOK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// The person's own worktree hooks and how long any hook may run (`[hooks]`, from the person's
+/// own file only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookChoice {
+    /// The person's own commands, run after the repository's approved ones.
+    pub commands: HookCommands,
+    /// How long one hook command may run (`timeout_seconds`, default [`HOOK_TIMEOUT`]).
+    pub timeout: std::time::Duration,
+}
+
+impl Default for HookChoice {
+    fn default() -> Self {
+        Self {
+            commands: HookCommands::default(),
+            timeout: HOOK_TIMEOUT,
+        }
+    }
+}

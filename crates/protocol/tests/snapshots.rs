@@ -412,6 +412,14 @@ fn log_records() {
             }),
             by: RemovedBy::Remove,
         },
+        Event::HookRun {
+            hook: "post_create".into(),
+            from: "repository".into(),
+            command: vec!["npm".into(), "ci".into()],
+            exit: Some(0),
+            timed_out: false,
+            duration_ms: 5120,
+        },
         Event::WorktreeOnto {
             base: "release".into(),
             base_remote: None,

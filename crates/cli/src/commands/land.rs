@@ -4,6 +4,7 @@ use clap::Args;
 use nodwyn_core::prim::Notices;
 use nodwyn_core::prim::land::{Aborted, Landed, Strategy};
 use nodwyn_core::store::Store;
+use nodwyn_core::worktree::hooks::HookEvent;
 
 use crate::commands::Invocation;
 use crate::environment;
@@ -53,6 +54,9 @@ pub(super) struct LandArgs {
     /// removed with `git rm` (a landing refuses it otherwise, naming them; on a terminal it asks).
     #[arg(long, conflicts_with = "abort")]
     delete_missing: bool,
+    /// Run no worktree hooks (the repository's .nodwyn/hooks.toml, nor your own).
+    #[arg(long, conflicts_with = "abort")]
+    no_hooks: bool,
 }
 
 fn parse_strategy(text: &str) -> Result<Strategy, String> {
@@ -105,9 +109,24 @@ pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()>
         landed => landed?,
     };
     if invocation.json {
-        return output::json(&landed);
+        output::json(&landed)?;
+    } else {
+        output::text(landed.summary())?;
     }
-    output::text(landed.summary())
+    after_landing(&store, &id, args.no_hooks)
+}
+
+/// Runs the `post_land` hooks of a session whose work just landed.
+fn after_landing(store: &Store, id: &str, no_hooks: bool) -> anyhow::Result<()> {
+    let ran = crate::hooks::run(store, id, HookEvent::PostLand, no_hooks)?;
+    match ran.failed() {
+        Some(failed) => Err(crate::hooks::failure(
+            HookEvent::PostLand,
+            failed,
+            &format!("session {id}'s work landed"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// `land --queue`: every session found first (an unknown or repeated one refused before anything
@@ -147,6 +166,13 @@ fn queue(
                     output::text(format!("{id}: {}", one.summary()))?;
                 }
                 landed.push((id.clone(), one));
+                if let Err(error) = after_landing(store, id, args.no_hooks) {
+                    let rest = &ids[n + 1..];
+                    return Err(error.context(format!(
+                        "the queue stopped after {id} (not started: {})",
+                        listed(rest)
+                    )));
+                }
             }
             Err(error) => {
                 let done: Vec<&str> = landed.iter().map(|(id, _)| id.as_str()).collect();

@@ -10,6 +10,7 @@ pub(crate) mod console;
 mod doctor;
 mod eval;
 mod guard;
+mod hooks;
 mod land;
 mod mcp;
 mod prompt;
@@ -99,6 +100,9 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Add a standing answer to the repository's .nodwyn/allow.toml (on a terminal only).
     Allow(allow::AllowArgs),
+    /// The repository's worktree hooks (.nodwyn/hooks.toml): approve them on a terminal.
+    #[command(subcommand)]
+    Hooks(hooks::HooksCommand),
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions(completions::CompletionsArgs),
     /// Check this machine and your configuration: git, the sandbox, the data directory, the model.
@@ -167,6 +171,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
             worktree::switch::run_shell_init(args, &context).map(|()| Outcome::Success)
         }
         Command::Allow(args) => allow::run(args, &context).map(|()| Outcome::Success),
+        Command::Hooks(command) => hooks::run(command, &context).map(|()| Outcome::Success),
     }
 }
 

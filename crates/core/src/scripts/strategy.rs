@@ -7,13 +7,13 @@
 //! again. The file is read only when it is a plain file (a link could point at a secret, which
 //! would then be shown and compiled) of at most `MAX_SIZE` (256 KiB).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use crate::Error;
 use crate::Store;
+use crate::approvals::Approving;
 
 /// The largest Scheme file nodwyn reads.
 pub(crate) const MAX_SIZE: u64 = 256 * 1024;
@@ -145,47 +145,14 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn approvals_file(store: &Store, repository: &Path) -> PathBuf {
-    store
-        .home()
-        .join("approvals")
-        .join(Store::project_id(repository))
-        .join("init.scm")
-}
-
 /// Whether a person approved strategy content `sha256` for `repository`.
 pub(crate) fn is_approved(store: &Store, repository: &Path, sha256: &str) -> Result<bool, Error> {
-    let file = approvals_file(store, repository);
-    let text = match std::fs::read_to_string(&file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(Error::io(&file)(e)),
-    };
-    // Each line is `<sha256> <seal>`; a line nodwyn did not seal approves nothing.
-    let seal = crate::seal::Seal::of(store.home())?;
-    let what = crate::seal::approval_sealed(&Store::project_id(repository), sha256);
-    Ok(text.lines().any(|line| {
-        let mut fields = line.split_whitespace();
-        fields.next() == Some(sha256) && seal.verifies(&what, fields.next())
-    }))
+    crate::approvals::is_approved(store, repository, Approving::Strategy, sha256)
 }
 
 /// Remembers that a person approved strategy content `sha256` for `repository`.
 pub fn approve(store: &Store, repository: &Path, sha256: &str) -> Result<(), Error> {
-    let file = approvals_file(store, repository);
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(Error::io(dir))?;
-    }
-    let mut out = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&file)
-        .map_err(Error::io(&file))?;
-    let seal = crate::seal::Seal::of(store.home())?.sign(&crate::seal::approval_sealed(
-        &Store::project_id(repository),
-        sha256,
-    ));
-    writeln!(out, "{sha256} {seal}").map_err(Error::io(&file))
+    crate::approvals::approve(store, repository, Approving::Strategy, sha256)
 }
 
 #[cfg(test)]

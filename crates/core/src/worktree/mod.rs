@@ -7,6 +7,7 @@ pub mod comments;
 pub mod config;
 pub(crate) mod create;
 pub(crate) mod diff;
+pub mod hooks;
 pub mod include;
 mod keep;
 mod list;

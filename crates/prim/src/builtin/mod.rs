@@ -17,7 +17,7 @@ pub use fs_write::FsWrite;
 pub use git_diff::GitDiff;
 pub use git_land::GitLand;
 pub use git_status::GitStatus;
-pub use shell_exec::ShellExec;
+pub use shell_exec::{Ran, ShellExec, run_confined};
 pub use worktree::Worktree;
 
 use crate::primitive::Registry;

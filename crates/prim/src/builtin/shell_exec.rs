@@ -147,48 +147,62 @@ impl Primitive for ShellExec {
             CommandLine::Argv(argv) => argv.into_iter().map(Into::into).collect(),
             CommandLine::Shell(line) => vec!["sh".into(), "-c".into(), line.into()],
         };
-        // The call's own temporary folder, its `TMPDIR`, removed when it ends; the person's
-        // alone, as what a command leaves there (a build's files, a token it fetched) may be.
-        let tmp = tempfile::Builder::new()
-            .prefix("nodwyn-call-")
-            .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
-            .tempdir()
-            .map_err(|e| {
-                Error::declined(
-                    "no_temporary_folder",
-                    format!("shell-exec: no temporary folder: {e}"),
-                )
-            })?;
-        let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = ctx
-            .shell_environment
-            .iter()
-            .filter(|(name, _)| name != "TMPDIR")
-            .map(|(name, value)| (name.into(), value.into()))
-            .collect();
-        env.push(("TMPDIR".into(), tmp.path().into()));
-        let spec = nodwyn_proc::Spec {
-            confinement: ctx.sandbox.policy_for(&ctx.root, tmp.path()),
-            deadline: Some(time),
-            // The person's Ctrl-C ends the command and everything it started.
-            cancel: Some(ctx.interrupt.flag()),
-            output_cap: Some(limits.shell_output),
-            ..nodwyn_proc::Spec::new(
-                argv,
-                ctx.root.clone(),
-                nodwyn_proc::Environment::Exactly(env),
-            )
-        };
-        let ran = nodwyn_proc::run(&spec)
-            .map_err(|e| Error::declined(e.code(), format!("shell-exec: {e}")))?;
-        Ok(Ran {
-            status: ran.status,
-            timed_out: ran.timed_out,
-            interrupted: ran.cancelled,
-            stdout: String::from_utf8_lossy(&ran.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
-            output_left_out: ran.output_left_out,
-            elapsed_ms: ran.elapsed.as_millis() as u64,
-            sandbox: ctx.sandbox.mode(),
-        })
+        run_confined(ctx, argv, time, "shell-exec")
     }
+}
+
+/// Runs `argv` in the session's folder exactly as `shell-exec` does (confined by the session's
+/// sandbox, supervised to the end of its tree, its own temporary folder, the command
+/// environment, at most `time`, output capped), for what the person approved apart from the
+/// guard: a repository's hooks. `what` names it in an error.
+pub fn run_confined(
+    ctx: &Context,
+    argv: Vec<std::ffi::OsString>,
+    time: Duration,
+    what: &str,
+) -> Result<Ran, Error> {
+    let limits = ctx.limits;
+    // The call's own temporary folder, its `TMPDIR`, removed when it ends; the person's
+    // alone, as what a command leaves there (a build's files, a token it fetched) may be.
+    let tmp = tempfile::Builder::new()
+        .prefix("nodwyn-call-")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .tempdir()
+        .map_err(|e| {
+            Error::declined(
+                "no_temporary_folder",
+                format!("{what}: no temporary folder: {e}"),
+            )
+        })?;
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> = ctx
+        .shell_environment
+        .iter()
+        .filter(|(name, _)| name != "TMPDIR")
+        .map(|(name, value)| (name.into(), value.into()))
+        .collect();
+    env.push(("TMPDIR".into(), tmp.path().into()));
+    let spec = nodwyn_proc::Spec {
+        confinement: ctx.sandbox.policy_for(&ctx.root, tmp.path()),
+        deadline: Some(time),
+        // The person's Ctrl-C ends the command and everything it started.
+        cancel: Some(ctx.interrupt.flag()),
+        output_cap: Some(limits.shell_output),
+        ..nodwyn_proc::Spec::new(
+            argv,
+            ctx.root.clone(),
+            nodwyn_proc::Environment::Exactly(env),
+        )
+    };
+    let ran =
+        nodwyn_proc::run(&spec).map_err(|e| Error::declined(e.code(), format!("{what}: {e}")))?;
+    Ok(Ran {
+        status: ran.status,
+        timed_out: ran.timed_out,
+        interrupted: ran.cancelled,
+        stdout: String::from_utf8_lossy(&ran.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&ran.stderr).into_owned(),
+        output_left_out: ran.output_left_out,
+        elapsed_ms: ran.elapsed.as_millis() as u64,
+        sandbox: ctx.sandbox.mode(),
+    })
 }

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use nodwyn_core::scripts::{ScriptOptions, session_started};
+use nodwyn_core::worktree::hooks::HookEvent;
 use nodwyn_core::worktree::{Created, NewWorktree, create};
 
 use crate::commands::scheme_options::with_scripting;
@@ -39,6 +40,9 @@ pub(crate) struct NewArgs {
     /// (lowercased, other characters as `-`, at most 40 characters).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
+    /// Run no worktree hooks (the repository's .nodwyn/hooks.toml, nor your own).
+    #[arg(long)]
+    no_hooks: bool,
 }
 
 pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> {
@@ -64,7 +68,20 @@ pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> 
     } else {
         print_human(&created, from_the_checkouts_head)?;
     }
-    start_strategy(&invocation.store()?, &created.session.to_string());
+    let store = invocation.store()?;
+    start_strategy(&store, &created.session.to_string());
+    let ran = crate::hooks::run(&store, &created.id, HookEvent::PostCreate, args.no_hooks)?;
+    if let Some(failed) = ran.failed() {
+        return Err(crate::hooks::failure(
+            HookEvent::PostCreate,
+            failed,
+            &format!(
+                "the worktree was made and is kept (session {} in {})",
+                created.id,
+                created.worktree.path.display()
+            ),
+        ));
+    }
     Ok(())
 }
 

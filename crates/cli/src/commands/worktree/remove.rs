@@ -1,6 +1,7 @@
 //! `nodwyn worktree remove`.
 
 use clap::Args;
+use nodwyn_core::worktree::hooks::HookEvent;
 use nodwyn_core::worktree::remove;
 
 use crate::commands::Invocation;
@@ -28,11 +29,30 @@ pub(crate) struct RemoveArgs {
     /// terminal's foreground), which is named and left alone.
     #[arg(long)]
     reap: bool,
+    /// Run no worktree hooks (the repository's .nodwyn/hooks.toml, nor your own).
+    #[arg(long)]
+    no_hooks: bool,
 }
 
 pub(super) fn run(args: RemoveArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let id = crate::commands::session_or_here(args.id.clone(), &invocation.store()?)?;
-    let removed = remove(&invocation.store()?, &id, args.force, args.reap)?;
+    let store = invocation.store()?;
+    let id = crate::commands::session_or_here(args.id.clone(), &store)?;
+    // The worktree's teardown first: a failing one keeps it, unless `--force`.
+    let ran = crate::hooks::run(&store, &id, HookEvent::PreRemove, args.no_hooks)?;
+    if let Some(failed) = ran.failed() {
+        let stopped = crate::hooks::failure(
+            HookEvent::PreRemove,
+            failed,
+            "the worktree was about to be removed",
+        );
+        if !args.force {
+            return Err(stopped.context("the worktree stays (`--force` removes it all the same)"));
+        }
+        output::note(format!(
+            "note: {stopped:#}; removing it all the same (--force)"
+        ));
+    }
+    let removed = remove(&store, &id, args.force, args.reap)?;
     if invocation.json {
         return output::json(&removed);
     }

@@ -14,18 +14,23 @@ pub(crate) struct RestoreArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a
     /// unique start of it).
     id: String,
+    /// Run no worktree hooks (the repository's .nodwyn/hooks.toml, nor your own).
+    #[arg(long)]
+    no_hooks: bool,
 }
 
 pub(super) fn run(args: RestoreArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let (resumed, snapshot) = nodwyn_core::worktree::restore(&invocation.store()?, &args.id)?;
+    let store = invocation.store()?;
+    let (resumed, snapshot) = nodwyn_core::worktree::restore(&store, &args.id)?;
     if invocation.json {
-        return output::json(&serde_json::json!({
+        output::json(&serde_json::json!({
             "session": resumed.session,
             "path": resumed.root,
             "snapshot": snapshot,
             "branch_reused": resumed.branch_reused,
             "included": resumed.included,
-        }));
+        }))?;
+        return super::resume::after_resume(&store, &resumed, args.no_hooks);
     }
     let mut text = format!(
         "Restored session {} in {}\n  put back the files its removal discarded, from {}",
@@ -46,5 +51,5 @@ pub(super) fn run(args: RestoreArgs, invocation: &Invocation) -> anyhow::Result<
             failure.path, failure.error
         ));
     }
-    Ok(())
+    super::resume::after_resume(&store, &resumed, args.no_hooks)
 }

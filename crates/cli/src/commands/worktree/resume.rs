@@ -1,6 +1,7 @@
 //! `nodwyn worktree resume`.
 
 use clap::Args;
+use nodwyn_core::worktree::hooks::HookEvent;
 use nodwyn_core::worktree::resume;
 
 use crate::commands::Invocation;
@@ -14,12 +15,17 @@ use crate::output::{self, short_commit};
 pub(crate) struct ResumeArgs {
     /// The session: its full id, its 8 hex digits (or a unique start of them), or its name (or a unique start of it).
     id: String,
+    /// Run no worktree hooks (the repository's .nodwyn/hooks.toml, nor your own).
+    #[arg(long)]
+    no_hooks: bool,
 }
 
 pub(super) fn run(args: ResumeArgs, invocation: &Invocation) -> anyhow::Result<()> {
-    let resumed = resume(&invocation.store()?, &args.id)?;
+    let store = invocation.store()?;
+    let resumed = resume(&store, &args.id)?;
     if invocation.json {
-        return output::json(&resumed);
+        output::json(&resumed)?;
+        return after_resume(&store, &resumed, args.no_hooks);
     }
     let mut text = format!(
         "Resumed session {} in {}",
@@ -66,5 +72,26 @@ pub(super) fn run(args: ResumeArgs, invocation: &Invocation) -> anyhow::Result<(
             failure.path, failure.error
         ));
     }
-    Ok(())
+    after_resume(&store, &resumed, args.no_hooks)
+}
+
+/// Runs the `post_resume` hooks of a session opened again in its worktree (`resume`, `restore`).
+pub(super) fn after_resume(
+    store: &nodwyn_core::Store,
+    resumed: &nodwyn_core::worktree::Resumed,
+    no_hooks: bool,
+) -> anyhow::Result<()> {
+    let ran = crate::hooks::run(store, &resumed.session, HookEvent::PostResume, no_hooks)?;
+    match ran.failed() {
+        Some(failed) => Err(crate::hooks::failure(
+            HookEvent::PostResume,
+            failed,
+            &format!(
+                "session {} is open again in {}",
+                resumed.session,
+                resumed.root.display()
+            ),
+        )),
+        None => Ok(()),
+    }
 }
