@@ -248,3 +248,141 @@ fn a_folder_named_inside_an_ignored_folder_is_copied_without_the_rest_of_it() {
         "{made}"
     );
 }
+
+/// A repository whose ignored `target/` holds `files` files (every tenth executable, and a link),
+/// and whose `.worktreeinclude` copies it.
+fn repo_with_a_build(env: &TestEnv, at: &Path, files: usize) -> PathBuf {
+    std::fs::create_dir_all(at).unwrap();
+    env.git(at, &["init", "-q", "-b", "main"]);
+    write(&at.join(".gitignore"), "target/\n");
+    env.commit_all(at, "first");
+    let long_ago =
+        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    for n in 0..files {
+        let file = at.join(format!("target/debug/deps/d{:02}/f{n}.o", n % 40));
+        write(&file, &format!("object {n}\n"));
+        std::fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(long_ago + std::time::Duration::from_secs(n as u64))
+            .unwrap();
+        if n % 10 == 0 {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+    }
+    std::os::unix::fs::symlink("deps/d00/f0.o", at.join("target/debug/app")).unwrap();
+    write(&at.join(".worktreeinclude"), "target/\n");
+    at.to_path_buf()
+}
+
+/// Every file of `target/` in `worktree` has the content and mode it has in `repo`.
+fn same_build(repo: &Path, worktree: &Path, files: usize) {
+    for n in (0..files).step_by(7) {
+        let relative = format!("target/debug/deps/d{:02}/f{n}.o", n % 40);
+        let copied = worktree.join(&relative);
+        assert_eq!(
+            std::fs::read_to_string(&copied).unwrap(),
+            std::fs::read_to_string(repo.join(&relative)).unwrap()
+        );
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&copied), mode(&repo.join(&relative)), "{relative}");
+        // Its time too: a build tool judges what is fresh by it.
+        let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+        assert_eq!(
+            modified(&copied),
+            modified(&repo.join(&relative)),
+            "{relative}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_link(worktree.join("target/debug/app")).unwrap(),
+        Path::new("deps/d00/f0.o")
+    );
+}
+
+#[test]
+fn a_large_folder_is_copied_whole_on_every_core_with_its_progress_on_a_terminal() {
+    let env = TestEnv::new();
+    let repo = repo_with_a_build(&env, &env.root().join("repo"), 1500);
+    let made = env.new_worktree(&repo);
+    let worktree = PathBuf::from(made["path"].as_str().unwrap());
+    same_build(&repo, &worktree, 1500);
+    assert_eq!(made["include_counts"]["files"], 1501, "{made}");
+    assert_eq!(made["include_failed"], serde_json::json!([]));
+    // On a terminal, the copy says how it goes, and the summary says how much it copied.
+    let shown = env.nodwyn_on_terminal(&repo, &["worktree", "new"], "");
+    assert!(shown.contains("copied target/: 1501 files"), "{shown}");
+    assert!(shown.contains("copied  1501 file(s)"), "{shown}");
+}
+
+/// A btrfs file system on a loop device, unmounted when dropped; `None` where this machine
+/// cannot make one (not root, no mkfs.btrfs, no loop devices).
+struct Btrfs {
+    mount: PathBuf,
+}
+
+impl Btrfs {
+    fn make(env: &TestEnv) -> Option<Btrfs> {
+        let image = env.root().join("btrfs.img");
+        let mount = env.root().join("btrfs");
+        std::fs::create_dir_all(&mount).unwrap();
+        let ran = |program: &str, args: &[&std::ffi::OsStr]| {
+            std::process::Command::new(program)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let made = ran(
+            "truncate",
+            &["-s".as_ref(), "300M".as_ref(), image.as_os_str()],
+        ) && ran("mkfs.btrfs", &["-q".as_ref(), image.as_os_str()])
+            && ran(
+                "mount",
+                &[
+                    "-o".as_ref(),
+                    "loop".as_ref(),
+                    image.as_os_str(),
+                    mount.as_os_str(),
+                ],
+            );
+        made.then_some(Btrfs { mount })
+    }
+}
+
+impl Drop for Btrfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.mount)
+            .status();
+    }
+}
+
+#[test]
+fn on_a_file_system_with_reflinks_every_file_is_cloned() {
+    let env = TestEnv::new();
+    let Some(btrfs) = Btrfs::make(&env) else {
+        eprintln!(
+            "no btrfs loop device can be made here (root and mkfs.btrfs are needed): not measured"
+        );
+        return;
+    };
+    let repo = repo_with_a_build(&env, &btrfs.mount.join("repo"), 300);
+    let made = env.new_worktree(&repo);
+    let worktree = PathBuf::from(made["path"].as_str().unwrap());
+    same_build(&repo, &worktree, 300);
+    assert_eq!(made["include_counts"]["files"], 301, "{made}");
+    assert_eq!(
+        made["include_counts"]["reflinked"], 300,
+        "every file a reflink: {made}"
+    );
+    // A clone is a file of its own: writing it leaves the original as it was.
+    write(&worktree.join("target/debug/deps/d00/f0.o"), "rebuilt\n");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("target/debug/deps/d00/f0.o")).unwrap(),
+        "object 0\n"
+    );
+}

@@ -92,6 +92,7 @@ fn a_registered_primitive_is_judged_run_and_logged_like_a_built_in() {
             onto: None,
             location: WorktreeLocation::Repository,
             ports: Default::default(),
+            progress: Default::default(),
         },
     )
     .unwrap();

@@ -28,6 +28,15 @@ pub struct Beneath {
     name: OsString,
 }
 
+/// How [`Beneath::create_clone_of`] made a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopiedBy {
+    /// A reflink: the file shares the source's blocks until either is written.
+    Reflink,
+    /// Its bytes were copied.
+    Bytes,
+}
+
 impl Beneath {
     /// Opens the folder of `path` for a write in a session pinned to `root`: from `root` when
     /// `path` is beneath it (see [`Beneath::open`]); a path outside it (which only a person's
@@ -262,6 +271,50 @@ impl Beneath {
         rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
             .map_err(io_error(&self.path()))?;
         Ok(true)
+    }
+
+    /// Makes the file a copy of `source` with permissions `mode` and `source`'s modification
+    /// and access times (a build tool judges what is fresh by them: cargo rebuilds a crate whose
+    /// dependency's output looks newer than its own), sharing its blocks where the file system
+    /// can (a reflink, `FICLONE`: btrfs, XFS), else copied by the kernel (`copy_file_range`);
+    /// `None` when something has the name already (it is left as it is).
+    pub fn create_clone_of(&self, source: &mut File, mode: u32) -> Result<Option<CopiedBy>, Error> {
+        let file = match rustix::fs::openat(
+            &self.folder,
+            &self.name,
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o600),
+        ) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::EXIST) => return Ok(None),
+            Err(e) => return Err(io_error(&self.path())(e)),
+        };
+        let mut file = file;
+        let how = if rustix::fs::ioctl_ficlone(&file, &*source).is_ok() {
+            CopiedBy::Reflink
+        } else {
+            // The standard library's copy between files is the kernel's `copy_file_range`.
+            std::io::copy(source, &mut file).map_err(Error::io(&self.path()))?;
+            CopiedBy::Bytes
+        };
+        rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
+            .map_err(io_error(&self.path()))?;
+        let times = rustix::fs::fstat(&*source).map_err(io_error(&self.path()))?;
+        rustix::fs::futimens(
+            &file,
+            &rustix::fs::Timestamps {
+                last_access: rustix::fs::Timespec {
+                    tv_sec: times.st_atime,
+                    tv_nsec: times.st_atime_nsec as _,
+                },
+                last_modification: rustix::fs::Timespec {
+                    tv_sec: times.st_mtime,
+                    tv_nsec: times.st_mtime_nsec as _,
+                },
+            },
+        )
+        .map_err(io_error(&self.path()))?;
+        Ok(Some(how))
     }
 
     /// Makes the file a symbolic link to `target`; returns `false` when something has the name

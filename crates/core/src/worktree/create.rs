@@ -21,7 +21,7 @@ use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::id::SessionId;
 use crate::session::sessions_of;
 use crate::store::Store;
-use crate::worktree::include::{INCLUDE_FILE, Included, copy_included};
+use crate::worktree::include::{INCLUDE_FILE, IncludeCounts, Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, prepare_root};
 use crate::worktree::port::{self, PortRange};
 use crate::worktree::pull_request::{fetch_head, parse_reference};
@@ -44,6 +44,8 @@ pub struct NewWorktree {
     pub location: WorktreeLocation,
     /// The ports a session may be given one of.
     pub ports: PortRange,
+    /// Where the copy of a large folder `.worktreeinclude` chose tells how it goes.
+    pub progress: nodwyn_prim::Notices,
 }
 
 /// What `worktree new` made.
@@ -62,6 +64,9 @@ pub struct Created {
     pub included: Vec<String>,
     /// Paths it could not copy.
     pub include_failed: Vec<IncludeFailure>,
+    /// How much `.worktreeinclude` copied, and how much of it by reflink.
+    #[serde(skip_serializing_if = "IncludeCounts::is_empty")]
+    pub include_counts: IncludeCounts,
     /// The checkout's strategy files (`.nodwyn/init.scm`, `.nodwyn/prompts.scm`) that git does
     /// not track, so the worktree does not have them: sessions in it run without them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -102,6 +107,7 @@ struct Plan {
     root: PathBuf,
     name: Option<String>,
     ports: PortRange,
+    progress: nodwyn_prim::Notices,
     /// The ports the repository's other sessions hold.
     held_ports: BTreeSet<u16>,
     /// The port chosen for each branch asked about, so that the facts are the same each time
@@ -247,6 +253,7 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
         root,
         name,
         ports: request.ports,
+        progress: request.progress.clone(),
         held_ports,
         chosen_ports: Mutex::new(BTreeMap::new()),
     })
@@ -294,13 +301,14 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
             0
         }
     };
-    let mut included = copy_included(repository, &facts.path).unwrap_or_else(|e| Included {
-        copied: Vec::new(),
-        failed: vec![IncludeFailure {
-            path: INCLUDE_FILE.to_owned(),
-            error: e.to_string(),
-        }],
-    });
+    let mut included =
+        copy_included(repository, &facts.path, &plan.progress).unwrap_or_else(|e| Included {
+            failed: vec![IncludeFailure {
+                path: INCLUDE_FILE.to_owned(),
+                error: e.to_string(),
+            }],
+            ..Included::default()
+        });
     copy_override(repository, &facts.path, &mut included);
     stored.log.append(&Record::new(
         Timestamp::now(),
@@ -324,6 +332,7 @@ fn make(plan: &Plan, stored: &crate::store::StoredSession, fresh: bool) -> Resul
         uncommitted,
         included: included.copied,
         include_failed: included.failed,
+        include_counts: included.counts,
         strategy_not_carried: strategy_not_carried(repository),
         lands_on: destination.as_ref().ok().cloned(),
         lands_refused: destination.err(),

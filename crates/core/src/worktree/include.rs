@@ -16,10 +16,18 @@
 //!
 //! Copying never overwrites anything already in the worktree, keeps permissions, copies a
 //! symbolic link as a link (never following it), never writes through a link in the worktree,
-//! uses copy-on-write clones where the file system has them, and reports each failure without
-//! stopping the rest.
+//! clones each file where the file system can (a reflink, `FICLONE`: btrfs, XFS), else has the
+//! kernel copy it (`copy_file_range`), and reports each failure without stopping the rest. A
+//! chosen folder's files are copied on every core, its progress told to the person watching.
 
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use nodwyn_prim::Notices;
+use nodwyn_prim::beneath::CopiedBy;
+use rayon::prelude::*;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use nodwyn_git::untracked::untracked;
@@ -37,10 +45,33 @@ pub(crate) struct Included {
     pub copied: Vec<String>,
     /// The files that could not be copied, and why.
     pub failed: Vec<IncludeFailure>,
+    /// How many files, and bytes, were copied, and how many of the files by reflink.
+    pub counts: IncludeCounts,
 }
 
-/// Copies what `.worktreeinclude` of `repository` chooses into `worktree`.
-pub(crate) fn copy_included(repository: &Path, worktree: &Path) -> Result<Included, Error> {
+/// How much `.worktreeinclude` copied, and how.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct IncludeCounts {
+    /// Files (and links) made.
+    pub files: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Files that share the original's blocks (a reflink) rather than a copy of them.
+    pub reflinked: u64,
+}
+
+/// A folder of at least this many files has its copy's progress told.
+const PROGRESS_FROM: usize = 1000;
+/// How often progress is told.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// Copies what `.worktreeinclude` of `repository` chooses into `worktree`, telling `progress` how
+/// the copy of a large folder goes.
+pub(crate) fn copy_included(
+    repository: &Path,
+    worktree: &Path,
+    progress: &Notices,
+) -> Result<Included, Error> {
     let include_file = repository.join(INCLUDE_FILE);
     let mut included = Included::default();
     match std::fs::symlink_metadata(&include_file) {
@@ -60,6 +91,8 @@ pub(crate) fn copy_included(repository: &Path, worktree: &Path) -> Result<Includ
     let copier = Copier {
         from: repository,
         to: worktree,
+        progress,
+        counts: Counts::default(),
         patterns: &patterns,
         credentials: if nodwyn_git::untracked::is_tracked(repository, INCLUDE_FILE)? {
             Credentials::LeftOut(nodwyn_guard::Denylist::standard())
@@ -91,7 +124,33 @@ pub(crate) fn copy_included(repository: &Path, worktree: &Path) -> Result<Includ
             covered.push(entry.path);
         }
     }
+    included.counts = copier.counts.read();
     Ok(included)
+}
+
+/// What the copy made so far, counted from every thread.
+#[derive(Default)]
+struct Counts {
+    files: AtomicU64,
+    bytes: AtomicU64,
+    reflinked: AtomicU64,
+}
+
+impl IncludeCounts {
+    /// Whether nothing was copied.
+    pub fn is_empty(&self) -> bool {
+        self.files == 0
+    }
+}
+
+impl Counts {
+    fn read(&self) -> IncludeCounts {
+        IncludeCounts {
+            files: self.files.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+            reflinked: self.reflinked.load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// nodwyn's own folder (worktrees, kept versions) is never copied into a worktree.
@@ -171,6 +230,8 @@ struct Copier<'a> {
     to: &'a Path,
     patterns: &'a Patterns,
     credentials: Credentials,
+    progress: &'a Notices,
+    counts: Counts,
 }
 
 /// Whether credential files are copied: only when the person's own file asks for them.
@@ -245,7 +306,53 @@ impl Copier<'_> {
         }
     }
 
+    /// Copies a chosen folder: its folders made in one walk, then its files on every core.
     fn copy_folder(&self, folder: &str, failed: &mut Vec<IncludeFailure>) {
+        let mut files = Vec::new();
+        self.walk_folder(folder, failed, &mut files);
+        let total = files.len();
+        let done = AtomicUsize::new(0);
+        let told = Mutex::new(Instant::now());
+        let failures = Mutex::new(Vec::new());
+        files.par_iter().for_each(|(relative, meta)| {
+            if let Err(error) = self.copy_one(relative, meta) {
+                failures
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(IncludeFailure {
+                        path: relative.clone(),
+                        error,
+                    });
+            }
+            let copied = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if total >= PROGRESS_FROM
+                && let Ok(mut last) = told.try_lock()
+                && last.elapsed() >= PROGRESS_EVERY
+            {
+                *last = Instant::now();
+                self.progress
+                    .tell(&format!("copying {folder}/: {copied} of {total} files"));
+            }
+        });
+        if total >= PROGRESS_FROM {
+            self.progress
+                .tell(&format!("copied {folder}/: {total} files"));
+        }
+        let mut failures = failures
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        failures.sort_by(|a, b| a.path.cmp(&b.path));
+        failed.extend(failures);
+    }
+
+    /// Makes `folder` and every folder below it that the patterns choose, and lists the files and
+    /// links to copy into `files`.
+    fn walk_folder(
+        &self,
+        folder: &str,
+        failed: &mut Vec<IncludeFailure>,
+        files: &mut Vec<(String, std::fs::Metadata)>,
+    ) {
         if let Err(error) = self.make_folder(folder) {
             return fail(failed, folder, error);
         }
@@ -279,9 +386,9 @@ impl Copier<'_> {
                 continue;
             }
             if meta.is_dir() {
-                self.copy_folder(&relative, failed);
-            } else if let Err(error) = self.copy_one(&relative, &meta) {
-                fail(failed, &relative, error);
+                self.walk_folder(&relative, failed, files);
+            } else {
+                files.push((relative, meta));
             }
         }
     }
@@ -297,19 +404,29 @@ impl Copier<'_> {
             .map_err(|e| e.to_string())?;
         if meta.file_type().is_symlink() {
             let target = std::fs::read_link(&source).map_err(|e| e.to_string())?;
-            return destination
+            if destination
                 .create_link(&target)
-                .map(drop)
-                .map_err(|e| e.to_string());
+                .map_err(|e| e.to_string())?
+            {
+                self.counts.files.fetch_add(1, Ordering::Relaxed);
+            }
+            return Ok(());
         }
         if !meta.is_file() {
             return Ok(());
         }
         let mut file = std::fs::File::open(&source).map_err(|e| e.to_string())?;
-        destination
-            .create_from(&mut file, meta.permissions().mode())
-            .map(drop)
-            .map_err(|e| e.to_string())
+        let made = destination
+            .create_clone_of(&mut file, meta.permissions().mode())
+            .map_err(|e| e.to_string())?;
+        if let Some(how) = made {
+            self.counts.files.fetch_add(1, Ordering::Relaxed);
+            self.counts.bytes.fetch_add(meta.len(), Ordering::Relaxed);
+            if how == CopiedBy::Reflink {
+                self.counts.reflinked.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        Ok(())
     }
 
     /// Makes `relative` a real folder in the worktree, one component at a time without following

@@ -237,7 +237,7 @@ fn finish(
     let mut paths = unwritten.missing.clone();
     paths.extend(unwritten.differing.iter().cloned());
     nodwyn_git::repair::write_from_index(&facts.path, &paths)?;
-    let included = copy_included(repository, &facts.path)?;
+    let included = copy_included(repository, &facts.path, &nodwyn_prim::Notices::default())?;
     let finished = Finished {
         remade: false,
         written: unwritten.missing,
@@ -283,6 +283,6 @@ fn restore(store: &Store, facts: &WorktreeFacts) -> Result<(WorktreeFacts, bool,
         add_with_new_branch(repository, &facts.path, &facts.branch, &start)?;
         restored.base_commit = start;
     }
-    let included = copy_included(repository, &facts.path)?;
+    let included = copy_included(repository, &facts.path, &nodwyn_prim::Notices::default())?;
     Ok((restored, reused, included))
 }

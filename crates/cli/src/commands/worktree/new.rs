@@ -61,6 +61,7 @@ pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> 
             onto: args.onto,
             location: settings.worktree_location,
             ports: settings.worktree_ports,
+            progress: copy_progress(),
         },
     )?;
     if invocation.json {
@@ -108,6 +109,41 @@ fn start_strategy(store: &nodwyn_core::Store, id: &str) {
     }
 }
 
+/// A size in bytes, in the unit that reads best.
+fn size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["bytes", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// Where the copy of a large folder `.worktreeinclude` chose tells how it goes: one line of the
+/// terminal, written over as it goes (nothing when stderr is not a terminal).
+fn copy_progress() -> nodwyn_core::prim::Notices {
+    use std::io::{IsTerminal, Write};
+    if !std::io::stderr().is_terminal() {
+        return nodwyn_core::prim::Notices::default();
+    }
+    nodwyn_core::prim::Notices::to(|text| {
+        let line = output::printable(text);
+        let mut stderr = std::io::stderr().lock();
+        // A carriage return goes back over the line; the spaces wipe a longer one before it.
+        let _ = write!(stderr, "\r{line:<72}");
+        if text.starts_with("copied ") {
+            let _ = writeln!(stderr);
+        }
+        let _ = stderr.flush();
+    })
+}
+
 fn print_human(created: &Created, from_the_checkouts_head: bool) -> anyhow::Result<()> {
     let facts = &created.worktree;
     let lands = match (facts.base.as_str(), &created.lands_on) {
@@ -129,6 +165,20 @@ fn print_human(created: &Created, from_the_checkouts_head: bool) -> anyhow::Resu
     }
     if let Some(port) = facts.port {
         output::text(format!("  port    {port} (NODWYN_PORT in its commands)"))?;
+    }
+    let counts = &created.include_counts;
+    if !counts.is_empty() {
+        output::text(format!(
+            "  copied  {} file(s), {} from .worktreeinclude{}",
+            counts.files,
+            size(counts.bytes),
+            match counts.reflinked {
+                0 => String::new(),
+                n if n == counts.files =>
+                    ", every one a reflink (sharing the original's blocks)".to_owned(),
+                n => format!(", {n} of them as reflinks"),
+            }
+        ))?;
     }
     if created.uncommitted > 0 && from_the_checkouts_head {
         output::note(format!(
