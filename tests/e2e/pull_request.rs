@@ -187,3 +187,100 @@ fn no_gh_or_a_logged_out_gh_is_an_error_never_a_fallback() {
     assert!(env.logs().is_empty(), "nothing was created");
     assert!(!forge.repo.join(".nodwyn").exists());
 }
+
+/// A stand-in `gh` that reports, for `pr list --head BRANCH`, the pull request written in
+/// `$HOME/prs/BRANCH-with-slashes-as-dashes` (a JSON list), and none otherwise.
+const GH_STATES: &str = r#"#!/bin/sh
+if [ "$1 $2" = "pr list" ]; then
+  branch=""
+  while [ $# -gt 0 ]; do
+    if [ "$1" = "--head" ]; then branch="$2"; fi
+    shift
+  done
+  file="$HOME/prs/$(echo "$branch" | tr / -)"
+  if [ -f "$file" ]; then cat "$file"; else echo "[]"; fi
+  exit 0
+fi
+echo "unexpected: $*" >&2
+exit 1
+"#;
+
+#[test]
+fn prune_merged_removes_a_worktree_whose_pull_request_ended_with_its_head_and_keeps_the_rest() {
+    let env = TestEnv::new();
+    env.install_program("gh", GH_STATES);
+    let repo = env.repo("repo");
+    // Three closed sessions, each with a commit main lacks.
+    let mut sessions = Vec::new();
+    for name in ["merged", "moved-on", "open-pr"] {
+        let made = env.nodwyn_json(&repo, &["worktree", "new", "--name", name]);
+        let path = PathBuf::from(made["path"].as_str().unwrap());
+        write(&path.join(format!("{name}.txt")), "work\n");
+        let head = env.commit_all(&path, name);
+        let id = made["id"].as_str().unwrap().to_owned();
+        env.nodwyn(&repo, &["worktree", "close", &id]).success();
+        sessions.push((id, path, made["branch"].as_str().unwrap().to_owned(), head));
+    }
+    let report = |branch: &str, state: &str, head: &str| {
+        write(
+            &env.home().join("prs").join(branch.replace('/', "-")),
+            &format!(r#"[{{"number": 12, "state": "{state}", "headRefOid": "{head}"}}]"#),
+        );
+    };
+    // Merged with its head at the branch's tip: nothing is lost with the worktree.
+    report(&sessions[0].2, "MERGED", &sessions[0].3);
+    // Closed, but the session went on after the head the forge has.
+    report(&sessions[1].2, "CLOSED", &sessions[1].3);
+    write(&sessions[1].1.join("more.txt"), "more\n");
+    env.commit_all(&sessions[1].1, "more");
+    // Still open.
+    report(&sessions[2].2, "OPEN", &sessions[2].3);
+
+    let plain = env.nodwyn_json(&repo, &["worktree", "prune"]);
+    assert!(
+        plain
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["removed"] == false),
+        "{plain}"
+    );
+    let dry = env
+        .nodwyn(&repo, &["worktree", "prune", "--merged", "--dry-run"])
+        .success();
+    assert!(
+        dry.stdout
+            .contains("its pull request #12 was merged (its branch stays)"),
+        "{}",
+        dry.stdout
+    );
+    assert!(sessions[0].1.exists(), "a dry run removes nothing");
+    let pruned = env.nodwyn_json(&repo, &["worktree", "prune", "--merged"]);
+    let entry = |id: &str| {
+        pruned
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["session"].as_str().unwrap().ends_with(id))
+            .unwrap()
+            .clone()
+    };
+    let merged = entry(&sessions[0].0);
+    assert_eq!(merged["removed"], true, "{merged}");
+    assert_eq!(merged["pull_request"]["state"], "merged");
+    assert!(!sessions[0].1.exists());
+    assert_eq!(
+        env.git(&repo, &["rev-parse", &sessions[0].2]),
+        sessions[0].3,
+        "the branch stays"
+    );
+    let moved_on = entry(&sessions[1].0);
+    assert_eq!(moved_on["removed"], false);
+    assert!(
+        moved_on["kept"][0].as_str().unwrap().contains("moved on"),
+        "{moved_on}"
+    );
+    assert!(sessions[1].1.exists());
+    assert_eq!(entry(&sessions[2].0)["removed"], false);
+    assert!(sessions[2].1.exists());
+}

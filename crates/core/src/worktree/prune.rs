@@ -9,8 +9,11 @@ use crate::Error;
 use crate::event::RemovedBy;
 use crate::session::{Unreadable, sessions_of};
 use crate::store::Store;
+use crate::worktree::pull_request::finished_pull_request;
 use crate::worktree::removal::{BranchOutcome, remove_worktree};
-use crate::worktree::verdict::{claimants_among, claimed_by_others, keep_reasons};
+use crate::worktree::verdict::{
+    claimants_among, claimed_by_others, keep_reasons, keep_reasons_with,
+};
 use crate::worktree::{LockedSession, locked_session};
 
 /// What prune did, or would do, with one worktree.
@@ -27,14 +30,29 @@ pub struct Pruned {
     pub branch: Option<BranchOutcome>,
     /// Why it stays.
     pub kept: Vec<String>,
+    /// The pull request whose end let it go (`--merged`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pull_request: Option<PullRequestEnd>,
+}
+
+/// A pull request that ended, as `gh` reported it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PullRequestEnd {
+    /// Its number.
+    pub number: u64,
+    /// `merged` or `closed`.
+    pub state: &'static str,
 }
 
 /// Prunes the worktrees of `repository`'s closed sessions; also returns the logs that could not
-/// be read (their worktrees are left alone).
+/// be read (their worktrees are left alone). With `merged`, a worktree that stays only for
+/// commits its base lacks goes too when `gh` reports its pull request merged or closed with its
+/// head at exactly those commits (the forge has them; the branch stays).
 pub fn prune(
     store: &Store,
     repository: &Path,
     dry_run: bool,
+    merged: bool,
 ) -> Result<(Vec<Pruned>, Vec<Unreadable>), Error> {
     let mut report = Vec::new();
     let (sessions, unreadable) = sessions_of(store, repository)?;
@@ -54,6 +72,7 @@ pub fn prune(
             removed: false,
             branch: None,
             kept: Vec::new(),
+            pull_request: None,
         };
         let others = claimants_among(&sessions, facts, &session.id);
         if session.id != candidate.id {
@@ -66,6 +85,27 @@ pub fn prune(
             entry.kept.push("the session is open".to_owned());
         } else {
             entry.kept = keep_reasons(store, facts, session.landing.as_ref())?;
+            if merged && !entry.kept.is_empty() {
+                match finished_pull_request(&facts.repository, &facts.branch, facts.pull_request) {
+                    Ok(Some(finished)) => {
+                        let kept = keep_reasons_with(
+                            store,
+                            facts,
+                            session.landing.as_ref(),
+                            Some(&finished.head),
+                        )?;
+                        if kept.is_empty() {
+                            entry.pull_request = Some(PullRequestEnd {
+                                number: finished.number,
+                                state: if finished.merged { "merged" } else { "closed" },
+                            });
+                        }
+                        entry.kept = kept;
+                    }
+                    Ok(None) => {}
+                    Err(error) => entry.kept.push(error.to_string()),
+                }
+            }
         }
         if entry.kept.is_empty() {
             entry.removed = true;

@@ -113,6 +113,74 @@ pub(crate) fn fetch_head(repository: &Path, number: u64) -> Result<FetchedHead, 
     Ok(FetchedHead { number, commit })
 }
 
+/// A pull request that is over: merged or closed on the forge, and the commit its head had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Finished {
+    /// Its number.
+    pub number: u64,
+    /// Whether it was merged (else closed without merging).
+    pub merged: bool,
+    /// The commit of its head.
+    pub head: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PullRequestState {
+    number: u64,
+    state: String,
+    head_ref_oid: String,
+}
+
+/// The pull request of `branch` (by `number` when the session was made on one, else the newest
+/// whose head is `branch`) when `gh` reports it merged or closed; `None` when it has none, or it
+/// is open. An error says why `gh` could not tell.
+pub(crate) fn finished_pull_request(
+    repository: &Path,
+    branch: &str,
+    number: Option<u64>,
+) -> Result<Option<Finished>, Error> {
+    let fields = "number,state,headRefOid";
+    let answer = match number {
+        Some(number) => gh(
+            repository,
+            &["pr", "view", &number.to_string(), "--json", fields],
+        )
+        .map(|json| format!("[{}]", String::from_utf8_lossy(&json)).into_bytes()),
+        None => gh(
+            repository,
+            &[
+                "pr", "list", "--head", branch, "--state", "all", "--limit", "1", "--json", fields,
+            ],
+        ),
+    }
+    .map_err(|failure| match failure {
+        GhFailure::Missing => Error::PullRequest(
+            "--merged asks the GitHub CLI about pull requests, and no `gh` program is on PATH; install it (https://cli.github.com) and run `gh auth login`".to_owned(),
+        ),
+        GhFailure::Failed(stderr) => {
+            Error::PullRequest(format!("gh could not say whether {branch} was merged: {stderr}"))
+        }
+    })?;
+    let found: Vec<PullRequestState> = serde_json::from_slice(&answer).map_err(|e| {
+        Error::PullRequest(format!(
+            "gh answered something nodwyn cannot read about {branch}'s pull request: {e}"
+        ))
+    })?;
+    Ok(found.into_iter().next().and_then(|pr| {
+        let merged = match pr.state.as_str() {
+            "MERGED" => true,
+            "CLOSED" => false,
+            _ => return None,
+        };
+        Some(Finished {
+            number: pr.number,
+            merged,
+            head: pr.head_ref_oid,
+        })
+    }))
+}
+
 fn missing() -> Error {
     Error::PullRequest(
         "--pr needs the GitHub CLI, and no `gh` program is on PATH; install it (https://cli.github.com) and run `gh auth login`"

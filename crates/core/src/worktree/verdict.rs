@@ -113,6 +113,18 @@ pub(crate) fn keep_reasons(
     facts: &WorktreeFacts,
     landing: Option<&nodwyn_prim::PendingLanding>,
 ) -> Result<Vec<String>, Error> {
+    keep_reasons_with(store, facts, landing, None)
+}
+
+/// [`keep_reasons`], where the forge keeps the branch's commits: `on_the_forge` is the commit a
+/// finished pull request's head has, and a branch and HEAD at exactly that commit are no reason
+/// to stay (their commits are not lost with the worktree, and the branch itself stays).
+pub(crate) fn keep_reasons_with(
+    store: &Store,
+    facts: &WorktreeFacts,
+    landing: Option<&nodwyn_prim::PendingLanding>,
+    on_the_forge: Option<&str>,
+) -> Result<Vec<String>, Error> {
     let path = &facts.path;
     if !is_nodwyn_path(store, &facts.repository, path) {
         return Ok(vec![format!(
@@ -164,6 +176,15 @@ pub(crate) fn keep_reasons(
     }
     let bases = Bases::of(facts)?;
     let tip = branch_tip(&facts.repository, &facts.branch)?;
+    if let Some(kept) = on_the_forge {
+        if tip.as_deref() != Some(kept) || checkout.head.commit.as_deref() != Some(kept) {
+            reasons.push(format!(
+                "its pull request's head is {}, and the worktree has moved on from it",
+                short(kept)
+            ));
+        }
+        return Ok(reasons);
+    }
     if let Some(tip) = &tip
         && let Some(count) = bases.unlanded(&facts.repository, tip)?
     {

@@ -18,11 +18,15 @@ pub(crate) struct PruneArgs {
     /// Say what would be removed, and change nothing.
     #[arg(long)]
     dry_run: bool,
+    /// Also remove worktrees kept only for commits their base lacks, when `gh` reports their
+    /// pull request merged or closed with its head at exactly those commits (the branch stays).
+    #[arg(long)]
+    merged: bool,
 }
 
 pub(super) fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
-    let (report, unreadable) = prune(&invocation.store()?, &repository, args.dry_run)?;
+    let (report, unreadable) = prune(&invocation.store()?, &repository, args.dry_run, args.merged)?;
     output::note_unreadable(&unreadable);
     let settings = nodwyn_config::Settings::resolve(
         environment::user_config_file().as_deref(),
@@ -64,7 +68,15 @@ pub(super) fn run(args: PruneArgs, invocation: &Invocation) -> anyhow::Result<()
             } else {
                 "removed"
             };
-            lines.push(format!("{verb} {}", entry.path.display()));
+            match entry.pull_request {
+                Some(pr) => lines.push(format!(
+                    "{verb} {}: its pull request #{} was {} (its branch stays)",
+                    entry.path.display(),
+                    pr.number,
+                    pr.state
+                )),
+                None => lines.push(format!("{verb} {}", entry.path.display())),
+            }
         } else {
             lines.push(format!(
                 "kept {}: {}",
