@@ -1277,13 +1277,17 @@ fn chat_lands_the_sessions_work_on_the_remote_and_closes_the_session() {
         "Add a note"
     );
     assert_eq!(env.git(&remote, &["show", "main:notes.txt"]), "landed");
-    // Landed, the worktree had nothing left to keep: closing removed it.
+    // Landed, the worktree had nothing left to keep: closing removed it (into the trash, which
+    // is emptied in the background).
     assert!(
         !repo
             .join(".nodwyn/worktrees")
             .read_dir()
             .unwrap()
-            .any(|e| e.unwrap().path().is_dir()),
+            .any(|e| {
+                let e = e.unwrap();
+                e.path().is_dir() && e.file_name() != ".trash"
+            }),
         "{shown}"
     );
 }
