@@ -362,6 +362,7 @@ impl Drop for Btrfs {
 }
 
 #[test]
+#[allow(clippy::print_stderr)] // Saying why it measured nothing is the point where it cannot.
 fn on_a_file_system_with_reflinks_every_file_is_cloned() {
     let env = TestEnv::new();
     let Some(btrfs) = Btrfs::make(&env) else {

@@ -1280,14 +1280,10 @@ fn chat_lands_the_sessions_work_on_the_remote_and_closes_the_session() {
     // Landed, the worktree had nothing left to keep: closing removed it (into the trash, which
     // is emptied in the background).
     assert!(
-        !repo
-            .join(".nodwyn/worktrees")
-            .read_dir()
-            .unwrap()
-            .any(|e| {
-                let e = e.unwrap();
-                e.path().is_dir() && e.file_name() != ".trash"
-            }),
+        !repo.join(".nodwyn/worktrees").read_dir().unwrap().any(|e| {
+            let e = e.unwrap();
+            e.path().is_dir() && e.file_name() != ".trash"
+        }),
         "{shown}"
     );
 }

@@ -82,10 +82,19 @@ pub(crate) fn registration(
     repository: &Path,
     path: &Path,
 ) -> Result<Option<RegisteredWorktree>, Error> {
+    Ok(registered_at(&list(repository)?, path))
+}
+
+/// The worktree of `registered` at `path`, if git lists one there.
+pub(crate) fn registered_at(
+    registered: &[RegisteredWorktree],
+    path: &Path,
+) -> Option<RegisteredWorktree> {
     let wanted = comparable(path);
-    Ok(list(repository)?
-        .into_iter()
-        .find(|w| comparable(&w.path) == wanted))
+    registered
+        .iter()
+        .find(|w| comparable(&w.path) == wanted)
+        .cloned()
 }
 
 /// Whether some worktree (other than at `except`) has `branch` checked out.
@@ -113,18 +122,29 @@ pub(crate) fn keep_reasons(
     facts: &WorktreeFacts,
     landing: Option<&nodwyn_prim::PendingLanding>,
 ) -> Result<Vec<String>, Error> {
-    keep_reasons_with(store, facts, landing, None)
+    keep_reasons_with(store, facts, landing, &Judging::default())
 }
 
-/// [`keep_reasons`], where the forge keeps the branch's commits: `on_the_forge` is the commit a
-/// finished pull request's head has, and a branch and HEAD at exactly that commit are no reason
-/// to stay (their commits are not lost with the worktree, and the branch itself stays).
+/// What a judgement of many worktrees reads once for all, or knows from elsewhere.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Judging<'a> {
+    /// The repository's worktrees as `git worktree list` gave them (read once for a prune of
+    /// hundreds); `None` reads them for this one.
+    pub registered: Option<&'a [RegisteredWorktree]>,
+    /// The commit a finished pull request's head has: a branch and HEAD at exactly that commit
+    /// are no reason to stay (their commits are not lost with the worktree, and the branch
+    /// itself stays).
+    pub on_the_forge: Option<&'a str>,
+}
+
+/// [`keep_reasons`], with what `judging` knows.
 pub(crate) fn keep_reasons_with(
     store: &Store,
     facts: &WorktreeFacts,
     landing: Option<&nodwyn_prim::PendingLanding>,
-    on_the_forge: Option<&str>,
+    judging: &Judging<'_>,
 ) -> Result<Vec<String>, Error> {
+    let on_the_forge = judging.on_the_forge;
     let path = &facts.path;
     if !is_nodwyn_path(store, &facts.repository, path) {
         return Ok(vec![format!(
@@ -138,7 +158,11 @@ pub(crate) fn keep_reasons_with(
             path.display()
         )]);
     }
-    let Some(registered) = registration(&facts.repository, path)? else {
+    let found = match judging.registered {
+        Some(registered) => registered_at(registered, path),
+        None => registration(&facts.repository, path)?,
+    };
+    let Some(registered) = found else {
         return Ok(vec![format!(
             "git does not list {} as a worktree",
             path.display()
