@@ -256,21 +256,28 @@ impl Beneath {
     /// copied from `source` and `mode`; returns `false`, touching nothing, when something has
     /// the name already.
     pub fn create_from(&self, source: &mut File, mode: u32) -> Result<bool, Error> {
-        let file = match rustix::fs::openat(
+        let Some(mut file) = self.create_new()? else {
+            return Ok(false);
+        };
+        std::io::copy(source, &mut file).map_err(Error::io(&self.path()))?;
+        rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
+            .map_err(io_error(&self.path()))?;
+        Ok(true)
+    }
+
+    /// The file, made now for writing (owner only until its mode is set), never through a link;
+    /// `None` when something has the name already.
+    fn create_new(&self) -> Result<Option<File>, Error> {
+        match rustix::fs::openat(
             &self.folder,
             &self.name,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::from_raw_mode(0o600),
         ) {
-            Ok(fd) => File::from(fd),
-            Err(Errno::EXIST) => return Ok(false),
-            Err(e) => return Err(io_error(&self.path())(e)),
-        };
-        let mut file = file;
-        std::io::copy(source, &mut file).map_err(Error::io(&self.path()))?;
-        rustix::fs::fchmod(&file, Mode::from_raw_mode(mode & 0o7777))
-            .map_err(io_error(&self.path()))?;
-        Ok(true)
+            Ok(fd) => Ok(Some(File::from(fd))),
+            Err(Errno::EXIST) => Ok(None),
+            Err(e) => Err(io_error(&self.path())(e)),
+        }
     }
 
     /// Makes the file a copy of `source` with permissions `mode` and `source`'s modification
@@ -279,17 +286,9 @@ impl Beneath {
     /// can (a reflink, `FICLONE`: btrfs, XFS), else copied by the kernel (`copy_file_range`);
     /// `None` when something has the name already (it is left as it is).
     pub fn create_clone_of(&self, source: &mut File, mode: u32) -> Result<Option<CopiedBy>, Error> {
-        let file = match rustix::fs::openat(
-            &self.folder,
-            &self.name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
-        ) {
-            Ok(fd) => File::from(fd),
-            Err(Errno::EXIST) => return Ok(None),
-            Err(e) => return Err(io_error(&self.path())(e)),
+        let Some(mut file) = self.create_new()? else {
+            return Ok(None);
         };
-        let mut file = file;
         let how = if rustix::fs::ioctl_ficlone(&file, &*source).is_ok() {
             CopiedBy::Reflink
         } else {
