@@ -128,11 +128,8 @@ fn lfs_corrected(dir: &Path, records: Vec<(String, Vec<u8>)>) -> Vec<(String, Ve
 
 /// libgit2's answer, or `None` where it could differ from git's: a repository it cannot open, a
 /// sparse checkout (libgit2 reports files outside the cone as deleted), or configured clean
-/// filters other than LFS's (libgit2 cannot run them, so it may misjudge a file whose stat data
-/// is stale). LFS, the filter most machines have configured, is answered exactly without running
-/// it: a file libgit2 calls changed whose index entry is an LFS pointer to precisely that file is
-/// unchanged ([`lfs_corrected`]), as for git's own answer. `status.showUntrackedFiles = no` is
-/// honoured as git honours it.
+/// filters such as LFS (libgit2 cannot run them, so it may misjudge a file whose stat data is
+/// stale). `status.showUntrackedFiles = no` is honoured as git honours it.
 fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
     let repo = crate::repo::open(dir).ok()?;
     if repo.path().join("info").join("sparse-checkout").exists() {
@@ -142,10 +139,8 @@ fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
     let mut filters = config
         .entries(Some(r"^filter\..*\.(clean|process)$"))
         .ok()?;
-    while let Some(filter) = filters.next() {
-        if !filter.ok()?.name().ok()?.starts_with("filter.lfs.") {
-            return None;
-        }
+    if filters.next().is_some() {
+        return None;
     }
     let show_untracked = !matches!(
         config
@@ -161,16 +156,7 @@ fn is_dirty_libgit2(dir: &Path) -> Option<bool> {
         .include_ignored(false)
         .exclude_submodules(false);
     let statuses = repo.statuses(Some(&mut options)).ok()?;
-    // Only a file changed in the worktree alone can be an LFS object libgit2 compared with its
-    // pointer; anything else is a change whatever LFS says.
-    let mut modified = Vec::new();
-    for entry in statuses.iter() {
-        if entry.status() != git2::Status::WT_MODIFIED {
-            return Some(true);
-        }
-        modified.push((" M".to_owned(), entry.path_bytes().to_vec()));
-    }
-    Some(!lfs_corrected(dir, modified).is_empty())
+    Some(!statuses.is_empty())
 }
 
 /// The git operation a person or agent left unfinished in a checkout, if any.
