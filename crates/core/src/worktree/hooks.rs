@@ -113,9 +113,14 @@ pub fn read_hooks_file(root: &Path) -> Result<Option<HooksFile>, Error> {
         return Ok(None);
     };
     let commands: HookCommands = toml::from_str(&text).map_err(|e| {
+        // One line: where, and what (toml's own rendering draws the line over several).
+        let line = e.span().map_or(1, |span| {
+            text[..span.start.min(text.len())].matches('\n').count() + 1
+        });
         unusable(format!(
-            "{} is not a hooks file nodwyn reads: {e}",
-            path.display()
+            "{}:{line} is not a hooks file nodwyn reads: {}",
+            path.display(),
+            e.message()
         ))
     })?;
     for argv in [
