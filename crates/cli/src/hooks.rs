@@ -38,6 +38,22 @@ pub(crate) fn run(
     Ok(report)
 }
 
+/// Runs the hooks that follow what a command did (`post_create`, `post_resume`, `post_land`),
+/// unless `skip`; a hook that failed is the command's error, after `what_happened` (which says
+/// what the command did, and stands: the worktree is kept, the work is landed).
+pub(crate) fn run_after(
+    store: &Store,
+    id: &str,
+    event: HookEvent,
+    skip: bool,
+    what_happened: impl FnOnce() -> String,
+) -> anyhow::Result<()> {
+    match run(store, id, event, skip)?.failed() {
+        Some(failed) => Err(failure(event, failed, &what_happened())),
+        None => Ok(()),
+    }
+}
+
 /// The error of a hook that failed: which one, whose, and how it ended; `what_happened` says
 /// what the command did before it (`the worktree was made ...`).
 pub(crate) fn failure(event: HookEvent, failed: &HookRan, what_happened: &str) -> anyhow::Error {

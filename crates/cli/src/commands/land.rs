@@ -118,15 +118,9 @@ pub(super) fn run(args: LandArgs, invocation: &Invocation) -> anyhow::Result<()>
 
 /// Runs the `post_land` hooks of a session whose work just landed.
 fn after_landing(store: &Store, id: &str, no_hooks: bool) -> anyhow::Result<()> {
-    let ran = crate::hooks::run(store, id, HookEvent::PostLand, no_hooks)?;
-    match ran.failed() {
-        Some(failed) => Err(crate::hooks::failure(
-            HookEvent::PostLand,
-            failed,
-            &format!("session {id}'s work landed"),
-        )),
-        None => Ok(()),
-    }
+    crate::hooks::run_after(store, id, HookEvent::PostLand, no_hooks, || {
+        format!("session {id}'s work landed")
+    })
 }
 
 /// `land --queue`: every session found first (an unknown or repeated one refused before anything

@@ -19,7 +19,7 @@ use crate::Error;
 use crate::clock::Timestamp;
 use crate::event::{Event, IncludeFailure, Record, WorktreeFacts};
 use crate::id::SessionId;
-use crate::session::sessions_of;
+use crate::session::{Session, sessions_of};
 use crate::store::Store;
 use crate::worktree::include::{INCLUDE_FILE, IncludeCounts, Included, copy_included};
 use crate::worktree::location::{WorktreeLocation, prepare_root};
@@ -198,8 +198,10 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
     // From any folder of a checkout, as git works: the checkout's top is where it starts.
     let dir = checkout.toplevel.clone();
     let name = request.name.as_deref().map(slug).transpose()?;
+    // The repository's sessions, read once: the names, pull requests and ports they hold.
+    let (sessions, _unreadable) = sessions_of(store, &checkout.repository)?;
     if let Some(name) = &name {
-        refuse_a_name_in_use(store, &checkout.repository, name)?;
+        refuse_a_name_in_use(&sessions, name)?;
     }
     let Some(head_commit) = checkout.head.commit.clone() else {
         return Err(Error::NoCommit(checkout.toplevel));
@@ -211,7 +213,7 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
     });
     let (commit, started_on, pull_request) = if let Some(text) = &request.pull_request {
         let number = parse_reference(text)?;
-        refuse_second_worktree_for(store, &repository, number)?;
+        refuse_second_worktree_for(&sessions, number)?;
         let head = fetch_head(&repository, number)?;
         (head.commit, head_branch, Some(number))
     } else if let Some(base) = &request.base {
@@ -245,7 +247,7 @@ fn plan(store: &Store, request: &NewWorktree) -> Result<Plan, Error> {
         request.location,
         &[head_commit.as_str(), start.commit.as_str()],
     )?;
-    let held_ports = port::held_ports(store, &repository)?;
+    let held_ports = port::held_ports(&sessions);
     Ok(Plan {
         checkout,
         repository,
@@ -455,8 +457,8 @@ fn handle_failed_add(
 
 /// A name is a session's within its repository, so a name finds one session: a second session
 /// with the name of one whose worktree is still there is refused, naming it.
-fn refuse_a_name_in_use(store: &Store, repository: &Path, name: &str) -> Result<(), Error> {
-    for session in sessions_of(store, repository)?.0 {
+fn refuse_a_name_in_use(sessions: &[Session], name: &str) -> Result<(), Error> {
+    for session in sessions {
         if let Some(facts) = session.active_worktree()
             && facts.name.as_deref() == Some(name)
         {
@@ -474,8 +476,8 @@ fn refuse_a_name_in_use(store: &Store, repository: &Path, name: &str) -> Result<
 }
 
 /// A second open worktree for the same pull request is refused, naming the first.
-fn refuse_second_worktree_for(store: &Store, repository: &Path, number: u64) -> Result<(), Error> {
-    for session in sessions_of(store, repository)?.0 {
+fn refuse_second_worktree_for(sessions: &[Session], number: u64) -> Result<(), Error> {
+    for session in sessions {
         if let Some(facts) = session.active_worktree()
             && facts.pull_request == Some(number)
         {

@@ -6,26 +6,22 @@
 //! this machine listens on when it is chosen.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
 pub use nodwyn_protocol::settings::PortRange;
 
-use crate::Error;
-use crate::session::{WorktreeState, sessions_of};
-use crate::store::Store;
+use crate::session::{Session, WorktreeState};
 
 /// The variable a worktree session's commands and hooks find its port in.
 pub const PORT_VARIABLE: &str = "NODWYN_PORT";
 
-/// The ports the repository's sessions hold: those whose worktree nodwyn still has (open or
+/// The ports `sessions` (a repository's) hold: those whose worktree nodwyn still has (open or
 /// closed, since a closed one can be resumed).
-pub(crate) fn held_ports(store: &Store, repository: &Path) -> Result<BTreeSet<u16>, Error> {
-    let (sessions, _unreadable) = sessions_of(store, repository)?;
-    Ok(sessions
+pub(crate) fn held_ports(sessions: &[Session]) -> BTreeSet<u16> {
+    sessions
         .iter()
         .filter(|s| s.worktree_state == WorktreeState::Active)
         .filter_map(|s| s.worktree.as_ref()?.port)
-        .collect())
+        .collect()
 }
 
 /// The port for `branch`: where its name falls in `range`, else the next one (wrapping round)

@@ -80,7 +80,7 @@ pub fn remove(store: &Store, id: &str, force: bool, reap: bool) -> Result<Remove
             ),
         ));
     }
-    let (left_running, reaped) = end_what_runs_inside(&facts.path, reap)?;
+    let running = end_what_runs_inside(&facts.path, reap)?;
     let mut discarded = Vec::new();
     let mut snapshot = None;
     if std::fs::symlink_metadata(&facts.path).is_ok() {
@@ -104,9 +104,7 @@ pub fn remove(store: &Store, id: &str, force: bool, reap: bool) -> Result<Remove
                     });
                 }
                 std::fs::remove_dir_all(&facts.path).map_err(Error::io(&facts.path))?;
-                let mut removed = finish_removal(&stored, &session, facts, true, files, None)?;
-                (removed.reaped, removed.left_running) = (reaped, left_running);
-                return Ok(removed);
+                return finish_removal(&stored, &session, facts, true, files, None, running);
             }
             Err(e) => return Err(e),
         };
@@ -146,25 +144,34 @@ pub fn remove(store: &Store, id: &str, force: bool, reap: bool) -> Result<Remove
             discarded = files;
         }
     }
-    let mut removed = finish_removal(&stored, &session, facts, force, discarded, snapshot)?;
-    (removed.reaped, removed.left_running) = (reaped, left_running);
-    Ok(removed)
+    finish_removal(
+        &stored, &session, facts, force, discarded, snapshot, running,
+    )
+}
+
+/// What ran in a worktree when it was removed.
+#[derive(Debug, Default)]
+struct Running {
+    /// The processes holding a terminal, left alone.
+    left_running: Vec<nodwyn_proc::Inside>,
+    /// The processes `--reap` ended.
+    reaped: Vec<nodwyn_proc::Inside>,
 }
 
 /// The processes working in the worktree at `path`: refused unless `reap`, which ends them (all
-/// but those holding a terminal, which are returned first, to be named).
-fn end_what_runs_inside(
-    path: &std::path::Path,
-    reap: bool,
-) -> Result<(Vec<nodwyn_proc::Inside>, Vec<nodwyn_proc::Inside>), Error> {
+/// but those holding a terminal, which are left, to be named).
+fn end_what_runs_inside(path: &std::path::Path, reap: bool) -> Result<Running, Error> {
     let Ok(folder) = path.canonicalize() else {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Running::default());
     };
     let (terminals, others): (Vec<_>, Vec<_>) = nodwyn_proc::processes_inside(&folder)
         .into_iter()
         .partition(|p| p.holds_terminal);
     if others.is_empty() {
-        return Ok((terminals, Vec::new()));
+        return Ok(Running {
+            left_running: terminals,
+            reaped: Vec::new(),
+        });
     }
     if !reap {
         let named: Vec<String> = others
@@ -182,7 +189,10 @@ fn end_what_runs_inside(
             ),
         ));
     }
-    Ok((terminals, nodwyn_proc::reap(&others, REAP_GRACE)))
+    Ok(Running {
+        left_running: terminals,
+        reaped: nodwyn_proc::reap(&others, REAP_GRACE),
+    })
 }
 
 /// Takes the worktree away (its folder and registration, and its branch when landed), records
@@ -194,6 +204,7 @@ fn finish_removal(
     force: bool,
     discarded: Vec<String>,
     snapshot: Option<RemovalSnapshot>,
+    running: Running,
 ) -> Result<Removed, Error> {
     let branch = remove_worktree(
         &stored.log,
@@ -216,8 +227,8 @@ fn finish_removal(
         branch,
         discarded,
         snapshot,
-        reaped: Vec::new(),
-        left_running: Vec::new(),
+        reaped: running.reaped,
+        left_running: running.left_running,
     })
 }
 

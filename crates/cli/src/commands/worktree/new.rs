@@ -71,19 +71,19 @@ pub(super) fn run(args: NewArgs, invocation: &Invocation) -> anyhow::Result<()> 
     }
     let store = invocation.store()?;
     start_strategy(&store, &created.session.to_string());
-    let ran = crate::hooks::run(&store, &created.id, HookEvent::PostCreate, args.no_hooks)?;
-    if let Some(failed) = ran.failed() {
-        return Err(crate::hooks::failure(
-            HookEvent::PostCreate,
-            failed,
-            &format!(
+    crate::hooks::run_after(
+        &store,
+        &created.id,
+        HookEvent::PostCreate,
+        args.no_hooks,
+        || {
+            format!(
                 "the worktree was made and is kept (session {} in {})",
                 created.id,
                 created.worktree.path.display()
-            ),
-        ));
-    }
-    Ok(())
+            )
+        },
+    )
 }
 
 /// Runs the repository's `(on-session-start)` from an approved `.nodwyn/init.scm`, if there is

@@ -81,17 +81,17 @@ pub(super) fn after_resume(
     resumed: &nodwyn_core::worktree::Resumed,
     no_hooks: bool,
 ) -> anyhow::Result<()> {
-    let ran = crate::hooks::run(store, &resumed.session, HookEvent::PostResume, no_hooks)?;
-    match ran.failed() {
-        Some(failed) => Err(crate::hooks::failure(
-            HookEvent::PostResume,
-            failed,
-            &format!(
+    crate::hooks::run_after(
+        store,
+        &resumed.session,
+        HookEvent::PostResume,
+        no_hooks,
+        || {
+            format!(
                 "session {} is open again in {}",
                 resumed.session,
                 resumed.root.display()
-            ),
-        )),
-        None => Ok(()),
-    }
+            )
+        },
+    )
 }
