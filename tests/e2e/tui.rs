@@ -3,7 +3,7 @@
 //! terminal does: the chooser's first row and Enter opening a session in a new worktree whose
 //! branch is in the title, a turn streaming, questions answered with `y` and `n`, Ctrl-C during a
 //! long command, the daemon restarted under it with the draft kept, `--worktree --resume`
-//! refused, and the terminal put back after it.
+//! refused, the terminal put back after it, and the interface leaving a terminal that hung up.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -44,8 +44,19 @@ impl Tty {
 
     /// [`Tty::start`] with these environment variables besides.
     fn start_with(env: &TestEnv, dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Self {
+        Self::start_after(env, dir, "", args, vars)
+    }
+
+    /// [`Tty::start_with`], the shell running `before` first.
+    fn start_after(
+        env: &TestEnv,
+        dir: &Path,
+        before: &str,
+        args: &[&str],
+        vars: &[(&str, &str)],
+    ) -> Self {
         let mut line = format!(
-            "stty rows 30 cols 100; exec {} tui",
+            "{before}stty rows 30 cols 100; exec {} tui",
             nodwyn_binary().display()
         );
         for arg in args {
@@ -153,11 +164,7 @@ impl Tty {
             std::num::NonZeroU16::new(rows).unwrap(),
             std::num::NonZeroU16::new(columns).unwrap(),
         );
-        let children = std::process::Command::new("pgrep")
-            .args(["-P", &self.child.id().to_string()])
-            .output()
-            .unwrap();
-        let pid = String::from_utf8_lossy(&children.stdout).trim().to_owned();
+        let pid = self.interface_pid();
         let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap();
         let status = std::process::Command::new("stty")
             .args(["-F", tty.to_str().unwrap(), "rows", &rows.to_string()])
@@ -165,6 +172,18 @@ impl Tty {
             .status()
             .unwrap();
         assert!(status.success());
+    }
+
+    /// The process id of `nodwyn tui` (`script`'s child).
+    fn interface_pid(&self) -> u32 {
+        let children = std::process::Command::new("pgrep")
+            .args(["-P", &self.child.id().to_string()])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&children.stdout)
+            .trim()
+            .parse()
+            .expect("script's child")
     }
 
     /// Keeps what the terminal shows now in `target/tui-screens/NAME.txt`, to be looked at.
@@ -447,4 +466,59 @@ fn a_resized_terminal_gets_its_pane_drawn_again_with_the_draft() {
     tty.keep("narrow");
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0));
+}
+
+#[test]
+fn a_terminal_that_hangs_up_is_left_even_where_hangups_are_ignored() {
+    let env = TestEnv::new();
+    let repo = env.repo("project");
+    let model = StandIn::start(Vec::new());
+    env.use_model(&model);
+    for open_a_session in [false, true] {
+        // As under `nohup`: SIGHUP ignored, so only the terminal itself says it is gone.
+        let mut tty = Tty::start_after(&env, &repo, "trap '' HUP; ", &[], &[]);
+        tty.wait_for("New session in a new worktree of ");
+        if open_a_session {
+            tty.press("\r");
+            tty.wait_for("· idle");
+        }
+        let interface = Process(tty.interface_pid());
+        // The window closes: `script`, holding the terminal's other side, is killed.
+        tty.child.kill().unwrap();
+        tty.child.wait().unwrap();
+        let started = Instant::now();
+        while interface.runs() {
+            assert!(
+                started.elapsed() < Duration::from_secs(15),
+                "nodwyn tui still runs without its terminal (session opened: {open_a_session})"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// A process by id, killed when dropped if it still runs (a failed test leaves nothing behind).
+struct Process(u32);
+
+impl Process {
+    /// Whether it runs: it exists and is not a zombie waiting for its parent.
+    fn runs(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.0))
+            .ok()
+            .and_then(|stat| {
+                let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+                Some(state != 'Z')
+            })
+            .unwrap_or(false)
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if self.runs() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &self.0.to_string()])
+                .status();
+        }
+    }
 }

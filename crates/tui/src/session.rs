@@ -179,6 +179,9 @@ impl<'a> Interface<'a> {
                 );
                 chooser.render(frame, rows, color);
             })?;
+            if crate::terminal::hung_up() {
+                return Ok(None);
+            }
             if !event::poll(Duration::from_millis(200))? {
                 continue;
             }
@@ -264,6 +267,14 @@ impl<'a> Interface<'a> {
             self.messages(screen)?;
             if self.lost.is_some() {
                 self.try_reconnect(screen)?;
+            }
+            // Nobody is left to answer: the session is left as Ctrl-D leaves it, a running
+            // turn interrupted first.
+            if crate::terminal::hung_up() {
+                if self.turn_running {
+                    self.interrupt();
+                }
+                return self.leave();
             }
             if !event::poll(TICK)? {
                 continue;

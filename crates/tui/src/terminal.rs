@@ -13,6 +13,15 @@ use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 use crate::transcript::wrapped_height;
 
+/// Whether the terminal went away (its window closed, its connection dropped): a hung-up
+/// terminal answers no question about itself. The interface asks at every tick, since a program
+/// that ignores SIGHUP (started under `nohup`) would otherwise keep polling a dead terminal,
+/// which reports itself ready for ever, with nothing to read.
+pub(crate) fn hung_up() -> bool {
+    use std::io::IsTerminal;
+    !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal()
+}
+
 /// The pane's height: the status line, a question or the chooser, and the composer.
 pub(crate) const PANE_HEIGHT: u16 = 10;
 
