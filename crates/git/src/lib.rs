@@ -19,6 +19,7 @@ pub mod graph;
 pub mod landed;
 pub mod lfs;
 pub mod push;
+mod quick_dirty;
 pub mod quote;
 pub mod rebase;
 pub mod refs;

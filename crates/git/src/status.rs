@@ -56,9 +56,18 @@ pub fn changes(dir: &Path, detail: Detail) -> Result<Vec<Change>, Error> {
 /// Whether `git status` in `dir` would show anything (untracked files count, ignored ones do
 /// not).
 pub fn is_dirty(dir: &Path) -> Result<bool, Error> {
+    if let Some(dirty) = crate::quick_dirty::is_dirty(dir) {
+        return Ok(dirty);
+    }
     if let Some(dirty) = is_dirty_libgit2(dir) {
         return Ok(dirty);
     }
+    is_dirty_by_git(dir)
+}
+
+/// `git status`'s own answer to [`is_dirty`] (with the LFS correction), the one the quicker
+/// answers must agree with.
+pub(crate) fn is_dirty_by_git(dir: &Path) -> Result<bool, Error> {
     Ok(!porcelain(dir, &[])?.is_empty())
 }
 
