@@ -24,6 +24,7 @@ mod ports;
 mod pull_request;
 mod questions;
 mod redirected;
+mod remote_sessions;
 mod removal;
 mod run;
 mod sandbox;

@@ -32,7 +32,8 @@ pub struct Run {
 }
 
 impl Run {
-    fn from_output(output: Output) -> Self {
+    /// A finished command's code and output.
+    pub fn from_output(output: Output) -> Self {
         Self {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),

@@ -28,6 +28,10 @@ pub(crate) struct Remote {
     /// Whether this is its engine's only client (in-process): a question this terminal cannot
     /// ask is answered `no_person` (refused with how to approve it) instead of left to others.
     alone: bool,
+    /// Whether nobody can be asked whatever the terminal (`run --headless`).
+    nobody_to_ask: bool,
+    /// How many questions were declined because nobody could be asked.
+    unasked: usize,
 }
 
 /// What a turn came to: how it ended, and the model's answer.
@@ -124,6 +128,8 @@ impl Remote {
             session,
             interrupt,
             alone,
+            nobody_to_ask: false,
+            unasked: 0,
         })
     }
 
@@ -141,6 +147,17 @@ impl Remote {
     }
 
     /// The client, for requests of its own.
+    /// With nobody to ask (`run --headless`), terminal or not: every question is declined.
+    pub(crate) fn with_nobody_to_ask(mut self, nobody: bool) -> Self {
+        self.nobody_to_ask = nobody;
+        self
+    }
+
+    /// How many questions were declined because nobody could be asked.
+    pub(crate) fn unasked(&self) -> usize {
+        self.unasked
+    }
+
     pub(crate) fn client(&mut self) -> &mut Client {
         &mut self.client
     }
@@ -216,10 +233,11 @@ impl Remote {
     fn ask(&mut self, message: &Value) -> anyhow::Result<()> {
         let request = message["id"].as_str().unwrap_or_default().to_owned();
         let params = &message["params"];
-        if !output::person_at_terminal() {
+        if self.nobody_to_ask || !output::person_at_terminal() {
             // Another client of a daemon may answer; this one cannot.
             if self.alone {
                 self.client.answer(&request, Decision::NoPerson)?;
+                self.unasked += 1;
             }
             return Ok(());
         }

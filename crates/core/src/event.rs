@@ -3,8 +3,8 @@
 //! conversions from what the guard and the primitives report into those records.
 
 pub use nodwyn_protocol::record::{
-    Answer, AskKind, DecidedBy, Event, GuardVerdict, IncludeFailure, LandOutcome, Push, Record,
-    RemovalSnapshot, RemovedBy, WorktreeFacts,
+    Answer, AskKind, DecidedBy, Event, GuardVerdict, IncludeFailure, LandOutcome, Push, RanOn,
+    Record, RemovalSnapshot, RemovedBy, WorktreeFacts,
 };
 
 use crate::clock::Timestamp;

@@ -114,6 +114,10 @@ pub struct Session {
     pub removal_snapshot: Option<crate::event::RemovalSnapshot>,
     /// Its latest primitive calls (at most `RECENT_CALLS`), oldest first.
     pub recent_calls: std::collections::VecDeque<RecentCall>,
+    /// Where it ran, for a session imported from another machine (`session.import`).
+    pub ran_on: Option<crate::event::RanOn>,
+    /// Whether an imported session was resumed here since (it is no longer only remote work).
+    pub resumed_here: bool,
 }
 
 impl Session {
@@ -173,6 +177,35 @@ impl Session {
             Event::SessionResume { root } => {
                 self.open = true;
                 self.root = root;
+                self.resumed_here = self.ran_on.is_some();
+            }
+            Event::SessionImport {
+                repository,
+                worktree,
+                ran_on,
+                ..
+            } => {
+                // From here the session is this machine's: its repository and worktree are the
+                // ones here (the folder is made by the `worktree.restore` that follows), and
+                // nothing the other machine's records granted or left running holds.
+                self.repository = repository;
+                self.root = worktree.path.clone();
+                self.worktree = Some(*worktree);
+                self.worktree_state = WorktreeState::Removed;
+                self.worktree_unfinished = false;
+                self.open = false;
+                self.kept.clear();
+                self.dont_ask = None;
+                self.always.clear();
+                self.handed_to.clear();
+                self.strategy_in_force = None;
+                self.config = None;
+                self.landing = None;
+                self.open_turn = None;
+                self.reviewed_tree = None;
+                self.removal_snapshot = None;
+                self.ran_on = Some(*ran_on);
+                self.resumed_here = false;
             }
             Event::SessionDontAsk { on, by, seal } => {
                 if !on {
@@ -334,6 +367,7 @@ impl Session {
                 }
             }
             Event::SessionStart { .. }
+            | Event::RunHeadless { .. }
             | Event::LogTorn { .. }
             | Event::GitPush { .. }
             | Event::VersionKeep { .. }
@@ -449,6 +483,8 @@ impl Followed {
                             written: Default::default(),
                             writing: None,
                             recent_calls: std::collections::VecDeque::new(),
+                            ran_on: None,
+                            resumed_here: false,
                         },
                         stored: stored.clone(),
                         offset: 0,

@@ -132,6 +132,45 @@ impl Store {
         Err(Error::NoFreeId)
     }
 
+    /// Writes the log of session `id`, which ran elsewhere, with its `records` as they came
+    /// (one JSON object to a line), among `repository`'s; refuses an id whose short id a session
+    /// here has.
+    pub(crate) fn import_session(
+        &self,
+        repository: &Path,
+        id: &SessionId,
+        records: &[serde_json::Value],
+    ) -> Result<StoredSession, Error> {
+        if !self.find_by_short(id.short())?.is_empty() {
+            return Err(Error::declined(
+                "already_imported",
+                format!(
+                    "a session here has the short id {} already, so session {id} was not imported",
+                    id.short()
+                ),
+            ));
+        }
+        let dir = self.sessions_dir(repository);
+        std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        let path = dir.join(format!("{id}.jsonl"));
+        let mut text = String::new();
+        for record in records {
+            text.push_str(&record.to_string());
+            text.push('\n');
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(Error::io(&path))?;
+        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(Error::io(&path))?;
+        file.sync_all().map_err(Error::io(&path))?;
+        Ok(StoredSession {
+            id: id.clone(),
+            log: EventLog::at(path),
+        })
+    }
+
     /// Finds a session by its full id, its 8 hex digits or any unique start of them (any case),
     /// or its name (as given to `--name`, or its slug) or a unique start of it. The preferred
     /// repository's sessions are searched first, then every repository's. In each, an exact match

@@ -92,6 +92,28 @@ pub enum LandOutcome {
     Aborted,
 }
 
+/// Where a headless run ran (`run.headless`, and its export's `ran_on`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanOn {
+    /// What ran it: `github-actions`, `kubernetes`, or `machine` (neither).
+    pub runner: String,
+    /// The CI's id of the run (`GITHUB_RUN_ID`; the Job's name on Kubernetes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Which attempt of the run (`GITHUB_RUN_ATTEMPT`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<String>,
+    /// The task's place among the run's tasks (`NODWYN_TASK_INDEX`, else
+    /// `JOB_COMPLETION_INDEX`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<String>,
+    /// The repository the CI names (`GITHUB_REPOSITORY`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    /// The machine's host name.
+    pub machine: String,
+}
+
 /// The facts of a session's worktree, as `session.start`, `worktree.create` and
 /// `worktree.restore` carry them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -571,6 +593,27 @@ pub enum Event {
         action: String,
         /// How long it waited, in seconds.
         waited_seconds: u64,
+    },
+    /// A run with nobody to ask began in the session (`nodwyn run --headless`): every question
+    /// of it is declined.
+    #[serde(rename = "run.headless")]
+    RunHeadless {
+        /// Where it ran.
+        ran_on: RanOn,
+    },
+    /// The session, which ran elsewhere, was imported here (`nodwyn session import`): from this
+    /// record on its repository and worktree are this machine's. The records before it are kept
+    /// as they came, and grant nothing here (their seals are another installation's).
+    #[serde(rename = "session.import")]
+    SessionImport {
+        /// What it was imported from: an export file, or a GitHub Actions run.
+        source: String,
+        /// Where it ran.
+        ran_on: Box<RanOn>,
+        /// The repository it belongs to here.
+        repository: PathBuf,
+        /// Its worktree's facts here (the folder made for it, its branch as fetched).
+        worktree: Box<WorktreeFacts>,
     },
     /// The line before this record was torn (nodwyn stopped, or the disk filled, while writing
     /// it): it is left in the log as it is, and no reader warns of it again.

@@ -10,6 +10,7 @@ pub(crate) mod console;
 mod doctor;
 mod eval;
 mod guard;
+pub(crate) mod headless;
 mod hooks;
 mod land;
 mod mcp;

@@ -63,6 +63,20 @@ pub(crate) struct RunArgs {
     /// answer its questions.
     #[arg(long, conflicts_with_all = ["max_model_calls", "max_tokens"])]
     daemon: bool,
+    /// Run with nobody to ask (a CI runner): every question is declined, its reason recorded;
+    /// the run works in a new worktree, and refuses to start where commands cannot be confined.
+    /// Exit 3 when anything needed a person.
+    #[arg(long, conflicts_with_all = ["no_worktree", "daemon", "resume", "keep_open", "dont_ask"])]
+    headless: bool,
+    /// After the run, commit the session's changes and push its branch (never the base) to the
+    /// base's remote, once the same credential scan as a landing passed, and only to a URL your
+    /// allow.toml's push list names (`nodwyn allow push URL`).
+    #[arg(long, requires = "headless")]
+    push_branch: bool,
+    /// After the run, write the session's record (its log, its base, branch and head, where it
+    /// ran) to PATH, which must not exist, for `nodwyn session import` to bring home.
+    #[arg(long, value_name = "PATH", requires = "headless")]
+    export: Option<std::path::PathBuf>,
     /// The task; `-` reads it from standard input (no question can then be asked on the
     /// terminal).
     task: String,
@@ -84,7 +98,13 @@ pub(crate) fn run(args: RunArgs, invocation: &Invocation) -> anyhow::Result<Outc
     let dir = std::fs::canonicalize(args.repo.dir()?)?;
     let repository = nodwyn_core::repository_of(&dir).ok();
     let settings = settings_for(repository.as_deref())?;
-    let mode = chosen_mode(args.worktree, args.no_worktree, &settings);
+    let mode = chosen_mode(args.worktree || args.headless, args.no_worktree, &settings);
+    if args.headless {
+        crate::commands::headless::refuse_unconfined(&settings)?;
+        if let Some(path) = &args.export {
+            nodwyn_core::remote::export::refuse_existing(path)?;
+        }
+    }
     // The engine here or a daemon's; either way this command is a client of the protocol.
     let (client, engine) = if args.daemon {
         (crate::remote::connect()?, None)
@@ -168,8 +188,13 @@ fn run_as_client(
             &format!("{person} (nodwyn run --dont-ask)"),
         )?;
     }
+    if args.headless {
+        let ran_on = nodwyn_core::remote::ran_on::here(|name| std::env::var(name).ok());
+        nodwyn_core::remote::ran_on::record_headless(&invocation.store()?, &session, ran_on)?;
+    }
     let mut remote =
-        crate::remote::Remote::follow(client, session.clone(), after, invocation.json, alone)?;
+        crate::remote::Remote::follow(client, session.clone(), after, invocation.json, alone)?
+            .with_nobody_to_ask(args.headless);
     if let Some(root) = root.as_str() {
         remote.tell(&Notification::SessionStarted {
             session: session.clone(),
@@ -185,6 +210,9 @@ fn run_as_client(
         )?;
     }
     let ended = remote.until_turn_ends()?;
+    let pushed = args
+        .push_branch
+        .then(|| crate::commands::headless::push_branch(invocation, &session, task));
     if !args.keep_open {
         let closed = call(
             remote.client(),
@@ -200,7 +228,18 @@ fn run_as_client(
     } else {
         "nodwyn run --resume"
     };
-    outcome_of(ended, &session, resume, invocation.json)
+    let exported = args
+        .export
+        .as_ref()
+        .map(|path| crate::commands::headless::export(invocation, &session, path));
+    let unasked = remote.unasked();
+    let outcome = outcome_of(ended, &session, resume, invocation.json)?;
+    if !args.headless {
+        return Ok(outcome);
+    }
+    Ok(crate::commands::headless::outcome(
+        outcome, unasked, pushed, exported,
+    ))
 }
 
 /// How nodwyn exits after session `session`'s turn `ended`, the answer printed where a program

@@ -60,6 +60,10 @@ pub struct Listed {
     /// The port its commands find in `NODWYN_PORT`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<u16>,
+    /// Where it ran, for a session imported from another machine and not resumed here since
+    /// (`session import`): its work came home as a branch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<crate::event::RanOn>,
     /// What could not be read, if anything.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -144,6 +148,7 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
         },
         pull_request: facts.pull_request,
         port: facts.port,
+        remote: session.ran_on.clone().filter(|_| !session.resumed_here),
         error: None,
     };
     let read = || -> Result<(Option<usize>, Option<usize>, bool, bool), Error> {

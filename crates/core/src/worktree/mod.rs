@@ -18,7 +18,7 @@ pub mod pull_request;
 mod removal;
 mod remove;
 mod restore;
-mod resume;
+pub(crate) mod resume;
 mod scan;
 pub mod snapshot;
 mod trash;

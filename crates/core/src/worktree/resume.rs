@@ -246,7 +246,10 @@ fn finish(
     Ok((facts.clone(), finished, included, None))
 }
 
-fn restore(store: &Store, facts: &WorktreeFacts) -> Result<(WorktreeFacts, bool, Included), Error> {
+pub(crate) fn restore(
+    store: &Store,
+    facts: &WorktreeFacts,
+) -> Result<(WorktreeFacts, bool, Included), Error> {
     let repository = &facts.repository;
     if !is_nodwyn_path(store, repository, &facts.path) {
         return Err(Error::NotNodwyns(facts.path.clone()));

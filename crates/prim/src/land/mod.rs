@@ -18,6 +18,7 @@
 //! `nodwyn land` (a person's own command) and the `git-land` primitive (an agent's call, judged by
 //! the guard first) both run [`land`].
 
+mod branch;
 mod commit;
 mod journal;
 mod local_base;
@@ -34,6 +35,7 @@ use std::str::FromStr;
 use nodwyn_git::{graph, rebase, refs, repo};
 use serde::{Deserialize, Serialize};
 
+pub use branch::{BranchPushed, push_branch};
 pub use commit::NewFiles;
 pub use local_base::LocalBase;
 pub use publish::{DEFAULT_SSH_COMMAND, credentials_leaving};

@@ -25,6 +25,9 @@ struct Row {
     root: std::path::PathBuf,
     repository: std::path::PathBuf,
     open: bool,
+    /// Where it ran, for a session imported from another machine and not resumed here since.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    remote: Option<nodwyn_core::event::RanOn>,
     #[serde(skip_serializing_if = "Option::is_none")]
     worktree: Option<WorktreeRow>,
     /// What an agent's model used in the session, every turn together.
@@ -54,6 +57,7 @@ pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()>
             root: session.root.clone(),
             repository: session.repository.clone(),
             open: session.open,
+            remote: session.ran_on.clone().filter(|_| !session.resumed_here),
             worktree: session.worktree.as_ref().map(|facts| WorktreeRow {
                 path: facts.path.clone(),
                 branch: facts.branch.clone(),
@@ -84,7 +88,12 @@ pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()>
             vec![
                 row.session.clone(),
                 row.name.clone().unwrap_or_else(|| "-".to_owned()),
-                if row.open { "open" } else { "closed" }.to_owned(),
+                match (&row.remote, row.open) {
+                    (Some(_), _) => "remote",
+                    (None, true) => "open",
+                    (None, false) => "closed",
+                }
+                .to_owned(),
                 worktree,
                 match row.usage.input_tokens + row.usage.output_tokens {
                     0 => "-".to_owned(),

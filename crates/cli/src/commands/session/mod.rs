@@ -4,6 +4,7 @@ pub(super) mod accept_config;
 mod dont_ask;
 mod events;
 mod hand;
+mod import;
 mod list;
 
 use clap::Subcommand;
@@ -17,6 +18,7 @@ pub(super) enum SessionCommand {
     DontAsk(dont_ask::DontAskArgs),
     Hand(hand::HandArgs),
     AcceptConfig(accept_config::AcceptConfigArgs),
+    Import(import::ImportArgs),
 }
 
 pub(super) fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::Result<()> {
@@ -26,5 +28,6 @@ pub(super) fn run(command: SessionCommand, invocation: &Invocation) -> anyhow::R
         SessionCommand::DontAsk(args) => dont_ask::run(args, invocation),
         SessionCommand::Hand(args) => hand::run(args, invocation),
         SessionCommand::AcceptConfig(args) => accept_config::run(args, invocation),
+        SessionCommand::Import(args) => import::run(args, invocation),
     }
 }

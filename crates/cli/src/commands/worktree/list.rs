@@ -11,7 +11,8 @@ use crate::output::{self, table};
 /// For each: its session, name, branch, base, commits ahead of the base and behind its upstream,
 /// how long since the session last did anything, and whether it is open,
 /// landing (a landing stopped at a conflict or by an interrupt, or a rebase in progress), dirty
-/// (as `git status` says), or missing from disk.
+/// (as `git status` says), or missing from disk; `remote` for a session that ran elsewhere and
+/// came home with `nodwyn session import`, until it is resumed here.
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     #[command(flatten)]
@@ -31,7 +32,11 @@ pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()>
     let rows: Vec<Vec<String>> = worktrees
         .iter()
         .map(|w| {
-            let mut state = vec![if w.open { "open" } else { "closed" }];
+            let mut state = vec![match (&w.remote, w.open) {
+                (Some(_), _) => "remote",
+                (None, true) => "open",
+                (None, false) => "closed",
+            }];
             if w.landing {
                 state.push("landing");
             }
