@@ -7,6 +7,7 @@ mod bases;
 mod call;
 mod console;
 mod contract;
+mod dispatch;
 mod doctor;
 mod faults;
 mod hooks;

@@ -68,7 +68,7 @@ fn writer(path: &str) -> StandIn {
 
 /// Runs a headless session writing `path` on a fresh runner of `remote`, pushes its branch and
 /// exports it; the export, copied into `home`'s folder.
-fn remote_session(home: &TestEnv, remote: &Path, path: &str, run: &str) -> PathBuf {
+pub(crate) fn remote_session(home: &TestEnv, remote: &Path, path: &str, run: &str) -> PathBuf {
     let (runner, checkout) = runner(remote, true);
     let model = writer(path);
     runner.use_model(&model);
@@ -87,7 +87,7 @@ fn remote_session(home: &TestEnv, remote: &Path, path: &str, run: &str) -> PathB
     kept
 }
 
-fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 

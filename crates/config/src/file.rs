@@ -33,6 +33,48 @@ struct ConfigFile {
     serve: Option<ServeSection>,
     acp: Option<AcpSection>,
     hooks: Option<HooksSection>,
+    dispatch: Option<DispatchSection>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DispatchSection {
+    timeout_minutes: Option<u64>,
+    image: Option<String>,
+    secret: Option<String>,
+    secret_key: Option<String>,
+    cpu: Option<String>,
+    memory: Option<String>,
+}
+
+/// How `nodwyn dispatch` runs tasks elsewhere (`[dispatch]`, from the person's own file only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DispatchChoice {
+    /// Each task's deadline, in minutes (`timeout_minutes`, default 60).
+    pub timeout_minutes: u64,
+    /// Kubernetes: the container image (nodwyn, git, and credentials that may push).
+    pub image: Option<String>,
+    /// Kubernetes: the Secret holding the model key (default `nodwyn-model-key`).
+    pub secret: String,
+    /// Kubernetes: its key holding it (default `key`).
+    pub secret_key: String,
+    /// Kubernetes: processor each pod requests (default `2`).
+    pub cpu: String,
+    /// Kubernetes: memory each pod requests and may use (default `4Gi`).
+    pub memory: String,
+}
+
+impl Default for DispatchChoice {
+    fn default() -> Self {
+        Self {
+            timeout_minutes: 60,
+            image: None,
+            secret: "nodwyn-model-key".to_owned(),
+            secret_key: "key".to_owned(),
+            cpu: "2".to_owned(),
+            memory: "4Gi".to_owned(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -226,6 +268,8 @@ pub struct Settings {
     pub acp: AcpChoice,
     /// The person's worktree hooks and their deadline (`[hooks]`, from the person's own file).
     pub hooks: HookChoice,
+    /// How `nodwyn dispatch` runs tasks elsewhere (`[dispatch]`, from the person's own file).
+    pub dispatch: DispatchChoice,
 }
 
 impl Settings {
@@ -286,6 +330,23 @@ impl Settings {
             .and_then(|g| g.network_timeout_seconds)
         {
             settings.git_network = Some(std::time::Duration::from_secs(seconds.max(1)));
+        }
+        if let Some(dispatch) = user.as_ref().and_then(|c| c.dispatch.as_ref()) {
+            let chosen = &mut settings.dispatch;
+            if let Some(minutes) = dispatch.timeout_minutes {
+                chosen.timeout_minutes = minutes.max(1);
+            }
+            chosen.image.clone_from(&dispatch.image);
+            for (value, field) in [
+                (&dispatch.secret, &mut chosen.secret),
+                (&dispatch.secret_key, &mut chosen.secret_key),
+                (&dispatch.cpu, &mut chosen.cpu),
+                (&dispatch.memory, &mut chosen.memory),
+            ] {
+                if let Some(value) = value {
+                    field.clone_from(value);
+                }
+            }
         }
         if let Some(judge) = user.as_ref().and_then(|c| c.judge.as_ref()) {
             settings.judge = Some(JudgeChoice {

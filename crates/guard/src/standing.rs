@@ -148,6 +148,16 @@ impl StandingAnswers {
             .is_some_and(|set| set.is_match(relative))
     }
 
+    /// The command prefixes, as given.
+    pub fn commands(&self) -> &[Vec<String>] {
+        &self.commands
+    }
+
+    /// The globs of paths that may be written, as given.
+    pub fn write_globs(&self) -> &[String] {
+        &self.write_globs
+    }
+
     /// Whether every one of `urls` is listed in `push` (and there is at least one).
     pub fn approves_push(&self, urls: &[String]) -> bool {
         !urls.is_empty() && urls.iter().all(|url| self.push.contains(url))

@@ -7,6 +7,7 @@ mod call;
 mod chat;
 mod completions;
 pub(crate) mod console;
+mod dispatch;
 mod doctor;
 mod eval;
 mod guard;
@@ -76,6 +77,9 @@ enum Command {
     Land(land::LandArgs),
     /// Give a model a task: it works through the primitives, every call judged by the guard.
     Run(run::RunArgs),
+    /// Run tasks as sessions elsewhere: GitHub Actions runners or a Kubernetes Job.
+    #[command(subcommand)]
+    Dispatch(dispatch::DispatchCommand),
     /// Talk with the agent on a terminal, a message a line, with /commands.
     Chat(chat::ChatArgs),
     /// The terminal interface: choose or start a session, talk with the agent, answer its
@@ -155,6 +159,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Scan(args) => scan::run(args, &context).map(Outcome::clean_if),
         Command::Guard(command) => guard::run(command, &context).map(Outcome::clean_if),
         Command::Land(args) => land::run(args, &context).map(|()| Outcome::Success),
+        Command::Dispatch(command) => dispatch::run(command, &context).map(|()| Outcome::Success),
         Command::Run(args) => run::run(args, &context),
         Command::Chat(args) => chat::run(args, &context).map(|()| Outcome::Success),
         Command::Tui(args) => tui::run(args, &context).map(|()| Outcome::Success),

@@ -65,7 +65,8 @@ pub struct ImportTo<'a> {
 /// Reads the export at `path`, or says in one sentence why it is not one.
 pub fn read(path: &Path) -> Result<Export, Error> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+    let text = between_markers(&text).unwrap_or(&text);
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         Error::declined(
             "export_unreadable",
             format!("{} is not a nodwyn export ({e})", path.display()),
@@ -93,6 +94,15 @@ pub fn read(path: &Path) -> Result<Export, Error> {
             format!("{} is not a nodwyn export ({e})", path.display()),
         )
     })
+}
+
+/// The export a pod printed to its log, between the marker lines of a Kubernetes dispatch (a
+/// saved `kubectl logs`); `None` when `text` has no such lines.
+fn between_markers(text: &str) -> Option<&str> {
+    use super::dispatch::kubernetes::{EXPORT_BEGINS, EXPORT_ENDS};
+    let begins = text.find(EXPORT_BEGINS)? + EXPORT_BEGINS.len();
+    let ends = text[begins..].find(EXPORT_ENDS)? + begins;
+    Some(&text[begins..ends])
 }
 
 /// Checks `export` and makes its session a local one of `to.repository`.
@@ -407,4 +417,23 @@ pub fn download_github(repository: &Path, run: &str, into: &Path) -> Result<Vec<
         ));
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::between_markers;
+    use crate::remote::dispatch::kubernetes::{EXPORT_BEGINS, EXPORT_ENDS};
+
+    #[test]
+    fn a_pods_log_gives_the_export_between_its_markers() {
+        let log = format!(
+            "nodwyn: session ...\nnodwyn: pushed ...\n{EXPORT_BEGINS}\n{{\"nodwyn_export\": 1}}\n{EXPORT_ENDS}\n"
+        );
+        assert_eq!(
+            between_markers(&log).map(str::trim),
+            Some("{\"nodwyn_export\": 1}")
+        );
+        assert_eq!(between_markers("{\"nodwyn_export\": 1}"), None);
+        assert_eq!(between_markers(&format!("{EXPORT_BEGINS}\nno end")), None);
+    }
 }

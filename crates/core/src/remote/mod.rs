@@ -3,6 +3,7 @@
 //! ([`export`]); at home, [`import`] checks that file and makes the session a local one, to be
 //! reviewed and landed like any other.
 
+pub mod dispatch;
 pub mod export;
 pub mod import;
 pub mod push;

@@ -1,0 +1,204 @@
+//! `nodwyn dispatch`: the tasks of a person fanned out to machines that are not theirs, each
+//! running `nodwyn run --headless --push-branch --export` in a clone of the repository at the
+//! base commit. Here are the plan both dispatchers share and the files a runner is configured
+//! with; [`github`] renders a GitHub Actions workflow and [`kubernetes`] an Indexed Job.
+//!
+//! Nothing rendered holds a secret's value: the model key is named (a repository secret, a
+//! Kubernetes Secret) and reaches the `nodwyn` process's environment alone, which never passes
+//! it to the commands the agent runs. The runner's allow list is written from the person's own
+//! standing answers (the commands and writes of their untracked `allow.toml`) plus the one push
+//! URL the runner's clone has, so each job may push exactly its session's branch there.
+
+pub mod github;
+pub mod kubernetes;
+
+use crate::Error;
+
+/// The model a runner calls: a profile of the person's configuration, without its key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunnerModel {
+    /// `openai` or `anthropic`.
+    pub provider: String,
+    /// Where the server is (reachable from the runner).
+    pub base_url: String,
+    /// The model's name there.
+    pub name: String,
+    /// The environment variable the key is read from, when the server wants one.
+    pub api_key_env: Option<String>,
+}
+
+/// What a dispatch runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The tasks, one session each.
+    pub tasks: Vec<String>,
+    /// The branch the sessions start from (its remote's is where their branches go).
+    pub base_branch: String,
+    /// The commit of it they start from.
+    pub base_commit: String,
+    /// The model.
+    pub model: RunnerModel,
+    /// Command prefixes the agent may run without asking (the person's allow.toml).
+    pub commands: Vec<Vec<String>>,
+    /// Globs of paths the agent may write without asking (the person's allow.toml).
+    pub writes: Vec<String>,
+    /// The nodwyn version the runner installs.
+    pub version: String,
+    /// Each task's deadline, in minutes.
+    pub timeout_minutes: u64,
+}
+
+impl Plan {
+    /// Refuses a plan no runner could carry out without a person: no task, an empty task, a task
+    /// read from standard input, a model server only this machine reaches, or a branch or commit
+    /// that is not one.
+    pub fn check(&self) -> Result<(), Error> {
+        if self.tasks.is_empty() {
+            return Err(Error::declined(
+                "no_tasks",
+                "give at least one task: each runs as a session of its own",
+            ));
+        }
+        if let Some(at) = self
+            .tasks
+            .iter()
+            .position(|t| t.trim().is_empty() || t == "-")
+        {
+            return Err(Error::declined(
+                "bad_task",
+                format!(
+                    "task {} is {}: a runner has nobody to ask, so each task must say in words what to do",
+                    at + 1,
+                    if self.tasks[at] == "-" {
+                        "`-` (standard input)"
+                    } else {
+                        "empty"
+                    }
+                ),
+            ));
+        }
+        if is_only_here(&self.model.base_url) {
+            return Err(Error::declined(
+                "model_unreachable",
+                format!(
+                    "the model profile's server is {}, which only this machine reaches, not a runner; choose a profile with a server the runners reach (--model PROFILE)",
+                    self.model.base_url
+                ),
+            ));
+        }
+        let hex =
+            self.base_commit.len() == 40 && self.base_commit.bytes().all(|b| b.is_ascii_hexdigit());
+        if !hex || self.base_branch.is_empty() || self.base_branch.starts_with('-') {
+            return Err(Error::declined(
+                "bad_base",
+                format!(
+                    "the base must be a branch at a commit ({} at {})",
+                    self.base_branch, self.base_commit
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The runner's nodwyn configuration: the model, its key named, never given.
+    pub(crate) fn config_toml(&self) -> String {
+        let mut text = format!(
+            "[model]\nprovider = {}\nbase_url = {}\nname = {}\n",
+            quoted(&self.model.provider),
+            quoted(&self.model.base_url),
+            quoted(&self.model.name)
+        );
+        if let Some(variable) = &self.model.api_key_env {
+            text.push_str(&format!("api_key_env = {}\n", quoted(variable)));
+        }
+        text
+    }
+
+    /// The runner's allow.toml, but for its push line: the person's commands and writes.
+    pub(crate) fn allow_toml(&self) -> String {
+        let commands: Vec<String> = self
+            .commands
+            .iter()
+            .map(|words| {
+                let words: Vec<String> = words.iter().map(|w| quoted(w)).collect();
+                format!("[{}]", words.join(", "))
+            })
+            .collect();
+        let writes: Vec<String> = self.writes.iter().map(|w| quoted(w)).collect();
+        format!(
+            "commands = [{}]\nwrites = [{}]\n",
+            commands.join(", "),
+            writes.join(", ")
+        )
+    }
+
+    /// The `nodwyn run` line every runner runs, the task in `$TASK` and its index in
+    /// `index_variable`.
+    pub(crate) fn run_line(&self, export: &str, index_variable: &str) -> String {
+        format!(
+            "nodwyn run --headless --push-branch --name \"task-${index_variable}\" --export \"{export}\" -- \"$TASK\""
+        )
+    }
+}
+
+/// Whether `url` names this machine (a runner reaching it would reach itself).
+fn is_only_here(url: &str) -> bool {
+    let host = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let host = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.split(':').next().unwrap_or_default(),
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host == "0.0.0.0"
+}
+
+/// `text` as a double-quoted string, valid in TOML and in YAML alike.
+pub(crate) fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// `text` indented by `spaces` on every line (for a YAML block scalar).
+pub(crate) fn indented(text: &str, spaces: usize) -> String {
+    let pad = " ".repeat(spaces);
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{pad}{line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_only_this_machine_reaches_is_recognised() {
+        for url in [
+            "http://localhost:11434/v1",
+            "http://127.0.0.1:8080",
+            "http://[::1]:9/v1",
+            "https://user@LOCALHOST/v1",
+            "http://0.0.0.0:1234",
+        ] {
+            assert!(is_only_here(url), "{url}");
+        }
+        for url in ["https://api.openai.com/v1", "http://models.internal:8000"] {
+            assert!(!is_only_here(url), "{url}");
+        }
+    }
+}
