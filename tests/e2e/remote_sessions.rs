@@ -167,6 +167,18 @@ fn three_headless_runs_come_home_and_land_one_after_another_as_one_chain() {
     );
     let diff = home.nodwyn(&repo, &["worktree", "diff", &ids[1]]).success();
     assert!(diff.stdout.contains("two.txt"), "{}", diff.stdout);
+    // Resumed here, a session is this machine's work: no longer listed as remote.
+    home.nodwyn(&repo, &["worktree", "resume", &ids[2]]).success();
+    let listed = home.nodwyn_json(&repo, &["worktree", "list"]);
+    let resumed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == ids[2].as_str())
+        .unwrap();
+    assert!(resumed.get("remote").is_none(), "{resumed}");
+    assert_eq!(resumed["open"], true);
+    home.nodwyn(&repo, &["worktree", "close", &ids[2]]).success();
     // Landed one after another onto the newest base: the remote's main a plain chain.
     let mut args = vec!["land", "--queue"];
     args.extend(ids.iter().map(String::as_str));
@@ -352,10 +364,17 @@ fn an_altered_export_is_refused_and_nothing_is_imported() {
         export["head"] = original["base_commit"].clone();
         export
     };
+    // Another base: the work would land on a branch its run never started from.
+    let other_base = {
+        let mut export = original.clone();
+        export["base"] = json!("release");
+        export
+    };
     for (name, export, code) in [
         ("forged", forged_person, "export_forged"),
         ("runner", other_runner, "export_altered"),
         ("head", other_head, "export_altered"),
+        ("base", other_base, "export_altered"),
     ] {
         let path = home.root().join(format!("{name}.json"));
         write(&path, &export.to_string());

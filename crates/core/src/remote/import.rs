@@ -36,6 +36,8 @@ pub struct Imported {
     pub id: String,
     /// Its branch, fetched.
     pub branch: String,
+    /// The branch it started from, where `nodwyn land` puts its work.
+    pub base: String,
     /// The branch's tip.
     pub head: String,
     /// The worktree made for it here.
@@ -177,6 +179,7 @@ pub fn import(store: &Store, export: &Export, to: &ImportTo<'_>) -> Result<Impor
         session: id.to_string(),
         id: id.short().to_owned(),
         branch: export.branch.clone(),
+        base: export.base.clone(),
         commits: nodwyn_git::graph::commits_between(repository, &export.base_commit, &head)?.len(),
         head,
         path: restored.path,
@@ -200,7 +203,10 @@ fn checked(export: &Export) -> Result<(SessionId, WorktreeFacts), Error> {
         Some(Event::SessionStart {
             worktree: Some(facts),
             ..
-        }) if facts.branch == export.branch && facts.base_commit == export.base_commit => {
+        }) if facts.branch == export.branch
+            && facts.base == export.base
+            && facts.base_commit == export.base_commit =>
+        {
             facts.clone()
         }
         _ => {
@@ -322,6 +328,42 @@ fn fetched_head(
         return Err(altered(format!(
             "its branch does not grow from {}, the commit it says it started from",
             short(&export.base_commit)
+        )));
+    }
+    // The base it names is where `nodwyn land` will put the work: its commit must be on that
+    // branch of the remote, so an export cannot send the work to another branch than the one
+    // its run started from.
+    let base_scratch = format!("refs/nodwyn/import/{}-base", id.short());
+    let base_tip = if export.base.is_empty() || export.base.starts_with('-') {
+        None
+    } else {
+        let fetched = fetch_into(
+            repository,
+            &remote,
+            &format!("refs/heads/{}", export.base),
+            &base_scratch,
+            nodwyn_git::Network {
+                ssh_command: None,
+                deadline: to.deadline,
+                cancel: None,
+            },
+        );
+        let _ = delete_ref(repository, &base_scratch);
+        fetched.ok()
+    };
+    let on_base = match &base_tip {
+        Some(tip) => is_ancestor(repository, &export.base_commit, tip)?,
+        None => false,
+    };
+    if !on_base {
+        return Err(altered(format!(
+            "the commit it started from, {}, is not on {remote}'s {}",
+            short(&export.base_commit),
+            if export.base.is_empty() {
+                "base (it names none)"
+            } else {
+                &export.base
+            }
         )));
     }
     Ok(head)

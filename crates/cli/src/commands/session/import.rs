@@ -101,14 +101,16 @@ fn tell(session: &Imported) {
         where_.push_str(&format!(", run {run}"));
     }
     output::note(format!(
-        "imported session {} ({where_}): {} at {} ({} commit{}), worktree {}; `nodwyn worktree review {}` reviews it, `nodwyn land {}` lands it",
+        "imported session {} ({where_}): {} at {} ({} commit{} on {}), worktree {}; `nodwyn worktree review {}` reviews it, `nodwyn land {}` lands it on {}",
         session.id,
         session.branch,
         &session.head[..session.head.len().min(10)],
         session.commits,
         if session.commits == 1 { "" } else { "s" },
+        session.base,
         output::printable(&session.path.display().to_string()),
         session.id,
         session.id,
+        session.base,
     ));
 }
