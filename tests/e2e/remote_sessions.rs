@@ -168,7 +168,8 @@ fn three_headless_runs_come_home_and_land_one_after_another_as_one_chain() {
     let diff = home.nodwyn(&repo, &["worktree", "diff", &ids[1]]).success();
     assert!(diff.stdout.contains("two.txt"), "{}", diff.stdout);
     // Resumed here, a session is this machine's work: no longer listed as remote.
-    home.nodwyn(&repo, &["worktree", "resume", &ids[2]]).success();
+    home.nodwyn(&repo, &["worktree", "resume", &ids[2]])
+        .success();
     let listed = home.nodwyn_json(&repo, &["worktree", "list"]);
     let resumed = listed
         .as_array()
@@ -178,7 +179,8 @@ fn three_headless_runs_come_home_and_land_one_after_another_as_one_chain() {
         .unwrap();
     assert!(resumed.get("remote").is_none(), "{resumed}");
     assert_eq!(resumed["open"], true);
-    home.nodwyn(&repo, &["worktree", "close", &ids[2]]).success();
+    home.nodwyn(&repo, &["worktree", "close", &ids[2]])
+        .success();
     // Landed one after another onto the newest base: the remote's main a plain chain.
     let mut args = vec!["land", "--queue"];
     args.extend(ids.iter().map(String::as_str));

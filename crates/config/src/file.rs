@@ -435,6 +435,7 @@ impl Settings {
                     ("[serve]", config.serve.is_some()),
                     ("[acp]", config.acp.is_some()),
                     ("[hooks]", config.hooks.is_some()),
+                    ("[dispatch]", config.dispatch.is_some()),
                     ("[worktrees] ports", config.worktrees.ports.is_some()),
                     (
                         "[worktrees] snapshot_days",
