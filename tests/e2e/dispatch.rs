@@ -246,3 +246,26 @@ fn a_github_runs_exports_are_imported_through_gh_run_download() {
     );
     assert!(Path::new(&repo).is_dir());
 }
+
+#[test]
+fn a_pods_saved_log_is_imported_from_between_its_markers() {
+    let home = TestEnv::new();
+    let (repo, remote) = home.repo_with_remote("project");
+    let export = remote_session(&home, &remote, "pod.txt", "pod");
+    let log = home.root().join("task-0.log");
+    write(
+        &log,
+        &format!(
+            "nodwyn: session ...\nnodwyn: pushed ...\n----- nodwyn export begins -----\n{}----- nodwyn export ends -----\n",
+            std::fs::read_to_string(&export).unwrap()
+        ),
+    );
+    let imported = home
+        .nodwyn(
+            &repo,
+            &["--json", "session", "import", log.to_str().unwrap()],
+        )
+        .success()
+        .json();
+    assert_eq!(imported[0]["commits"], 1, "{imported}");
+}
