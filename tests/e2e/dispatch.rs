@@ -121,7 +121,7 @@ fn dispatching_writes_the_workflow_once_then_starts_runs_with_gh() {
     env.install_program(
         "gh",
         &format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\ncase \"$1 $2\" in\n  'run list') echo '[{{\"databaseId\": 4242, \"url\": \"https://github.com/person/project/actions/runs/4242\"}}]' ;;\nesac\n",
+            "#!/bin/sh\nasked='{}'\ncase \"$1 $2\" in\n  'run list') if grep -q '^workflow run' \"$asked\" 2>/dev/null; then echo '[{{\"databaseId\": 4242, \"url\": \"https://github.com/person/project/actions/runs/4242\"}}]'; else echo '[{{\"databaseId\": 4000, \"url\": \"https://github.com/person/project/actions/runs/4000\"}}]'; fi ;;\n  *) printf '%s\\n' \"$*\" >> \"$asked\" ;;\nesac\n",
             asked.display()
         ),
     );

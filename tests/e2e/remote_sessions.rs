@@ -389,8 +389,45 @@ fn an_altered_export_is_refused_and_nothing_is_imported() {
     }
     let listed = home.nodwyn_json(&repo, &["session", "list"]);
     assert_eq!(listed.as_array().unwrap().len(), 0, "{listed}");
+    // An export that would land on another branch than the one the person names is refused.
+    let refused = home
+        .nodwyn(
+            &repo,
+            &[
+                "session",
+                "import",
+                "--base",
+                "release",
+                file.to_str().unwrap(),
+            ],
+        )
+        .refused();
+    assert!(
+        refused.contains("would land on main, not on release"),
+        "{refused}"
+    );
+    // Several at once: each on its own; the good one comes in, the altered one is named.
+    let forged = home.root().join("forged.json");
+    let ran = home.nodwyn(
+        &repo,
+        &[
+            "session",
+            "import",
+            forged.to_str().unwrap(),
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(ran.code, 1, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("1 of 2 exports were imported"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("imported session"), "{}", ran.stderr);
+    let listed = home.nodwyn_json(&repo, &["session", "list"]);
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
     let branches = home.git(&repo, &["branch", "--format=%(refname:short)"]);
-    assert_eq!(branches, "main");
+    assert!(branches.starts_with("main\nnodwyn/"), "{branches}");
     // Not an export at all, and a missing file: one sentence each.
     write(&home.root().join("not.json"), "{\"hello\": 1}");
     let refused = home

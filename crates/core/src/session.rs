@@ -204,6 +204,11 @@ impl Session {
                 self.open_turn = None;
                 self.reviewed_tree = None;
                 self.removal_snapshot = None;
+                self.written.clear();
+                self.writing = None;
+                self.recent_calls.clear();
+                self.last_landing = None;
+                self.last_turn_start = None;
                 self.ran_on = Some(*ran_on);
                 self.resumed_here = false;
             }

@@ -214,9 +214,15 @@ impl Store {
     pub fn repositories(&self) -> Result<Vec<PathBuf>, Error> {
         let mut repositories = Vec::new();
         for project in self.project_folders()? {
-            let named = logs_in(&project)?
-                .iter()
-                .find_map(|stored| first_record_repository(stored.log.path()));
+            // A log whose first record names a repository of another project folder (one that
+            // ran elsewhere and was imported here) does not say which repository this folder is.
+            let folder = project
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned());
+            let named = logs_in(&project)?.iter().find_map(|stored| {
+                first_record_repository(stored.log.path())
+                    .filter(|repository| folder.as_deref() == Some(&Self::project_id(repository)))
+            });
             if let Some(repository) = named
                 && !repositories.contains(&repository)
             {

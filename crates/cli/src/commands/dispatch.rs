@@ -13,7 +13,7 @@ use nodwyn_core::remote::dispatch::github::{
     KEY_SECRET, WORKFLOW_PATH, dispatch_arguments, workflow,
 };
 use nodwyn_core::remote::dispatch::kubernetes::{Pods, job};
-use nodwyn_core::remote::dispatch::{Plan, RunnerModel};
+use nodwyn_core::remote::dispatch::{Plan, RunnerModel, RunnerSandbox};
 
 use crate::commands::{Invocation, RepoArg};
 use crate::output;
@@ -95,6 +95,12 @@ fn prepare(args: &DispatchArgs) -> anyhow::Result<Prepared> {
             name: profile.name.clone(),
             api_key_env: profile.api_key_env.clone(),
         },
+        sandbox: RunnerSandbox {
+            network: settings.sandbox.network,
+            max_processes: settings.sandbox.limits.processes,
+            max_file_mb: settings.sandbox.limits.file_size.map(|b| b >> 20),
+            max_memory_mb: settings.sandbox.limits.memory.map(|b| b >> 20),
+        },
         commands: standing.commands().to_vec(),
         writes: standing.write_globs().to_vec(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -158,27 +164,23 @@ fn github(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
         Ok(_) => {}
     }
     tell_pushes(&prepared);
+    let before = newest_run(&prepared.repository)?;
     let started = program(&prepared.repository, "gh", &gh_args, None)?;
     if !started.trim().is_empty() {
         output::note(started.trim());
     }
-    let listed = program(
-        &prepared.repository,
-        "gh",
-        &[
-            "run",
-            "list",
-            "--workflow",
-            "nodwyn-dispatch.yml",
-            "--limit",
-            "1",
-            "--json",
-            "databaseId,url",
-        ]
-        .map(str::to_owned),
-        None,
-    )?;
-    let runs: serde_json::Value = serde_json::from_str(&listed).unwrap_or_default();
+    // GitHub lists a dispatched run a moment after it accepted it: the newest run not listed
+    // before is this one.
+    let mut run = serde_json::Value::Null;
+    for _ in 0..10 {
+        let newest = newest_run(&prepared.repository)?;
+        if !newest.is_null() && newest["databaseId"] != before["databaseId"] {
+            run = newest;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    let runs = serde_json::Value::Array(vec![run]);
     match runs[0]["databaseId"].as_u64() {
         Some(id) => output::text(format!(
             "{id}\n`nodwyn session import --github {id}` brings the sessions home once the run ends ({})",
@@ -233,8 +235,32 @@ fn kubernetes(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()
     output::text(created.trim())
 }
 
+/// The newest run of the dispatch workflow `gh run list` shows (`null` when none).
+fn newest_run(repository: &Path) -> anyhow::Result<serde_json::Value> {
+    let listed = program(
+        repository,
+        "gh",
+        &[
+            "run",
+            "list",
+            "--workflow",
+            "nodwyn-dispatch.yml",
+            "--event",
+            "workflow_dispatch",
+            "--limit",
+            "1",
+            "--json",
+            "databaseId,url",
+        ]
+        .map(str::to_owned),
+        None,
+    )?;
+    let runs: serde_json::Value = serde_json::from_str(&listed).unwrap_or_default();
+    Ok(runs[0].clone())
+}
+
 /// The branch checked out in `repository`.
-fn current_branch(repository: &Path) -> anyhow::Result<String> {
+pub(crate) fn current_branch(repository: &Path) -> anyhow::Result<String> {
     let branch = git(repository, &["symbolic-ref", "--quiet", "--short", "HEAD"]).map_err(|_| {
         crate::error::coded(
             "no_base",

@@ -7,7 +7,7 @@ mod call;
 mod chat;
 mod completions;
 pub(crate) mod console;
-mod dispatch;
+pub(crate) mod dispatch;
 mod doctor;
 mod eval;
 mod guard;

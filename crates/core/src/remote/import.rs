@@ -58,6 +58,9 @@ pub struct ImportTo<'a> {
     pub remote: Option<&'a str>,
     /// Where its worktree goes.
     pub location: WorktreeLocation,
+    /// The branch the person expects the work to land on: an export naming another is refused
+    /// (an altered export must not choose where `nodwyn land` pushes).
+    pub base: &'a str,
     /// What it is imported from, in words (the file, or the GitHub Actions run).
     pub source: String,
     /// How long the fetch may take.
@@ -102,7 +105,9 @@ pub fn read(path: &Path) -> Result<Export, Error> {
 /// saved `kubectl logs`); `None` when `text` has no such lines.
 fn between_markers(text: &str) -> Option<&str> {
     use super::dispatch::kubernetes::{EXPORT_BEGINS, EXPORT_ENDS};
-    let begins = text.find(EXPORT_BEGINS)? + EXPORT_BEGINS.len();
+    // The last pair: the pod's script prints them after nodwyn ended, so anything the agent
+    // printed before (a fake export) comes first.
+    let begins = text.rfind(EXPORT_BEGINS)? + EXPORT_BEGINS.len();
     let ends = text[begins..].find(EXPORT_ENDS)? + begins;
     Some(&text[begins..ends])
 }
@@ -110,6 +115,22 @@ fn between_markers(text: &str) -> Option<&str> {
 /// Checks `export` and makes its session a local one of `to.repository`.
 pub fn import(store: &Store, export: &Export, to: &ImportTo<'_>) -> Result<Imported, Error> {
     let (id, started) = checked(export)?;
+    if export.base != to.base {
+        return Err(Error::declined(
+            "base_elsewhere",
+            format!(
+                "session {} would land on {}, not on {}; if that is where it belongs, import it with --base {}",
+                id.short(),
+                if export.base.is_empty() {
+                    "no branch"
+                } else {
+                    &export.base
+                },
+                to.base,
+                export.base
+            ),
+        ));
+    }
     if store.find(id.as_str()).is_ok() {
         return Err(Error::declined(
             "already_imported",
@@ -175,6 +196,9 @@ pub fn import(store: &Store, export: &Export, to: &ImportTo<'_>) -> Result<Impor
             snapshot: None,
         },
     ))?;
+    // The git configuration this machine's checkout has now, as a new worktree records it: a
+    // landing refuses one changed since.
+    crate::worktree::config::record(&stored.log, id.as_str(), &restored.path, None)?;
     Ok(Imported {
         session: id.to_string(),
         id: id.short().to_owned(),
@@ -218,7 +242,9 @@ fn checked(export: &Export) -> Result<(SessionId, WorktreeFacts), Error> {
             )));
         }
     };
-    let own_branch = export.branch.starts_with("nodwyn/") && export.branch.contains(id.short());
+    let own_branch = export.branch.starts_with("nodwyn/")
+        && (export.branch.ends_with(&format!("/{}", id.short()))
+            || export.branch.ends_with(&format!("-{}", id.short())));
     if !own_branch || export.branch.contains("..") || export.branch.starts_with('-') {
         return Err(altered(format!(
             "its branch {} is not session {}'s own",
@@ -349,7 +375,15 @@ fn fetched_head(
             },
         );
         let _ = delete_ref(repository, &base_scratch);
-        fetched.ok()
+        Some(fetched.map_err(|e| {
+            Error::declined(
+                "base_not_fetched",
+                format!(
+                    "{} could not be fetched from {remote} ({e}), so where the session started could not be checked; nothing was imported",
+                    export.base
+                ),
+            )
+        })?)
     };
     let on_base = match &base_tip {
         Some(tip) => is_ancestor(repository, &export.base_commit, tip)?,

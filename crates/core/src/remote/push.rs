@@ -25,7 +25,11 @@ pub fn push_branch(
     let facts = finished_worktree(&locked.session)?;
     let (standing, _) = standing_answers(&facts.repository)?;
     let mut ctx = context_of(&locked.session, settings);
-    record_as_it_happens(&mut ctx, &locked.stored.log, "person");
+    record_as_it_happens(
+        &mut ctx,
+        &locked.stored.log,
+        "nodwyn run --headless --push-branch",
+    );
     Ok(nodwyn_prim::land::push_branch(&ctx, message, |urls| {
         standing.approves_push(urls)
     })?)

@@ -101,10 +101,10 @@ pub fn push_branch(
         push::Pushed::Done => {}
         push::Pushed::Rejected(summary) => {
             return Err(Error::declined(
-                "not_fast_forward",
+                "push_refused",
                 format!(
-                    "{} refused {} ({summary}): its {} holds commits this session does not have, and a push never forces",
-                    remote.remote, worktree.branch, worktree.branch
+                    "{} refused the push of {} ({summary}); a push never forces, so nothing was pushed",
+                    remote.remote, worktree.branch
                 ),
             ));
         }

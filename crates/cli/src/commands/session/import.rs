@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use anyhow::bail;
 use clap::Args;
 use nodwyn_core::remote::import::{ImportTo, Imported, download_github, import, read};
 
@@ -23,6 +24,10 @@ pub(crate) struct ImportArgs {
     /// remote, else `origin`).
     #[arg(long, value_name = "NAME")]
     remote: Option<String>,
+    /// The branch the sessions are to land on (default: the branch checked out); an export that
+    /// would land elsewhere is refused.
+    #[arg(long, value_name = "BRANCH")]
+    base: Option<String>,
     /// Import every export a GitHub Actions run uploaded (through `gh run download`).
     #[arg(long, value_name = "RUN_ID", conflicts_with = "files")]
     github: Option<String>,
@@ -52,12 +57,20 @@ pub(super) fn run(args: ImportArgs, invocation: &Invocation) -> anyhow::Result<(
     let deadline = environment::host_settings_interruptible()?
         .limits
         .git_network;
+    let base = match &args.base {
+        Some(base) => base.clone(),
+        None => crate::commands::dispatch::current_branch(&repository)?,
+    };
+    // Each export on its own: one refused (or imported before) does not keep the others out.
     let mut imported: Vec<Imported> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
+    let mut last_error = None;
     for (file, export) in &exports {
         let to = ImportTo {
             repository: &repository,
             remote: args.remote.as_deref(),
             location: settings.worktree_location,
+            base: &base,
             source: source(file),
             deadline,
         };
@@ -68,17 +81,32 @@ pub(super) fn run(args: ImportArgs, invocation: &Invocation) -> anyhow::Result<(
                 }
                 imported.push(session);
             }
+            Err(error) if error.code() == "already_imported" && exports.len() > 1 => {
+                output::note(format!("nodwyn: {error}"));
+            }
             Err(error) => {
-                if !imported.is_empty() && !invocation.json {
-                    output::note(format!(
-                        "imported {} before {} was refused",
-                        imported.len(),
-                        file.display()
-                    ));
+                let file = output::printable(&file.display().to_string());
+                if exports.len() > 1 {
+                    output::note(format!("nodwyn: {file}: {error}"));
                 }
-                return Err(error.into());
+                refused.push(file);
+                last_error = Some(error);
             }
         }
+    }
+    if let Some(error) = last_error {
+        if exports.len() == 1 {
+            return Err(error.into());
+        }
+        bail!(crate::error::coded(
+            "not_all_imported",
+            format!(
+                "{} of {} exports were imported; refused: {} (each said why above)",
+                imported.len(),
+                exports.len(),
+                refused.join(", ")
+            ),
+        ));
     }
     if invocation.json {
         return output::json(&imported);
@@ -100,6 +128,7 @@ fn tell(session: &Imported) {
     if let Some(run) = &ran.run_id {
         where_.push_str(&format!(", run {run}"));
     }
+    let where_ = output::printable(&where_);
     output::note(format!(
         "imported session {} ({where_}): {} at {} ({} commit{} on {}), worktree {}; `nodwyn worktree review {}` reviews it, `nodwyn land {}` lands it on {}",
         session.id,

@@ -28,9 +28,13 @@ pub fn workflow(plan: &Plan) -> String {
         None => String::new(),
     };
     let configure = format!(
-        "mkdir -p ~/.config/nodwyn .nodwyn\ncat > ~/.config/nodwyn/config.toml <<'NODWYN_CONFIG'\n{}NODWYN_CONFIG\nprintf 'push = [\"https://github.com/%s\"]\\n' \"$REPOSITORY\" > .nodwyn/allow.toml\ncat >> .nodwyn/allow.toml <<'NODWYN_ALLOW'\n{}NODWYN_ALLOW\necho /.nodwyn/allow.toml >> .git/info/exclude\n",
+        "mkdir -p ~/.config/nodwyn .nodwyn\ncat > ~/.config/nodwyn/config.toml <<'NODWYN_CONFIG'\n{}NODWYN_CONFIG\nprintf 'push = [\"https://github.com/%s\"]\\n' \"$REPOSITORY\" > .nodwyn/allow.toml\ncat >> .nodwyn/allow.toml <<'NODWYN_ALLOW'\n{}NODWYN_ALLOW\necho /.nodwyn/allow.toml >> .git/info/exclude\n{}",
         plan.config_toml(),
-        plan.allow_toml()
+        plan.allow_toml(),
+        Plan::identity_lines(
+            "github-actions[bot]",
+            "41898282+github-actions[bot]@users.noreply.github.com"
+        )
     );
     let run = plan.run_line("$RUNNER_TEMP/nodwyn-export.json", "NODWYN_TASK_INDEX");
     format!(
@@ -75,6 +79,10 @@ jobs:
     env:
       NODWYN_TASK_INDEX: ${{{{ strategy.job-index }}}}
     steps:
+      # Before the checkout, and outside it: a toolchain file of the repository chooses nothing.
+      - name: Install nodwyn {version}
+        working-directory: ${{{{ runner.temp }}}}
+        run: cargo install --locked nodwyn --version ={version}
       - name: Check out the base
         uses: actions/checkout@v4
         with:
@@ -87,8 +95,6 @@ jobs:
         run: |
           git checkout -q -B "$BASE_BRANCH" "$BASE_COMMIT"
           git branch -q --set-upstream-to="origin/$BASE_BRANCH"
-      - name: Install nodwyn {version}
-        run: cargo install --locked nodwyn --version ={version}
       - name: Configure nodwyn for this runner
         env:
           REPOSITORY: ${{{{ github.repository }}}}

@@ -65,9 +65,10 @@ pub fn job(plan: &Plan, pods: &Pods) -> String {
         ));
     }
     let script = format!(
-        "eval \"TASK=\\${{NODWYN_TASK_${{JOB_COMPLETION_INDEX}}}}\"\nexport NODWYN_TASK_INDEX=\"$JOB_COMPLETION_INDEX\"\ngit clone --quiet --branch \"$NODWYN_BASE_BRANCH\" \"$NODWYN_REPOSITORY\" /tmp/repository\ncd /tmp/repository\ngit checkout -q -B \"$NODWYN_BASE_BRANCH\" \"$NODWYN_BASE_COMMIT\"\ngit branch -q --set-upstream-to=\"origin/$NODWYN_BASE_BRANCH\"\nmkdir -p ~/.config/nodwyn .nodwyn\ncat > ~/.config/nodwyn/config.toml <<'NODWYN_CONFIG'\n{}NODWYN_CONFIG\nprintf 'push = [\"%s\"]\\n' \"$NODWYN_REPOSITORY\" > .nodwyn/allow.toml\ncat >> .nodwyn/allow.toml <<'NODWYN_ALLOW'\n{}NODWYN_ALLOW\necho /.nodwyn/allow.toml >> .git/info/exclude\nstatus=0\n{} || status=$?\necho '{EXPORT_BEGINS}'\ncat /tmp/nodwyn-export.json || true\necho '{EXPORT_ENDS}'\nexit \"$status\"\n",
+        "eval \"TASK=\\${{NODWYN_TASK_${{JOB_COMPLETION_INDEX}}}}\"\nexport NODWYN_TASK_INDEX=\"$JOB_COMPLETION_INDEX\"\ngit clone --quiet --branch \"$NODWYN_BASE_BRANCH\" \"$NODWYN_REPOSITORY\" /tmp/repository\ncd /tmp/repository\ngit checkout -q -B \"$NODWYN_BASE_BRANCH\" \"$NODWYN_BASE_COMMIT\"\ngit branch -q --set-upstream-to=\"origin/$NODWYN_BASE_BRANCH\"\nmkdir -p ~/.config/nodwyn .nodwyn\ncat > ~/.config/nodwyn/config.toml <<'NODWYN_CONFIG'\n{}NODWYN_CONFIG\nprintf 'push = [\"%s\"]\\n' \"$NODWYN_REPOSITORY\" > .nodwyn/allow.toml\ncat >> .nodwyn/allow.toml <<'NODWYN_ALLOW'\n{}NODWYN_ALLOW\necho /.nodwyn/allow.toml >> .git/info/exclude\n{}status=0\n{} || status=$?\necho '{EXPORT_BEGINS}'\ncat /tmp/nodwyn-export.json || true\necho '{EXPORT_ENDS}'\nexit \"$status\"\n",
         plan.config_toml(),
         plan.allow_toml(),
+        Plan::identity_lines("nodwyn", "nodwyn@dispatch.invalid"),
         plan.run_line("/tmp/nodwyn-export.json", "JOB_COMPLETION_INDEX"),
     );
     format!(
@@ -95,6 +96,9 @@ spec:
         app.kubernetes.io/name: nodwyn
     spec:
       restartPolicy: Never
+      # The agent's commands run in the pod: no cluster credentials, no service addresses.
+      automountServiceAccountToken: false
+      enableServiceLinks: false
       containers:
         - name: nodwyn
           image: {image}

@@ -27,6 +27,20 @@ pub struct RunnerModel {
     pub api_key_env: Option<String>,
 }
 
+/// How the runner confines the agent's commands: the person's own `[sandbox]` choices that mean
+/// the same on another machine (the sandbox is always on there).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunnerSandbox {
+    /// Whether commands may use the network.
+    pub network: bool,
+    /// At most this many processes.
+    pub max_processes: Option<u64>,
+    /// Files of at most this many MiB.
+    pub max_file_mb: Option<u64>,
+    /// At most this many MiB of memory.
+    pub max_memory_mb: Option<u64>,
+}
+
 /// What a dispatch runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -38,6 +52,8 @@ pub struct Plan {
     pub base_commit: String,
     /// The model.
     pub model: RunnerModel,
+    /// How the runner confines commands.
+    pub sandbox: RunnerSandbox,
     /// Command prefixes the agent may run without asking (the person's allow.toml).
     pub commands: Vec<Vec<String>>,
     /// Globs of paths the agent may write without asking (the person's allow.toml).
@@ -111,6 +127,19 @@ impl Plan {
         if let Some(variable) = &self.model.api_key_env {
             text.push_str(&format!("api_key_env = {}\n", quoted(variable)));
         }
+        text.push_str(&format!(
+            "\n[sandbox]\nmode = \"on\"\nnetwork = {}\n",
+            self.sandbox.network
+        ));
+        for (key, value) in [
+            ("max_processes", self.sandbox.max_processes),
+            ("max_file_mb", self.sandbox.max_file_mb),
+            ("max_memory_mb", self.sandbox.max_memory_mb),
+        ] {
+            if let Some(value) = value {
+                text.push_str(&format!("{key} = {value}\n"));
+            }
+        }
         text
     }
 
@@ -129,6 +158,16 @@ impl Plan {
             "commands = [{}]\nwrites = [{}]\n",
             commands.join(", "),
             writes.join(", ")
+        )
+    }
+
+    /// Gives the clone a commit identity unless the runner's git has one (a headless run's
+    /// `--push-branch` commits what the agent left uncommitted).
+    pub(crate) fn identity_lines(name: &str, email: &str) -> String {
+        format!(
+            "git config user.name >/dev/null || git config user.name {}\ngit config user.email >/dev/null || git config user.email {}\n",
+            shell_quoted(name),
+            shell_quoted(email)
         )
     }
 
@@ -167,6 +206,11 @@ pub(crate) fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
+/// `text` in single quotes for a POSIX shell.
+pub(crate) fn shell_quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 /// `text` indented by `spaces` on every line (for a YAML block scalar).
 pub(crate) fn indented(text: &str, spaces: usize) -> String {
     let pad = " ".repeat(spaces);
@@ -185,6 +229,42 @@ pub(crate) fn indented(text: &str, spaces: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runners_configuration_keeps_the_persons_sandbox_and_names_the_key_only() {
+        let plan = Plan {
+            tasks: vec!["t".to_owned()],
+            base_branch: "main".to_owned(),
+            base_commit: "a".repeat(40),
+            model: RunnerModel {
+                provider: "openai".to_owned(),
+                base_url: "https://models.example.com/v1".to_owned(),
+                name: "coder".to_owned(),
+                api_key_env: Some("MODEL_KEY".to_owned()),
+            },
+            sandbox: RunnerSandbox {
+                network: false,
+                max_processes: Some(64),
+                max_file_mb: None,
+                max_memory_mb: Some(2048),
+            },
+            commands: vec![vec!["cargo".to_owned(), "test".to_owned()]],
+            writes: vec!["src/**".to_owned()],
+            version: "0.1.0".to_owned(),
+            timeout_minutes: 30,
+        };
+        let config = plan.config_toml();
+        let parsed: toml::Table = config.parse().unwrap();
+        assert_eq!(parsed["model"]["api_key_env"].as_str(), Some("MODEL_KEY"));
+        assert_eq!(parsed["sandbox"]["mode"].as_str(), Some("on"));
+        assert_eq!(parsed["sandbox"]["network"].as_bool(), Some(false));
+        assert_eq!(parsed["sandbox"]["max_processes"].as_integer(), Some(64));
+        assert_eq!(parsed["sandbox"]["max_memory_mb"].as_integer(), Some(2048));
+        assert!(parsed["sandbox"].get("max_file_mb").is_none());
+        let allow: toml::Table = plan.allow_toml().parse().unwrap();
+        assert_eq!(allow["writes"][0].as_str(), Some("src/**"));
+        assert_eq!(shell_quoted("it's"), "'it'\\''s'");
+    }
 
     #[test]
     fn a_server_only_this_machine_reaches_is_recognised() {
