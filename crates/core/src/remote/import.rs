@@ -509,6 +509,14 @@ mod tests {
             between_markers(&log).map(str::trim),
             Some("{\"nodwyn_export\": 1}")
         );
+        // What the agent printed before (a fake export) is not what the script printed last.
+        let spoofed = format!(
+            "{EXPORT_BEGINS}\n{{\"fake\": true}}\n{EXPORT_ENDS}\nnodwyn: ...\n{EXPORT_BEGINS}\n{{\"real\": true}}\n{EXPORT_ENDS}\n"
+        );
+        assert_eq!(
+            between_markers(&spoofed).map(str::trim),
+            Some("{\"real\": true}")
+        );
         assert_eq!(between_markers("{\"nodwyn_export\": 1}"), None);
         assert_eq!(between_markers(&format!("{EXPORT_BEGINS}\nno end")), None);
     }
