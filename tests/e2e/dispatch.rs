@@ -77,6 +77,28 @@ fn the_github_workflow_passes_actionlint_and_names_no_secret_value() {
         ran.stderr
     );
     assert!(!repo.join(".github").exists());
+    // Built from the person's own git repository of nodwyn, at their version's tag.
+    let config = env.home().join(".config/nodwyn/config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    write(
+        &config,
+        &text.replace(
+            "[dispatch]\n",
+            "[dispatch]\ninstall_git = \"https://git.example.com/nodwyn\"\n",
+        ),
+    );
+    let ran = env
+        .nodwyn(&repo, &["dispatch", "github", "--dry-run", "t"])
+        .success();
+    passes(&env, "actionlint", &[], "workflow-git.yml", &ran.stdout);
+    assert!(
+        ran.stdout.contains(&format!(
+            "run: cargo install --locked --git 'https://git.example.com/nodwyn' --tag v{} nodwyn",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{}",
+        ran.stdout
+    );
 }
 
 #[test]

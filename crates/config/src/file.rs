@@ -40,6 +40,7 @@ struct ConfigFile {
 #[serde(deny_unknown_fields)]
 struct DispatchSection {
     timeout_minutes: Option<u64>,
+    install_git: Option<String>,
     image: Option<String>,
     secret: Option<String>,
     secret_key: Option<String>,
@@ -52,6 +53,9 @@ struct DispatchSection {
 pub struct DispatchChoice {
     /// Each task's deadline, in minutes (`timeout_minutes`, default 60).
     pub timeout_minutes: u64,
+    /// GitHub Actions: the git repository runners build nodwyn from, at the tag `v<version>`
+    /// (default: crates.io's `nodwyn` of this version).
+    pub install_git: Option<String>,
     /// Kubernetes: the container image (nodwyn, git, and credentials that may push).
     pub image: Option<String>,
     /// Kubernetes: the Secret holding the model key (default `nodwyn-model-key`).
@@ -68,6 +72,7 @@ impl Default for DispatchChoice {
     fn default() -> Self {
         Self {
             timeout_minutes: 60,
+            install_git: None,
             image: None,
             secret: "nodwyn-model-key".to_owned(),
             secret_key: "key".to_owned(),
@@ -337,6 +342,7 @@ impl Settings {
                 chosen.timeout_minutes = minutes.max(1);
             }
             chosen.image.clone_from(&dispatch.image);
+            chosen.install_git.clone_from(&dispatch.install_git);
             for (value, field) in [
                 (&dispatch.secret, &mut chosen.secret),
                 (&dispatch.secret_key, &mut chosen.secret_key),

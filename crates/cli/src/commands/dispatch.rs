@@ -104,6 +104,7 @@ fn prepare(args: &DispatchArgs) -> anyhow::Result<Prepared> {
         commands: standing.commands().to_vec(),
         writes: standing.write_globs().to_vec(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        install_git: settings.dispatch.install_git.clone(),
         timeout_minutes: settings.dispatch.timeout_minutes,
     };
     plan.check()?;

@@ -37,6 +37,13 @@ pub fn workflow(plan: &Plan) -> String {
         )
     );
     let run = plan.run_line("$RUNNER_TEMP/nodwyn-export.json", "NODWYN_TASK_INDEX");
+    let install = match &plan.install_git {
+        Some(url) => format!(
+            "cargo install --locked --git {} --tag v{version} nodwyn",
+            super::shell_quoted(url)
+        ),
+        None => format!("cargo install --locked nodwyn --version ={version}"),
+    };
     format!(
         r#"# Written by nodwyn {version} (`nodwyn dispatch github`). Each task of a dispatch runs
 # `nodwyn run --headless` on a runner of its own, pushes only its session's branch, and uploads
@@ -82,7 +89,7 @@ jobs:
       # Before the checkout, and outside it: a toolchain file of the repository chooses nothing.
       - name: Install nodwyn {version}
         working-directory: ${{{{ runner.temp }}}}
-        run: cargo install --locked nodwyn --version ={version}
+        run: {install}
       - name: Check out the base
         uses: actions/checkout@v4
         with:

@@ -60,6 +60,9 @@ pub struct Plan {
     pub writes: Vec<String>,
     /// The nodwyn version the runner installs.
     pub version: String,
+    /// The git repository the runner builds that version from (its tag `v<version>`); `None`:
+    /// crates.io's.
+    pub install_git: Option<String>,
     /// Each task's deadline, in minutes.
     pub timeout_minutes: u64,
 }
@@ -251,6 +254,7 @@ mod tests {
             commands: vec![vec!["cargo".to_owned(), "test".to_owned()]],
             writes: vec!["src/**".to_owned()],
             version: "0.1.0".to_owned(),
+            install_git: None,
             timeout_minutes: 30,
         };
         let config = plan.config_toml();
