@@ -291,3 +291,46 @@ fn a_pods_saved_log_is_imported_from_between_its_markers() {
         .json();
     assert_eq!(imported[0]["commits"], 1, "{imported}");
 }
+
+#[test]
+fn a_kubernetes_dispatch_hands_the_job_to_kubectl() {
+    let env = TestEnv::new();
+    let repo = dispatchable(&env);
+    let given = env.root().join("kubectl-stdin.yml");
+    env.install_program(
+        "kubectl",
+        &format!(
+            "#!/bin/sh\n[ \"$*\" = 'create -o name -f -' ] || exit 1\ncat > '{}'\necho job.batch/nodwyn-dispatch-1\n",
+            given.display()
+        ),
+    );
+    let ran = env
+        .nodwyn(&repo, &["dispatch", "kubernetes", "task one", "task two"])
+        .success();
+    assert_eq!(ran.stdout.trim(), "job.batch/nodwyn-dispatch-1");
+    let job = std::fs::read_to_string(&given).unwrap();
+    assert!(job.contains("completions: 2"), "{job}");
+    assert!(job.contains("value: \"task two\""), "{job}");
+    // Without kubectl: one sentence.
+    let only_git = env.root().join("only-git");
+    std::fs::create_dir_all(&only_git).unwrap();
+    let git = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(git.trim(), only_git.join("git")).unwrap();
+    let refused = env
+        .nodwyn_command(&repo, &["dispatch", "kubernetes", "t"])
+        .env("PATH", &only_git)
+        .output()
+        .unwrap();
+    let refused = nodwyn_tests::Run::from_output(refused).refused();
+    assert!(
+        refused.contains("no `kubectl` program is on PATH"),
+        "{refused}"
+    );
+}

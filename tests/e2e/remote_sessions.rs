@@ -446,3 +446,41 @@ fn an_altered_export_is_refused_and_nothing_is_imported() {
         .refused();
     assert!(refused.contains("missing.json"), "{refused}");
 }
+
+#[test]
+fn reviewing_an_imported_session_resumes_it_here_and_sends_the_note() {
+    let home = TestEnv::new();
+    let (repo, remote) = home.repo_with_remote("project");
+    let file = remote_session(&home, &remote, "draft.txt", "12");
+    let imported = home
+        .nodwyn(
+            &repo,
+            &["--json", "session", "import", file.to_str().unwrap()],
+        )
+        .success()
+        .json();
+    let id = imported[0]["id"].as_str().unwrap().to_owned();
+    let model = StandIn::start(vec![openai::text("Read the note.")]);
+    home.use_model(&model);
+    let reviewed = home
+        .nodwyn(
+            &repo,
+            &[
+                "worktree",
+                "review",
+                &id,
+                "--note",
+                "say why draft.txt exists",
+            ],
+        )
+        .success();
+    assert!(
+        reviewed.stderr.contains("resumed session"),
+        "{}",
+        reviewed.stderr
+    );
+    let said = serde_json::to_string(&model.received()[0].body).unwrap();
+    assert!(said.contains("say why draft.txt exists"), "{said}");
+    let listed = home.nodwyn_json(&repo, &["session", "list"]);
+    assert!(listed[0].get("remote").is_none(), "{listed}");
+}

@@ -164,9 +164,9 @@ fn github(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
         }
         Ok(_) => {}
     }
-    tell_pushes(&prepared);
     let before = newest_run(&prepared.repository)?;
     let started = program(&prepared.repository, "gh", &gh_args, None)?;
+    tell_pushes(&prepared);
     if !started.trim().is_empty() {
         output::note(started.trim());
     }
@@ -226,13 +226,13 @@ fn kubernetes(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()
         );
         return Ok(());
     }
-    tell_pushes(&prepared);
     let created = program(
         &prepared.repository,
         "kubectl",
         &["create", "-o", "name", "-f", "-"].map(str::to_owned),
         Some(&rendered),
     )?;
+    tell_pushes(&prepared);
     output::text(created.trim())
 }
 

@@ -53,7 +53,17 @@ pub(super) fn run(args: ReviewArgs, invocation: &Invocation) -> anyhow::Result<O
             _ => bail!("--file-comment {given}: write it as PATH:TEXT"),
         })
         .collect::<anyhow::Result<_>>()?;
-    let repository = nodwyn_core::Session::load(&store.find(&id)?)?.repository;
+    let session = nodwyn_core::Session::load(&store.find(&id)?)?;
+    // A session that ran elsewhere and was imported is reviewed here: it is resumed here first.
+    if session.ran_on.is_some() && !session.resumed_here && !session.open {
+        let resumed = nodwyn_core::worktree::resume(&store, &id)?;
+        crate::output::note(format!(
+            "nodwyn: resumed session {} here, in {}",
+            session.id.short(),
+            crate::output::printable(&resumed.root.display().to_string())
+        ));
+    }
+    let repository = session.repository;
     let settings = settings_for(Some(&repository))?;
     model_profile(&chosen_model(&settings, args.model.as_deref())?)?;
     // A client of an engine of this process, as `nodwyn run` is: `worktree.review` checks the
