@@ -230,18 +230,18 @@ fn a_headless_run_refuses_to_start_where_commands_cannot_be_confined() {
     let home = TestEnv::new();
     let (_repo, remote) = home.repo_with_remote("project");
     // The person's configuration turned the sandbox off.
-    let (runner, checkout) = runner(&remote, true);
+    let (unconfined, checkout) = runner(&remote, true);
     let model = writer("a.txt");
-    runner.use_model(&model);
-    let config = runner.home().join(".config/nodwyn/config.toml");
+    unconfined.use_model(&model);
+    let config = unconfined.home().join(".config/nodwyn/config.toml");
     let text = std::fs::read_to_string(&config).unwrap();
     write(&config, &format!("{text}[sandbox]\nmode = \"off\"\n"));
-    let refused = headless(&runner, &checkout, "1", &[], "write a.txt").refused();
+    let refused = headless(&unconfined, &checkout, "1", &[], "write a.txt").refused();
     assert!(refused.contains("[sandbox] mode"), "{refused}");
     // The kernel offers no Landlock (a filter makes its system calls fail as on an old kernel).
-    let (runner, checkout) = runner_without_changes(&remote);
-    runner.use_model(&model);
-    let mut command = runner.nodwyn_command(&checkout, &["run", "--headless", "write a.txt"]);
+    let (without, checkout) = runner(&remote, true);
+    without.use_model(&model);
+    let mut command = without.nodwyn_command(&checkout, &["run", "--headless", "write a.txt"]);
     // SAFETY: only async-signal-safe calls (prctl) run between fork and exec.
     #[allow(unsafe_code)]
     unsafe {
@@ -255,10 +255,6 @@ fn a_headless_run_refuses_to_start_where_commands_cannot_be_confined() {
         !checkout.join(".nodwyn/worktrees").exists(),
         "no session began"
     );
-}
-
-fn runner_without_changes(remote: &Path) -> (TestEnv, PathBuf) {
-    runner(remote, true)
 }
 
 /// Makes Landlock's system calls (444-446 on x86-64 and arm64) fail with ENOSYS in this

@@ -215,14 +215,21 @@ impl Store {
         let mut repositories = Vec::new();
         for project in self.project_folders()? {
             // A log whose first record names a repository of another project folder (one that
-            // ran elsewhere and was imported here) does not say which repository this folder is.
+            // ran elsewhere and was imported here) does not say which repository this folder is;
+            // its `session.import` record does.
             let folder = project
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned());
-            let named = logs_in(&project)?.iter().find_map(|stored| {
-                first_record_repository(stored.log.path())
-                    .filter(|repository| folder.as_deref() == Some(&Self::project_id(repository)))
-            });
+            let ours =
+                |repository: &PathBuf| folder.as_deref() == Some(&Self::project_id(repository));
+            let logs = logs_in(&project)?;
+            let named = logs
+                .iter()
+                .find_map(|stored| first_record_repository(stored.log.path()).filter(ours))
+                .or_else(|| {
+                    logs.iter()
+                        .find_map(|stored| imported_repository(&stored.log).filter(ours))
+                });
             if let Some(repository) = named
                 && !repositories.contains(&repository)
             {
@@ -371,6 +378,19 @@ fn first_record_repository(path: &Path) -> Option<PathBuf> {
         .flatten()
 }
 
+/// The repository a log's `session.import` record re-homed its session to, if it has one.
+fn imported_repository(log: &EventLog) -> Option<PathBuf> {
+    let mut found = None;
+    log.each_value(|record| {
+        if record["type"] == "session.import" {
+            found = record["repository"].as_str().map(PathBuf::from);
+        }
+        std::ops::ControlFlow::Continue(())
+    })
+    .ok()?;
+    found
+}
+
 fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| {
         (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
@@ -393,6 +413,41 @@ mod tests {
                 },
             )
         }
+    }
+
+    #[test]
+    fn an_imported_session_names_its_home_repository_not_the_runners() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::new(home.path().to_path_buf());
+        let (here, runner) = (Path::new("/src/shop"), Path::new("/home/runner/work/shop"));
+        let id = SessionId::parse("20261203T120000Z-1234abcd").unwrap();
+        let start = serde_json::to_value(start(runner)(&id)).unwrap();
+        let stored = store.import_session(here, &id, &[start]).unwrap();
+        // Before its import record, the log names only the runner's repository: not listed.
+        assert_eq!(store.repositories().unwrap(), Vec::<PathBuf>::new());
+        stored
+            .log
+            .append(&Record::new(
+                Timestamp::now(),
+                Event::SessionImport {
+                    source: "export.json".to_owned(),
+                    ran_on: Box::default(),
+                    repository: here.to_path_buf(),
+                    worktree: Box::new(crate::event::WorktreeFacts {
+                        repository: here.to_path_buf(),
+                        path: here.join(".nodwyn/worktrees/1234abcd"),
+                        branch: "nodwyn/1234abcd".to_owned(),
+                        name: None,
+                        base: "main".to_owned(),
+                        base_remote: None,
+                        base_commit: "a".repeat(40),
+                        pull_request: None,
+                        port: None,
+                    }),
+                },
+            ))
+            .unwrap();
+        assert_eq!(store.repositories().unwrap(), vec![here.to_path_buf()]);
     }
 
     #[test]

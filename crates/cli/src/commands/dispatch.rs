@@ -262,13 +262,15 @@ fn newest_run(repository: &Path) -> anyhow::Result<serde_json::Value> {
 
 /// The branch checked out in `repository`.
 pub(crate) fn current_branch(repository: &Path) -> anyhow::Result<String> {
-    let branch = git(repository, &["symbolic-ref", "--quiet", "--short", "HEAD"]).map_err(|_| {
-        crate::error::coded(
+    match git(repository, &["symbolic-ref", "--quiet", "--short", "HEAD"]) {
+        // No git at all is said as such, not as a detached HEAD.
+        Err(error) if error.to_string().contains("is on PATH") => Err(error),
+        Err(_) => Err(crate::error::coded(
             "no_base",
             "the repository is on no branch (a detached HEAD): name the base with --base BRANCH",
-        )
-    })?;
-    Ok(branch)
+        )),
+        Ok(branch) => Ok(branch),
+    }
 }
 
 /// The remote `branch` tracks and its tip, refused unless the remote's branch holds it (the
