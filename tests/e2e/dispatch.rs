@@ -60,6 +60,28 @@ fn the_github_workflow_passes_actionlint_and_names_no_secret_value() {
         .success();
     passes(&env, "actionlint", &[], "workflow.yml", &ran.stdout);
     insta::assert_snapshot!("dispatch_github_workflow", ran.stdout);
+    // With --json, the same workflow in a document, with what would start it.
+    let document = env
+        .nodwyn(
+            &repo,
+            &[
+                "--json",
+                "dispatch",
+                "github",
+                "--dry-run",
+                "fix the flaky test",
+                "say \"hi\"; $(touch x)",
+            ],
+        )
+        .success()
+        .json();
+    assert_eq!(
+        document["workflow"].as_str().unwrap().trim_end(),
+        ran.stdout.trim_end()
+    );
+    assert_eq!(document["path"], ".github/workflows/nodwyn-dispatch.yml");
+    assert_eq!(document["tasks"][1], "say \"hi\"; $(touch x)");
+    assert_eq!(document["gh"][0], "workflow");
     // The key is named, never given; the tasks are inputs, never in the file.
     assert!(ran.stdout.contains("${{ secrets.NODWYN_MODEL_KEY }}"));
     assert!(!ran.stdout.contains("flaky"));
@@ -311,6 +333,10 @@ fn a_kubernetes_dispatch_hands_the_job_to_kubectl() {
     let job = std::fs::read_to_string(&given).unwrap();
     assert!(job.contains("completions: 2"), "{job}");
     assert!(job.contains("value: \"task two\""), "{job}");
+    let ran = env
+        .nodwyn(&repo, &["--json", "dispatch", "kubernetes", "task one"])
+        .success();
+    assert_eq!(ran.json()["created"], "job.batch/nodwyn-dispatch-1");
     // Without kubectl: one sentence.
     let only_git = env.root().join("only-git");
     std::fs::create_dir_all(&only_git).unwrap();

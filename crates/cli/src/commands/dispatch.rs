@@ -14,6 +14,7 @@ use nodwyn_core::remote::dispatch::github::{
 };
 use nodwyn_core::remote::dispatch::kubernetes::{Pods, job};
 use nodwyn_core::remote::dispatch::{Plan, RunnerModel, RunnerSandbox};
+use serde_json::json;
 
 use crate::commands::{Invocation, RepoArg};
 use crate::output;
@@ -129,12 +130,17 @@ fn tell_pushes(prepared: &Prepared) {
     }
 }
 
-fn github(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
+fn github(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let prepared = prepare(&args)?;
     let rendered = workflow(&prepared.plan);
     let gh_args = dispatch_arguments(&prepared.plan);
+    let json = invocation.json;
     if args.dry_run {
-        output::text(rendered.trim_end())?;
+        shown(
+            json,
+            rendered.trim_end(),
+            json!({"workflow": rendered, "path": WORKFLOW_PATH, "gh": gh_args, "tasks": prepared.plan.tasks}),
+        )?;
         tell_pushes(&prepared);
         output::note(format!(
             "dry run: nothing was started; without --dry-run this runs `gh {}`",
@@ -151,6 +157,9 @@ fn github(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
                 "wrote {WORKFLOW_PATH}: commit it and push it to {} (GitHub runs only a workflow it has), set the model key with `gh secret set {KEY_SECRET}`, then run this again; nothing was started",
                 prepared.plan.base_branch
             ));
+            if json {
+                return output::json(&json!({"written": WORKFLOW_PATH, "run": null}));
+            }
             return Ok(());
         }
         Err(e) => return Err(e.into()),
@@ -181,17 +190,34 @@ fn github(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
         }
         std::thread::sleep(std::time::Duration::from_secs(1));
     }
-    let runs = serde_json::Value::Array(vec![run]);
-    match runs[0]["databaseId"].as_u64() {
-        Some(id) => output::text(format!(
-            "{id}\n`nodwyn session import --github {id}` brings the sessions home once the run ends ({})",
-            runs[0]["url"].as_str().unwrap_or_default()
-        )),
-        None => output::text("started; `gh run list --workflow nodwyn-dispatch.yml` shows the run"),
+    let url = run["url"].as_str().unwrap_or_default();
+    let document = json!({"run": run["databaseId"], "url": run["url"]});
+    match run["databaseId"].as_u64() {
+        Some(id) => shown(
+            json,
+            &format!(
+                "{id}\n`nodwyn session import --github {id}` brings the sessions home once the run ends ({url})"
+            ),
+            document,
+        ),
+        None => shown(
+            json,
+            "started; `gh run list --workflow nodwyn-dispatch.yml` shows the run",
+            document,
+        ),
     }
 }
 
-fn kubernetes(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()> {
+/// `text` on stdout, or with `--json` the `document`.
+fn shown(json: bool, text: &str, document: serde_json::Value) -> anyhow::Result<()> {
+    if json {
+        output::json(&document)
+    } else {
+        output::text(text)
+    }
+}
+
+fn kubernetes(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let prepared = prepare(&args)?;
     let chosen = &prepared.settings.dispatch;
     let Some(image) = chosen.image.clone() else {
@@ -219,7 +245,11 @@ fn kubernetes(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()
     };
     let rendered = job(&prepared.plan, &pods);
     if args.dry_run {
-        output::text(rendered.trim_end())?;
+        shown(
+            invocation.json,
+            rendered.trim_end(),
+            json!({"job": rendered, "tasks": prepared.plan.tasks}),
+        )?;
         tell_pushes(&prepared);
         output::note(
             "dry run: nothing was started; without --dry-run this runs `kubectl create -f -`",
@@ -233,7 +263,11 @@ fn kubernetes(args: DispatchArgs, _invocation: &Invocation) -> anyhow::Result<()
         Some(&rendered),
     )?;
     tell_pushes(&prepared);
-    output::text(created.trim())
+    shown(
+        invocation.json,
+        created.trim(),
+        json!({"created": created.trim()}),
+    )
 }
 
 /// The newest run of the dispatch workflow `gh run list` shows (`null` when none).
