@@ -186,6 +186,15 @@ pub fn branch_tip(dir: &Path, branch: &str) -> Result<Option<String>, Error> {
     }
 }
 
+/// The remote a local branch's upstream is on (its `branch.<name>.remote`), if it has one.
+pub fn upstream_remote(dir: &Path, branch: &str) -> Result<Option<String>, Error> {
+    let repo = open(dir)?;
+    let Ok(remote) = repo.branch_upstream_remote(&format!("refs/heads/{branch}")) else {
+        return Ok(None);
+    };
+    Ok(remote.as_str().ok().map(str::to_owned))
+}
+
 /// The commit a local branch's upstream (remote-tracking branch) points at, if it has one.
 pub fn upstream_tip(dir: &Path, branch: &str) -> Result<Option<String>, Error> {
     let repo = open(dir)?;

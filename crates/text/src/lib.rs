@@ -35,6 +35,17 @@ pub fn is_hidden_or_active(c: char) -> bool {
         )
 }
 
+/// `line` trimmed and cut to at most `longest` characters, `…` added where it was cut (a commit's
+/// subject in a sentence, a task named in a note).
+pub fn shortened(line: &str, longest: usize) -> String {
+    let line = line.trim();
+    let mut short: String = line.chars().take(longest).collect();
+    if line.chars().count() > longest {
+        short.push('…');
+    }
+    short
+}
+
 /// `text` as one line: every character [`is_hidden_or_active`], line breaks and tabs included,
 /// shown as `\u{..}`.
 pub fn escape_line(text: &str) -> String {
@@ -127,6 +138,14 @@ impl<W: Write> Write for EscapingWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_shortened_by_characters_and_says_it_was() {
+        assert_eq!(shortened("  fix the test  ", 60), "fix the test");
+        assert_eq!(shortened("abcdef", 3), "abc…");
+        assert_eq!(shortened("ééé", 3), "ééé");
+        assert_eq!(shortened("éééé", 3), "ééé…");
+    }
 
     #[test]
     fn escape_sequences_bidi_and_invisible_characters_are_shown() {

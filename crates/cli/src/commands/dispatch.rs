@@ -10,10 +10,12 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 use nodwyn_config::{ModelProvider, Settings};
 use nodwyn_core::remote::dispatch::github::{
-    KEY_SECRET, WORKFLOW_PATH, dispatch_arguments, workflow,
+    KEY_SECRET, WORKFLOW_PATH, dispatch_arguments, start, workflow,
 };
 use nodwyn_core::remote::dispatch::kubernetes::{Pods, job};
-use nodwyn_core::remote::dispatch::{Plan, RunnerModel, RunnerSandbox};
+use nodwyn_core::remote::dispatch::{
+    Base, Plan, RunnerModel, RunnerSandbox, base_on_remote, checked_out_branch,
+};
 use serde_json::json;
 
 use crate::commands::{Invocation, RepoArg};
@@ -67,25 +69,23 @@ struct Prepared {
     repository: std::path::PathBuf,
     settings: Settings,
     plan: Plan,
-    remote: String,
-    remote_url: String,
+    base: Base,
 }
 
 fn prepare(args: &DispatchArgs) -> anyhow::Result<Prepared> {
     let repository = args.repo.repository()?;
     let settings = crate::commands::run::settings_for(Some(&repository))?;
     let profile = crate::commands::run::chosen_model(&settings, args.model.as_deref())?;
-    let base_branch = match &args.base {
+    let branch = match &args.base {
         Some(branch) => branch.clone(),
-        None => current_branch(&repository)?,
+        None => checked_out_branch(&repository)?,
     };
-    let (remote, base_commit) = base_on_remote(&repository, &base_branch)?;
-    let remote_url = git(&repository, &["remote", "get-url", "--push", &remote])?;
+    let base = base_on_remote(&repository, &branch)?;
     let (standing, _) = nodwyn_core::host::standing_answers(&repository)?;
     let plan = Plan {
         tasks: args.tasks.clone(),
-        base_branch,
-        base_commit,
+        base_branch: base.branch.clone(),
+        base_commit: base.commit.clone(),
         model: RunnerModel {
             provider: match profile.provider {
                 ModelProvider::OpenAi => "openai",
@@ -113,8 +113,7 @@ fn prepare(args: &DispatchArgs) -> anyhow::Result<Prepared> {
         repository,
         settings,
         plan,
-        remote,
-        remote_url,
+        base,
     })
 }
 
@@ -124,8 +123,8 @@ fn tell_pushes(prepared: &Prepared) {
         output::note(format!(
             "task {index}: {} → pushes only its own branch nodwyn/task-{index}-… to {} ({})",
             output::printable(&summary(task)),
-            prepared.remote,
-            output::printable(&prepared.remote_url)
+            prepared.base.remote,
+            output::printable(&prepared.base.remote_url)
         ));
     }
 }
@@ -173,30 +172,15 @@ fn github(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()> {
         }
         Ok(_) => {}
     }
-    let before = newest_run(&prepared.repository)?;
-    let started = program(&prepared.repository, "gh", &gh_args, None)?;
+    let run = start(&prepared.repository, &prepared.plan)?;
     tell_pushes(&prepared);
-    if !started.trim().is_empty() {
-        output::note(started.trim());
-    }
-    // GitHub lists a dispatched run a moment after it accepted it: the newest run not listed
-    // before is this one.
-    let mut run = serde_json::Value::Null;
-    for _ in 0..10 {
-        let newest = newest_run(&prepared.repository)?;
-        if !newest.is_null() && newest["databaseId"] != before["databaseId"] {
-            run = newest;
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_secs(1));
-    }
-    let url = run["url"].as_str().unwrap_or_default();
-    let document = json!({"run": run["databaseId"], "url": run["url"]});
-    match run["databaseId"].as_u64() {
+    let document = json!({"run": run.id, "url": run.url});
+    match run.id {
         Some(id) => shown(
             json,
             &format!(
-                "{id}\n`nodwyn session import --github {id}` brings the sessions home once the run ends ({url})"
+                "{id}\n`nodwyn session import --github {id}` brings the sessions home once the run ends ({})",
+                run.url.as_deref().unwrap_or_default()
             ),
             document,
         ),
@@ -241,7 +225,7 @@ fn kubernetes(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()>
         secret_key: chosen.secret_key.clone(),
         cpu: chosen.cpu.clone(),
         memory: chosen.memory.clone(),
-        repository_url: prepared.remote_url.clone(),
+        repository_url: prepared.base.remote_url.clone(),
     };
     let rendered = job(&prepared.plan, &pods);
     if args.dry_run {
@@ -256,12 +240,7 @@ fn kubernetes(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()>
         );
         return Ok(());
     }
-    let created = program(
-        &prepared.repository,
-        "kubectl",
-        &["create", "-o", "name", "-f", "-"].map(str::to_owned),
-        Some(&rendered),
-    )?;
+    let created = kubectl_create(&prepared.repository, &rendered)?;
     tell_pushes(&prepared);
     shown(
         invocation.json,
@@ -270,153 +249,43 @@ fn kubernetes(args: DispatchArgs, invocation: &Invocation) -> anyhow::Result<()>
     )
 }
 
-/// The newest run of the dispatch workflow `gh run list` shows (`null` when none).
-fn newest_run(repository: &Path) -> anyhow::Result<serde_json::Value> {
-    let listed = program(
-        repository,
-        "gh",
-        &[
-            "run",
-            "list",
-            "--workflow",
-            "nodwyn-dispatch.yml",
-            "--event",
-            "workflow_dispatch",
-            "--limit",
-            "1",
-            "--json",
-            "databaseId,url",
-        ]
-        .map(str::to_owned),
-        None,
-    )?;
-    let runs: serde_json::Value = serde_json::from_str(&listed).unwrap_or_default();
-    Ok(runs[0].clone())
-}
-
-/// The branch checked out in `repository`.
-pub(crate) fn current_branch(repository: &Path) -> anyhow::Result<String> {
-    match git(repository, &["symbolic-ref", "--quiet", "--short", "HEAD"]) {
-        // No git at all is said as such, not as a detached HEAD.
-        Err(error) if error.to_string().contains("is on PATH") => Err(error),
-        Err(_) => Err(crate::error::coded(
-            "no_base",
-            "the repository is on no branch (a detached HEAD): name the base with --base BRANCH",
-        )),
-        Ok(branch) => Ok(branch),
-    }
-}
-
-/// The remote `branch` tracks and its tip, refused unless the remote's branch holds it (the
-/// runners clone the remote, so a commit only here would not be there).
-fn base_on_remote(repository: &Path, branch: &str) -> anyhow::Result<(String, String)> {
-    if branch.starts_with('-') {
-        bail!(crate::error::coded(
-            "bad_base",
-            format!("--base {branch} could be read as an option"),
-        ));
-    }
-    let tip = git(
-        repository,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{branch}^{{commit}}"),
-        ],
-    )
-    .map_err(|_| crate::error::coded("bad_base", format!("{branch} is not a branch here")))?;
-    let remote = git(repository, &["config", &format!("branch.{branch}.remote")]).map_err(|_| {
-        crate::error::coded(
-            "no_remote",
-            format!(
-                "{branch} tracks no remote branch, and the runners clone the remote: push it with `git push -u origin {branch}` first"
-            ),
-        )
-    })?;
-    let on_remote = git(
-        repository,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/remotes/{remote}/{branch}^{{commit}}"),
-        ],
-    )
-    .unwrap_or_default();
-    let pushed = !on_remote.is_empty()
-        && git(
-            repository,
-            &["merge-base", "--is-ancestor", &tip, &on_remote],
-        )
-        .is_ok();
-    if !pushed {
-        bail!(crate::error::coded(
-            "base_not_pushed",
-            format!(
-                "{branch} has commits {remote} does not (as last fetched), and the runners clone {remote}: push {branch} first"
-            ),
-        ));
-    }
-    Ok((remote, tip))
-}
-
-/// `git ARGS` in `repository`: its output, trimmed, or the error.
-fn git(repository: &Path, args: &[&str]) -> anyhow::Result<String> {
-    program(
-        repository,
-        "git",
-        &args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>(),
-        None,
-    )
-    .map(|out| out.trim().to_owned())
-}
-
-/// Runs `name ARGS` in `dir` (with `input` on its standard input): what it printed, or a
-/// sentence with what it said.
-fn program(dir: &Path, name: &str, args: &[String], input: Option<&str>) -> anyhow::Result<String> {
-    let mut child = Command::new(name)
-        .args(args)
+/// `kubectl create -o name -f -` in `dir` with `job` on its standard input: the name of what it
+/// created, or a sentence with what it said.
+fn kubectl_create(dir: &Path, job: &str) -> anyhow::Result<String> {
+    let mut child = Command::new("kubectl")
+        .args(["create", "-o", "name", "-f", "-"])
         .current_dir(dir)
-        .env("GH_PROMPT_DISABLED", "1")
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => crate::error::coded_owned(
-                format!("no_{name}"),
-                format!("no `{name}` program is on PATH, and this dispatch needs it"),
+            std::io::ErrorKind::NotFound => crate::error::coded(
+                "no_kubectl",
+                "no `kubectl` program is on PATH, and this dispatch needs it",
             ),
             _ => e.into(),
         })?;
-    if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin.write_all(text.as_bytes())?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(job.as_bytes())?;
     }
     let output = child.wait_with_output()?;
     if !output.status.success() {
-        bail!(crate::error::coded_owned(
-            format!("{name}_failed"),
+        bail!(crate::error::coded(
+            "kubectl_failed",
             format!(
-                "`{name} {}` failed: {}",
-                args.first().map_or("", String::as_str),
+                "`kubectl create` failed: {}",
                 output::printable(String::from_utf8_lossy(&output.stderr).trim())
             ),
         ));
     }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
 /// A task's first line, shortened.
 fn summary(task: &str) -> String {
-    let line = task.lines().next().unwrap_or_default().trim();
-    let mut short: String = line.chars().take(60).collect();
-    if line.chars().count() > 60 {
-        short.push('…');
-    }
-    format!("«{short}»")
+    format!(
+        "«{}»",
+        nodwyn_text::shortened(task.lines().next().unwrap_or_default(), 60)
+    )
 }

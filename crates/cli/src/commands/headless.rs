@@ -37,42 +37,40 @@ pub(crate) fn refuse_unconfined(settings: &Settings) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// How pushing the branch went: the branch and its tip, or the refusal's code and sentence.
-pub(crate) type PushResult = Result<(String, String), (String, String)>;
+/// How pushing the branch went: `Err` holds the code of what stopped it.
+pub(crate) type PushResult = Result<(), &'static str>;
 
 /// Pushes session `session`'s branch with a commit message made from `task`; says what happened.
 pub(crate) fn push_branch(invocation: &Invocation, session: &str, task: &str) -> PushResult {
-    let pushed = invocation
-        .store()
-        .map_err(|e| ("store".to_owned(), e.to_string()))
-        .and_then(|store| {
-            let settings = environment::host_settings_interruptible()
-                .map_err(|e| ("settings".to_owned(), e.to_string()))?;
-            nodwyn_core::remote::push::push_branch(
-                &store,
-                session,
-                &commit_message(task),
-                &settings,
-            )
-            .map_err(|e| (e.code().to_owned(), e.to_string()))
-        });
-    match &pushed {
-        Ok(done) => match &done.push {
-            Some(push) => output::note(format!(
-                "nodwyn: pushed {} ({}) to {} ({})",
-                done.branch,
-                &done.head[..done.head.len().min(10)],
-                push.remote,
-                output::printable(&push.urls.join(", "))
-            )),
-            None => output::note(format!(
-                "nodwyn: the session changed nothing, so {} was not pushed",
-                done.branch
-            )),
-        },
-        Err((_, sentence)) => output::note(format!("nodwyn: {}", output::printable(sentence))),
+    let pushed = (|| -> anyhow::Result<_> {
+        let store = invocation.store()?;
+        let settings = environment::host_settings_interruptible()?;
+        let message = commit_message(task);
+        Ok(nodwyn_core::remote::push::push_branch(
+            &store, session, &message, &settings,
+        )?)
+    })();
+    let done = match pushed {
+        Ok(done) => done,
+        Err(error) => {
+            output::note(format!("nodwyn: {}", output::printable(&error.to_string())));
+            return Err(crate::error::kind(&error));
+        }
+    };
+    match &done.push {
+        Some(push) => output::note(format!(
+            "nodwyn: pushed {} ({}) to {} ({})",
+            done.branch,
+            &done.head[..done.head.len().min(10)],
+            push.remote,
+            output::printable(&push.urls.join(", "))
+        )),
+        None => output::note(format!(
+            "nodwyn: the session changed nothing, so {} was not pushed",
+            done.branch
+        )),
     }
-    pushed.map(|done| (done.branch, done.head))
+    Ok(())
 }
 
 /// The commit message of a headless run's uncommitted work: the task's first line.
@@ -81,11 +79,7 @@ fn commit_message(task: &str) -> String {
         .lines()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("work");
-    let mut subject: String = line.trim().chars().take(68).collect();
-    if line.trim().chars().count() > 68 {
-        subject.push('…');
-    }
-    format!("nodwyn: {subject}")
+    format!("nodwyn: {}", nodwyn_text::shortened(line, 68))
 }
 
 /// Writes session `session`'s export to `path`; says where, or why not.
@@ -129,8 +123,7 @@ pub(crate) fn outcome(
     if !matches!(run, Outcome::Success) {
         return run;
     }
-    let push_needed_a_person =
-        matches!(&pushed, Some(Err((code, _))) if code == "push_not_allowed");
+    let push_needed_a_person = matches!(pushed, Some(Err(code)) if code == "push_not_allowed");
     let failed =
         matches!(&pushed, Some(Err(_))) && !push_needed_a_person || exported == Some(false);
     if failed {

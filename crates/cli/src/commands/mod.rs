@@ -7,7 +7,7 @@ mod call;
 mod chat;
 mod completions;
 pub(crate) mod console;
-pub(crate) mod dispatch;
+mod dispatch;
 mod doctor;
 mod eval;
 mod guard;

@@ -141,7 +141,8 @@ pub fn import(store: &Store, export: &Export, to: &ImportTo<'_>) -> Result<Impor
         ));
     }
     let repository = to.repository;
-    let head = fetched_head(repository, export, &id, to)?;
+    let remote = remote_of(repository, export, to);
+    let head = fetched_head(repository, export, &id, &remote, to.deadline)?;
     match branch_tip(repository, &export.branch)? {
         Some(tip) if tip == head => {}
         Some(tip) => {
@@ -167,10 +168,7 @@ pub fn import(store: &Store, export: &Export, to: &ImportTo<'_>) -> Result<Impor
     let facts = WorktreeFacts {
         repository: repository.to_path_buf(),
         path: root.join(id.short()),
-        base_remote: started
-            .base_remote
-            .as_ref()
-            .map(|_| remote_of(repository, export, to)),
+        base_remote: started.base_remote.as_ref().map(|_| remote.clone()),
         port: None,
         pull_request: None,
         ..started
@@ -307,7 +305,8 @@ fn fetched_head(
     repository: &Path,
     export: &Export,
     id: &SessionId,
-    to: &ImportTo<'_>,
+    remote: &str,
+    deadline: Duration,
 ) -> Result<String, Error> {
     let head = export
         .head
@@ -319,20 +318,13 @@ fn fetched_head(
             export.branch
         )));
     }
-    let remote = remote_of(repository, export, to);
-    let scratch = format!("refs/nodwyn/import/{}", id.short());
-    let fetched = fetch_into(
+    let fetched = remote_tip(
         repository,
-        &remote,
-        &format!("refs/heads/{}", export.branch),
-        &scratch,
-        nodwyn_git::Network {
-            ssh_command: None,
-            deadline: to.deadline,
-            cancel: None,
-        },
+        remote,
+        &export.branch,
+        &format!("refs/nodwyn/import/{}", id.short()),
+        deadline,
     );
-    let _ = delete_ref(repository, &scratch);
     let fetched = fetched.map_err(|e| {
         Error::declined(
             "branch_not_fetched",
@@ -359,22 +351,16 @@ fn fetched_head(
     // The base it names is where `nodwyn land` will put the work: its commit must be on that
     // branch of the remote, so an export cannot send the work to another branch than the one
     // its run started from.
-    let base_scratch = format!("refs/nodwyn/import/{}-base", id.short());
     let base_tip = if export.base.is_empty() || export.base.starts_with('-') {
         None
     } else {
-        let fetched = fetch_into(
+        let fetched = remote_tip(
             repository,
-            &remote,
-            &format!("refs/heads/{}", export.base),
-            &base_scratch,
-            nodwyn_git::Network {
-                ssh_command: None,
-                deadline: to.deadline,
-                cancel: None,
-            },
+            remote,
+            &export.base,
+            &format!("refs/nodwyn/import/{}-base", id.short()),
+            deadline,
         );
-        let _ = delete_ref(repository, &base_scratch);
         Some(fetched.map_err(|e| {
             Error::declined(
                 "base_not_fetched",
@@ -403,18 +389,39 @@ fn fetched_head(
     Ok(head)
 }
 
+/// The tip of `branch` on `remote`, fetched into nodwyn's `scratch` ref, which goes again.
+fn remote_tip(
+    repository: &Path,
+    remote: &str,
+    branch: &str,
+    scratch: &str,
+    deadline: Duration,
+) -> Result<String, nodwyn_git::Error> {
+    let fetched = fetch_into(
+        repository,
+        remote,
+        &format!("refs/heads/{branch}"),
+        scratch,
+        nodwyn_git::Network {
+            ssh_command: None,
+            deadline,
+            cancel: None,
+        },
+    );
+    let _ = delete_ref(repository, scratch);
+    fetched
+}
+
 /// The remote the branch comes from: the one named, else the local base branch's upstream's,
 /// else `origin`.
 fn remote_of(repository: &Path, export: &Export, to: &ImportTo<'_>) -> String {
     if let Some(remote) = to.remote {
         return remote.to_owned();
     }
-    let upstream = nodwyn_git::repo::open(repository).ok().and_then(|repo| {
-        let name = format!("refs/heads/{}", export.base);
-        let remote = repo.branch_upstream_remote(&name).ok()?;
-        remote.as_str().ok().map(str::to_owned)
-    });
-    upstream.unwrap_or_else(|| "origin".to_owned())
+    nodwyn_git::repo::upstream_remote(repository, &export.base)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| "origin".to_owned())
 }
 
 fn altered(why: String) -> Error {

@@ -136,12 +136,7 @@ fn beyond_the_diff(dir: &Path, blob: &diff::NewBlob, scanner: &Scanner) -> Vec<S
 fn subject(message: &[u8]) -> String {
     let text = String::from_utf8_lossy(message);
     let line = Scanner::global().redact(text.lines().next().unwrap_or_default().trim());
-    let line = line.as_str();
-    let mut subject: String = line.chars().take(60).collect();
-    if line.chars().count() > 60 {
-        subject.push('…');
-    }
-    subject
+    nodwyn_text::shortened(&line, 60)
 }
 
 /// The `GIT_SSH_COMMAND` a fetch or push needs: none when the person's environment names one

@@ -59,7 +59,7 @@ pub(super) fn run(args: ImportArgs, invocation: &Invocation) -> anyhow::Result<(
         .git_network;
     let base = match &args.base {
         Some(base) => base.clone(),
-        None => crate::commands::dispatch::current_branch(&repository)?,
+        None => nodwyn_core::remote::dispatch::checked_out_branch(&repository)?,
     };
     // Each export on its own: one refused (or imported before) does not keep the others out.
     let mut imported: Vec<Imported> = Vec::new();

@@ -10,7 +10,10 @@
 //! variable (never pasted into the script, where a task could run as shell), and uploads its
 //! export as the artifact `nodwyn-export-<index>`.
 
+use std::path::Path;
+
 use super::{Plan, indented};
+use crate::Error;
 use crate::remote::import::ARTIFACT_PREFIX;
 
 /// Where the workflow lives in the repository.
@@ -122,6 +125,72 @@ jobs:
         timeout = plan.timeout_minutes,
         configure = indented(&configure, 10),
     )
+}
+
+/// A run a dispatch started, as `gh run list` shows it: `null` fields when GitHub did not list it
+/// in time.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StartedRun {
+    /// The run's id (`nodwyn session import --github ID`).
+    pub id: Option<u64>,
+    /// Its page.
+    pub url: Option<String>,
+}
+
+/// Starts a dispatch of `plan` with the workflow (`gh workflow run`), and finds the run it
+/// started: GitHub lists a dispatched run a moment after it accepted it, so the newest run of
+/// the workflow not listed before is this one (asked for up to ten seconds).
+pub fn start(repository: &Path, plan: &Plan) -> Result<StartedRun, Error> {
+    let before = newest_run(repository)?;
+    let arguments = dispatch_arguments(plan);
+    let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
+    gh(repository, &arguments)?;
+    for _ in 0..10 {
+        let newest = newest_run(repository)?;
+        if newest.id.is_some() && newest.id != before.id {
+            return Ok(newest);
+        }
+        std::thread::sleep(std::time::Duration::from_secs(1));
+    }
+    Ok(StartedRun::default())
+}
+
+/// The newest run of the dispatch workflow `gh run list` shows (none when there is none).
+fn newest_run(repository: &Path) -> Result<StartedRun, Error> {
+    let listed = gh(
+        repository,
+        &[
+            "run",
+            "list",
+            "--workflow",
+            "nodwyn-dispatch.yml",
+            "--event",
+            "workflow_dispatch",
+            "--limit",
+            "1",
+            "--json",
+            "databaseId,url",
+        ],
+    )?;
+    let runs: serde_json::Value = serde_json::from_slice(&listed).unwrap_or_default();
+    Ok(StartedRun {
+        id: runs[0]["databaseId"].as_u64(),
+        url: runs[0]["url"].as_str().map(str::to_owned),
+    })
+}
+
+/// `gh ARGS` in `repository`, its failure in one sentence.
+fn gh(repository: &Path, arguments: &[&str]) -> Result<Vec<u8>, Error> {
+    crate::gh::gh(repository, arguments).map_err(|failure| match failure {
+        crate::gh::GhFailure::Missing => Error::declined(
+            "no_gh",
+            "a GitHub dispatch needs the GitHub CLI, and no `gh` program is on PATH; install it (https://cli.github.com) and run `gh auth login`",
+        ),
+        crate::gh::GhFailure::Failed(said) => Error::declined(
+            "gh_failed",
+            format!("`gh {}` failed: {said}", arguments.first().unwrap_or(&"")),
+        ),
+    })
 }
 
 /// The arguments of `gh` that start a dispatch of `plan` with the workflow.

@@ -12,7 +12,80 @@
 pub mod github;
 pub mod kubernetes;
 
+use std::path::Path;
+
+use nodwyn_git::repo::{branch_tip, upstream_remote, upstream_tip};
+
 use crate::Error;
+
+/// The branch checked out in `repository` (a dispatch's and an import's default base).
+pub fn checked_out_branch(repository: &Path) -> Result<String, Error> {
+    let repo = nodwyn_git::repo::open(repository)?;
+    nodwyn_git::repo::read_head(&repo, repository)?
+        .branch
+        .ok_or_else(|| {
+            Error::declined(
+                "no_base",
+                "the repository is on no branch (a detached HEAD): name the base with --base BRANCH",
+            )
+        })
+}
+
+/// Where a dispatch's sessions start and where their branches go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    /// The branch.
+    pub branch: String,
+    /// Its tip, which its remote's branch holds.
+    pub commit: String,
+    /// The remote it tracks.
+    pub remote: String,
+    /// That remote's push URL.
+    pub remote_url: String,
+}
+
+/// `branch` as a dispatch's base: refused unless it tracks a remote branch that holds its tip
+/// (the runners clone the remote, so a commit only here would not be there).
+pub fn base_on_remote(repository: &Path, branch: &str) -> Result<Base, Error> {
+    if branch.starts_with('-') {
+        return Err(Error::declined(
+            "bad_base",
+            format!("--base {branch} could be read as an option"),
+        ));
+    }
+    let commit = branch_tip(repository, branch)?
+        .ok_or_else(|| Error::declined("bad_base", format!("{branch} is not a branch here")))?;
+    let remote = upstream_remote(repository, branch)?.ok_or_else(|| {
+        Error::declined(
+            "no_remote",
+            format!(
+                "{branch} tracks no remote branch, and the runners clone the remote: push it with `git push -u origin {branch}` first"
+            ),
+        )
+    })?;
+    let pushed = match upstream_tip(repository, branch)? {
+        Some(on_remote) => nodwyn_git::graph::is_ancestor(repository, &commit, &on_remote)?,
+        None => false,
+    };
+    if !pushed {
+        return Err(Error::declined(
+            "base_not_pushed",
+            format!(
+                "{branch} has commits {remote} does not (as last fetched), and the runners clone {remote}: push {branch} first"
+            ),
+        ));
+    }
+    let remote_url = nodwyn_git::push::push_urls(repository, &remote)?
+        .into_iter()
+        .next()
+        .unwrap_or_default();
+    Ok(Base {
+        branch: branch.to_owned(),
+        commit,
+        remote,
+        remote_url,
+    })
+}
 
 /// The model a runner calls: a profile of the person's configuration, without its key.
 #[derive(Debug, Clone, PartialEq, Eq)]
