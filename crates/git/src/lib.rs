@@ -12,6 +12,7 @@ mod command;
 pub mod commit;
 pub mod config;
 pub mod diff;
+pub mod dirty_watch;
 mod error;
 pub mod fingerprint;
 pub mod gitdir;
@@ -28,6 +29,8 @@ pub mod replay;
 pub mod repo;
 pub mod status;
 pub mod switch;
+#[cfg(test)]
+mod testing;
 pub mod turns;
 pub mod untracked;
 pub mod worktree;

@@ -46,7 +46,18 @@ const MODE_EXECUTABLE: u32 = 0o100_755;
 /// Whether `git status` in the checkout at `dir` would show anything, or `None` where this check
 /// cannot answer exactly as git would.
 pub(crate) fn is_dirty(dir: &Path) -> Option<bool> {
+    is_dirty_telling(dir, &|_| {})
+}
+
+/// [`is_dirty`], telling `reading` of every file and folder the answer depends on before it is
+/// read: the repository's own files (see [`git_files`]), then each folder of the checkout the
+/// walk reads. A change anywhere else cannot change the answer, so a watch on these is enough
+/// to know when to ask again ([`crate::dirty_watch`]).
+pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path)) -> Option<bool> {
     let repo = crate::repo::open(dir).ok()?;
+    for file in git_files(&repo) {
+        reading(&file);
+    }
     let settings = Settings::of(&repo)?;
     let workdir = repo.workdir()?.to_path_buf();
     let index = repo.index().ok()?;
@@ -77,9 +88,59 @@ pub(crate) fn is_dirty(dir: &Path) -> Option<bool> {
         folders: Folders::of(&entries),
         index_written,
         checked: Cell::new(0),
+        reading,
     };
+    reading(&workdir);
     let dirty = walk.folder(&workdir, b"")?;
     Some(dirty || walk.checked.get() != entries.len())
+}
+
+/// The repository's files and folders the answer depends on, besides the checkout: the git
+/// folder (index, HEAD, the worktree's configuration), the common one (configuration, packed
+/// refs), its `info` (exclude, sparse-checkout), the folders from `refs/heads` down to the
+/// branch's loose ref, and the person's git configuration and ignore files that exist.
+fn git_files(repo: &Repository) -> Vec<std::path::PathBuf> {
+    let common = repo.commondir().to_path_buf();
+    let mut files = vec![
+        repo.path().to_path_buf(),
+        common.clone(),
+        common.join("info"),
+    ];
+    let head = repo.find_reference("HEAD").ok();
+    if let Some(branch) = head
+        .as_ref()
+        .and_then(|head| head.symbolic_target().ok().flatten())
+    {
+        let mut folder = common.clone();
+        let parts: Vec<&str> = branch.split('/').collect();
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            folder.push(part);
+            if *part != "refs" {
+                files.push(folder.clone());
+            }
+        }
+    }
+    let mut personal: Vec<std::path::PathBuf> = [
+        git2::Config::find_global(),
+        git2::Config::find_xdg(),
+        git2::Config::find_system(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if let Ok(config) = repo.config() {
+        match config.get_path("core.excludesFile") {
+            Ok(path) => personal.push(path),
+            Err(_) => personal.extend(
+                std::env::var_os("XDG_CONFIG_HOME")
+                    .map(std::path::PathBuf::from)
+                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
+                    .map(|config| config.join("git").join("ignore")),
+            ),
+        }
+    }
+    files.extend(personal.into_iter().filter(|path| path.exists()));
+    files
 }
 
 /// What of the repository's configuration the check reads, or `None` where it changes what git
@@ -207,6 +268,8 @@ struct Walk<'a> {
     index_written: (i64, i64),
     /// How many index entries were found on disk and compared.
     checked: Cell<usize>,
+    /// Told of each folder before it is read.
+    reading: &'a dyn Fn(&Path),
 }
 
 impl Walk<'_> {
@@ -232,6 +295,7 @@ impl Walk<'_> {
             } else if folders.is_some_and(|folders| folders.contains(bytes))
                 && name.file_type().ok()?.is_dir()
             {
+                (self.reading)(&name.path());
                 if self.folder(&name.path(), &inner)? {
                     return Some(true);
                 }
@@ -308,6 +372,7 @@ impl Walk<'_> {
             if self.is_ignored(relative, true)? {
                 return Some(false);
             }
+            (self.reading)(path);
             if path.join(".git").symlink_metadata().is_ok() {
                 return Some(true);
             }
@@ -365,62 +430,13 @@ fn stat_matches(entry: &IndexEntry, meta: &Metadata) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::{Path, PathBuf};
+    use std::path::Path;
 
     use crate::command::GitCommand;
+    use crate::testing::{git, worktree, write};
 
     /// A change made to a fresh worktree.
     type Change = Box<dyn Fn(&Path)>;
-
-    fn git(dir: &Path, args: &[&str]) {
-        GitCommand::new(dir)
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.invalid"])
-            .args(args)
-            .run()
-            .unwrap();
-    }
-
-    fn write(dir: &Path, path: &str, text: &str) {
-        let path = dir.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-
-    /// A repository of a few files (one executable, one symlink, one in an ignored folder) and a
-    /// linked worktree of it, as `nodwyn worktree new` makes; the worktree's folder.
-    fn worktree(dir: &Path) -> PathBuf {
-        let repo = dir.join("repo");
-        std::fs::create_dir_all(&repo).unwrap();
-        git(&repo, &["init", "-q", "-b", "main"]);
-        write(&repo, "a.txt", "alpha\n");
-        write(&repo, "run.sh", "#!/bin/sh\n");
-        write(&repo, "dir/b.txt", "beta\n");
-        write(&repo, "dir/deep/c.txt", "gamma\n");
-        write(&repo, ".gitignore", "*.log\nignored/\nbuild/\n");
-        write(&repo, "build/keep.txt", "kept\n");
-        std::fs::set_permissions(
-            repo.join("run.sh"),
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .unwrap();
-        std::os::unix::fs::symlink("a.txt", repo.join("link")).unwrap();
-        git(&repo, &["add", "-A"]);
-        git(&repo, &["add", "-f", "build/keep.txt"]);
-        git(&repo, &["commit", "-q", "-m", "first"]);
-        let worktree = dir.join("worktree");
-        git(
-            &repo,
-            &[
-                "worktree",
-                "add",
-                "-q",
-                "-b",
-                "side",
-                worktree.to_str().unwrap(),
-            ],
-        );
-        worktree
-    }
 
     /// Makes a fresh worktree, changes it with `change`, and returns this module's answer after
     /// checking it is git's.
