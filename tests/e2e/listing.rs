@@ -379,3 +379,105 @@ fn inside_a_sessions_worktree_a_command_without_an_id_means_that_session() {
     assert_eq!(events[0]["type"], "session.start", "{events}");
     assert_eq!(events.as_array().unwrap().len(), env.records(&id).len());
 }
+
+/// `worktree list` run with the CLI's debug log: its worktrees' dirty flags by id, and whether
+/// a daemon answered.
+fn dirty_flags(env: &TestEnv, repo: &Path, vars: &[(&str, &Path)]) -> (Vec<(String, bool)>, bool) {
+    let mut command = env.nodwyn_command(repo, &["worktree", "list", "--json"]);
+    command.env("NODWYN_LOG", "nodwyn=debug");
+    for (name, value) in vars {
+        command.env(name, value);
+    }
+    let run = nodwyn_tests::Run::from_output(command.output().unwrap()).success();
+    let listed: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let flags = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| (w["id"].as_str().unwrap().to_owned(), w["dirty"] == true))
+        .collect();
+    (flags, run.stderr.contains("listed by the daemon"))
+}
+
+#[test]
+fn with_a_daemon_running_list_asks_it_and_sees_each_change_made_just_before() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let a = env.new_worktree(&repo);
+    let b = env.new_worktree(&repo);
+    let a_path = PathBuf::from(a["path"].as_str().unwrap());
+    let ids = [a["id"].as_str().unwrap(), b["id"].as_str().unwrap()];
+    let _daemon = env.serve(&repo, &[], None);
+    let expect = |dirty: [bool; 2], why: &str| {
+        let (flags, by_daemon) = dirty_flags(&env, &repo, &[]);
+        assert!(by_daemon, "{why}: the daemon was not asked");
+        let wanted: Vec<(String, bool)> = ids
+            .iter()
+            .zip(dirty)
+            .map(|(id, dirty)| ((*id).to_owned(), dirty))
+            .collect();
+        let mut flags = flags;
+        flags.sort();
+        let mut wanted = wanted;
+        wanted.sort();
+        assert_eq!(flags, wanted, "{why}");
+    };
+    expect([false, false], "fresh");
+    expect([false, false], "asked again");
+    // Each change is made right before the question, with no pause.
+    write(&a_path.join("new.txt"), "new\n");
+    expect([true, false], "an untracked file");
+    std::fs::remove_file(a_path.join("new.txt")).unwrap();
+    expect([false, false], "the file removed");
+    write(&a_path.join("deep/er/x.txt"), "x\n");
+    expect([true, false], "a file in new folders");
+    env.commit_all(&a_path, "deep");
+    expect([false, false], "committed");
+    write(&a_path.join("deep/er/x.txt"), "changed\n");
+    expect(
+        [true, false],
+        "a change in a folder made since the first list",
+    );
+    write(&a_path.join("deep/er/x.txt"), "x\n");
+    expect([false, false], "put back");
+    let listed = env.nodwyn_json(&repo, &["worktree", "list"]);
+    let a_listed = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["id"] == a["id"])
+        .unwrap()
+        .clone();
+    assert_eq!(a_listed["ahead"], 1);
+}
+
+#[test]
+fn a_daemon_keeping_another_data_directory_is_never_asked() {
+    let env = TestEnv::new();
+    let repo = env.repo("repo");
+    let made = env.new_worktree(&repo);
+    let runtime = env.root().join("runtime");
+    std::fs::create_dir_all(&runtime).unwrap();
+    std::fs::set_permissions(
+        &runtime,
+        std::os::unix::fs::PermissionsExt::from_mode(0o700),
+    )
+    .unwrap();
+    // Both find the daemon through the same runtime folder; it keeps other sessions.
+    let other_data = env.root().join("other-data");
+    let _daemon = env.serve(
+        &repo,
+        &[
+            ("XDG_RUNTIME_DIR", runtime.as_path()),
+            ("NODWYN_HOME", other_data.as_path()),
+        ],
+        Some(&runtime.join("nodwyn/nodwyn.sock")),
+    );
+    let (flags, by_daemon) = dirty_flags(&env, &repo, &[("XDG_RUNTIME_DIR", runtime.as_path())]);
+    assert!(!by_daemon);
+    assert_eq!(
+        flags,
+        [(made["id"].as_str().unwrap().to_owned(), false)],
+        "this data directory's worktree, listed here"
+    );
+}

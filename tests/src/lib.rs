@@ -20,6 +20,16 @@ pub struct TestEnv {
     dir: tempfile::TempDir,
 }
 
+/// A `nodwyn serve` a test started, killed when dropped (a failing test leaves none behind).
+pub struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// What a command printed and how it exited.
 #[derive(Debug)]
 pub struct Run {
@@ -143,6 +153,20 @@ impl TestEnv {
     /// Where `nodwyn serve` listens by default in this environment.
     pub fn daemon_socket(&self) -> PathBuf {
         self.data().join("run/nodwyn.sock")
+    }
+
+    /// `nodwyn serve` started in `dir` with `vars` besides this environment's, on the socket
+    /// `socket` (default: where it listens by default), once it answers there.
+    pub fn serve(&self, dir: &Path, vars: &[(&str, &Path)], socket: Option<&Path>) -> Served {
+        let mut command = self.nodwyn_command(dir, &["serve"]);
+        command.stdout(Stdio::null()).stderr(Stdio::null());
+        for (name, value) in vars {
+            command.env(name, value);
+        }
+        let child = command.spawn().unwrap();
+        let served = Served(child);
+        Self::wait_for_daemon(&socket.map_or_else(|| self.daemon_socket(), Path::to_path_buf));
+        served
     }
 
     /// Waits (at most 30 s) until a daemon answers on `socket`.

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{Bench, arg, median, ms};
+use common::{Bench, arg, change_in, median, ms};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -55,6 +55,17 @@ fn main() {
         git_list.push(git_loop(true));
         nodwyn_list.push(bench.timed(nodwyn, repo, &["worktree", "list", "--json"]).0);
     }
+    // The same with `nodwyn serve` running (see the worktree benchmark): one worktree changed
+    // before each run, the first list untimed.
+    let daemon = bench.serve(nodwyn);
+    bench.run(nodwyn, repo, &["worktree", "list", "--json"]);
+    let (mut git_watched, mut nodwyn_watched) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        change_in(&made[1].0, run);
+        git_watched.push(git_loop(true));
+        nodwyn_watched.push(bench.timed(nodwyn, repo, &["worktree", "list", "--json"]).0);
+    }
+    drop(daemon);
     // Then all closed: the clean worktrees go, those with a change stay for prune to judge.
     bench.run(nodwyn, repo, &["worktree", "close", "--all"]);
     let (mut git_status, mut nodwyn_prune) = (Vec::new(), Vec::new());
@@ -86,6 +97,12 @@ fn main() {
         &format!("worktree list ({sessions} open)"),
         nodwyn_list,
         git_list,
+        "git loop (list+status+rev-list)",
+    );
+    report(
+        "worktree list, serve running",
+        nodwyn_watched,
+        git_watched,
         "git loop (list+status+rev-list)",
     );
     report(

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{Bench, arg, median, ms};
+use common::{Bench, arg, change_in, median, ms};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -139,6 +139,27 @@ fn main() {
         let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(listed.as_array().unwrap().len(), worktrees);
     }
+    // The same with `nodwyn serve` running, whose watcher keeps each worktree's answer until
+    // something it depends on changes; before each run one worktree's file is changed or put
+    // back, so each run checks at least that one again. The first list (every worktree checked) is not timed.
+    let daemon = bench.serve(nodwyn);
+    bench.run(nodwyn, repo, &["worktree", "list", "--json"]);
+    let (mut git_watched, mut nodwyn_watched) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        change_in(&made[1].0, run);
+        let started = Instant::now();
+        bench.git(repo, &["worktree", "list", "--porcelain"]);
+        for (path, branch) in &made {
+            bench.git(path, &["status", "--porcelain"]);
+            bench.git(repo, &["rev-list", "--count", &format!("main..{branch}")]);
+        }
+        git_watched.push(started.elapsed());
+        let (t, out) = bench.timed(nodwyn, repo, &["worktree", "list", "--json"]);
+        nodwyn_watched.push(t);
+        let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(listed.as_array().unwrap().len(), worktrees);
+    }
+    drop(daemon);
 
     let report =
         |what: &str, ours: Vec<Duration>, theirs: Vec<Duration>, other: &str, target: &str| {
@@ -174,5 +195,12 @@ fn main() {
         git_list,
         "git loop (list+status+rev-list)",
         "< 1.00x",
+    );
+    report(
+        "worktree list, nodwyn serve running",
+        nodwyn_watched,
+        git_watched,
+        "git loop (list+status+rev-list)",
+        "<= 0.30x",
     );
 }

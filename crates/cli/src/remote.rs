@@ -58,6 +58,27 @@ pub(crate) fn connect() -> anyhow::Result<Client> {
     Ok(client)
 }
 
+/// The client of a `nodwyn serve` of this very version keeping the sessions of the data
+/// directory `data`, if one listens and says hello within a second; `None` otherwise.
+pub(crate) fn same_daemon(data: &std::path::Path) -> Option<Client> {
+    let socket = environment::daemon_socket().ok()?;
+    let mut client = Client::connect(&socket).ok()?;
+    let ours = format!("nodwyn {}", env!("CARGO_PKG_VERSION"));
+    let hello = client
+        .request_within(
+            "hello",
+            json!({"client": ours}),
+            Some(Duration::from_secs(1)),
+        )
+        .ok()?;
+    let hello: nodwyn_protocol::Hello = serde_json::from_value(hello).ok()?;
+    let same_data = hello
+        .data
+        .and_then(|theirs| theirs.canonicalize().ok())
+        .is_some_and(|theirs| Some(theirs) == data.canonicalize().ok());
+    (hello.engine == ours && same_data).then_some(client)
+}
+
 /// Session `session`'s full id (however it was named) and the `seq` of its last event, where
 /// following it from now starts.
 pub(crate) fn last_event(client: &mut Client, session: &str) -> anyhow::Result<(String, u64)> {

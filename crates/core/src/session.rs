@@ -555,7 +555,7 @@ fn fold(
 }
 
 /// A log that cannot be read as a session (say, nodwyn stopped while writing its first record).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Unreadable {
     /// The log file.
     pub log: PathBuf,

@@ -28,6 +28,7 @@ use std::sync::{Mutex, MutexGuard};
 use rustix::fs::inotify::{self, CreateFlags, ReadFlags, WatchFlags};
 
 use crate::Error;
+use crate::quick_dirty::Reads;
 
 /// What a watch reports: anything that changes a name, a content or a mode.
 const CHANGES: WatchFlags = WatchFlags::MODIFY
@@ -65,12 +66,21 @@ pub struct DirtyWatch {
 
 struct State {
     inotify: OwnedFd,
-    /// The worktrees each watch serves.
-    serves: HashMap<i32, HashSet<PathBuf>>,
+    /// Each watch: the worktrees it serves, and whether it is on git's own files.
+    serves: HashMap<i32, Serving>,
     /// What is known of each worktree checked.
     worktrees: HashMap<PathBuf, Watched>,
     /// How many more watches this watcher may add.
     watches_left: usize,
+}
+
+#[derive(Default)]
+struct Serving {
+    worktrees: HashSet<PathBuf>,
+    /// On git's files, where a `*.lock` file's events are no change (`git status` takes the
+    /// index's lock and drops it when it has nothing to write; a write renames the lock, and
+    /// that event names the file it becomes).
+    git: bool,
 }
 
 #[derive(Default)]
@@ -142,7 +152,7 @@ impl DirtyWatch {
         }
         let added = RefCell::new(HashSet::new());
         let complete = std::cell::Cell::new(true);
-        let reading = |path: &Path| match self.lock().watch(&key, path) {
+        let reading = |path: &Path, reads: Reads| match self.lock().watch(&key, path, reads) {
             Some(watch) => {
                 added.borrow_mut().insert(watch);
             }
@@ -155,9 +165,11 @@ impl DirtyWatch {
         state.read_events();
         state.settle(&key, added.into_inner());
         let watched = state.worktrees.entry(key).or_default();
-        if complete.get() && watched.changes == began {
+        let kept = complete.get() && watched.changes == began;
+        if kept {
             watched.known = Some((began, dirty));
         }
+        tracing::debug!(dir = %dir.display(), dirty, kept, "checked a watched worktree");
         Ok(Answer::checked(dirty))
     }
 
@@ -170,7 +182,7 @@ impl DirtyWatch {
 
 impl State {
     /// A watch on `path` serving `worktree`, or `None` where none can be added.
-    fn watch(&mut self, worktree: &Path, path: &Path) -> Option<i32> {
+    fn watch(&mut self, worktree: &Path, path: &Path, reads: Reads) -> Option<i32> {
         let watch = inotify::add_watch(&self.inotify, path, CHANGES).ok()?;
         let serves = match self.serves.get_mut(&watch) {
             Some(serves) => serves,
@@ -183,7 +195,8 @@ impl State {
                 self.serves.entry(watch).or_default()
             }
         };
-        serves.insert(worktree.to_path_buf());
+        serves.worktrees.insert(worktree.to_path_buf());
+        serves.git |= reads == Reads::Git;
         Some(watch)
     }
 
@@ -196,8 +209,8 @@ impl State {
             let Some(serves) = self.serves.get_mut(&watch) else {
                 continue;
             };
-            serves.remove(worktree);
-            if serves.is_empty() {
+            serves.worktrees.remove(worktree);
+            if serves.worktrees.is_empty() {
                 self.serves.remove(&watch);
                 self.watches_left += 1;
                 let _ = inotify::remove_watch(&self.inotify, watch);
@@ -220,7 +233,13 @@ impl State {
                         if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
                             overflowed = true;
                         }
-                        touched.insert(event.wd());
+                        let lock_file = event
+                            .file_name()
+                            .is_some_and(|name| name.to_bytes().ends_with(b".lock"));
+                        let on_git = self.serves.get(&event.wd()).is_some_and(|s| s.git);
+                        if !(lock_file && on_git) {
+                            touched.insert(event.wd());
+                        }
                         if flags.contains(ReadFlags::IGNORED) {
                             gone.push(event.wd());
                         }
@@ -236,7 +255,8 @@ impl State {
             }
         }
         for watch in touched {
-            for worktree in self.serves.get(&watch).into_iter().flatten() {
+            let serving = self.serves.get(&watch).map(|s| &s.worktrees);
+            for worktree in serving.into_iter().flatten() {
                 if let Some(watched) = self.worktrees.get_mut(worktree) {
                     watched.changes += 1;
                 }
@@ -245,7 +265,7 @@ impl State {
         for watch in gone {
             if let Some(serves) = self.serves.remove(&watch) {
                 self.watches_left += 1;
-                for worktree in serves {
+                for worktree in serves.worktrees {
                     if let Some(watched) = self.worktrees.get_mut(&worktree) {
                         watched.watches.remove(&watch);
                     }
@@ -398,6 +418,13 @@ mod tests {
         write(&dir, "ignored/more/c.o", "object\n");
         write(&dir, "ignored/out/b.o", "object\n");
         write(&temp.path().join("repo"), "untracked.txt", "elsewhere\n");
+        assert_eq!(ask(&watch, &dir), remembered(false));
+        // `git status` takes the index's lock and drops it when it has nothing to write (a fresh
+        // index's racily clean entries are written once, so it is given a second to settle).
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        git(&dir, &["status", "--porcelain"]);
+        assert_eq!(ask(&watch, &dir), checked(false));
+        git(&dir, &["status", "--porcelain"]);
         assert_eq!(ask(&watch, &dir), remembered(false));
     }
 

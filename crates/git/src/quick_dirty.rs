@@ -46,17 +46,27 @@ const MODE_EXECUTABLE: u32 = 0o100_755;
 /// Whether `git status` in the checkout at `dir` would show anything, or `None` where this check
 /// cannot answer exactly as git would.
 pub(crate) fn is_dirty(dir: &Path) -> Option<bool> {
-    is_dirty_telling(dir, &|_| {})
+    is_dirty_telling(dir, &|_, _| {})
+}
+
+/// What a path [`is_dirty_telling`] reads belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reads {
+    /// git's own files: its folders (where a `*.lock` file comes and goes without changing
+    /// anything until it is renamed) and the person's configuration.
+    Git,
+    /// A folder of the checkout.
+    Checkout,
 }
 
 /// [`is_dirty`], telling `reading` of every file and folder the answer depends on before it is
 /// read: the repository's own files (see [`git_files`]), then each folder of the checkout the
 /// walk reads. A change anywhere else cannot change the answer, so a watch on these is enough
 /// to know when to ask again ([`crate::dirty_watch`]).
-pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path)) -> Option<bool> {
+pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads)) -> Option<bool> {
     let repo = crate::repo::open(dir).ok()?;
     for file in git_files(&repo) {
-        reading(&file);
+        reading(&file, Reads::Git);
     }
     let settings = Settings::of(&repo)?;
     let workdir = repo.workdir()?.to_path_buf();
@@ -90,7 +100,7 @@ pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path)) -> Option<bo
         checked: Cell::new(0),
         reading,
     };
-    reading(&workdir);
+    reading(&workdir, Reads::Checkout);
     let dirty = walk.folder(&workdir, b"")?;
     Some(dirty || walk.checked.get() != entries.len())
 }
@@ -269,7 +279,7 @@ struct Walk<'a> {
     /// How many index entries were found on disk and compared.
     checked: Cell<usize>,
     /// Told of each folder before it is read.
-    reading: &'a dyn Fn(&Path),
+    reading: &'a dyn Fn(&Path, Reads),
 }
 
 impl Walk<'_> {
@@ -295,7 +305,7 @@ impl Walk<'_> {
             } else if folders.is_some_and(|folders| folders.contains(bytes))
                 && name.file_type().ok()?.is_dir()
             {
-                (self.reading)(&name.path());
+                (self.reading)(&name.path(), Reads::Checkout);
                 if self.folder(&name.path(), &inner)? {
                     return Some(true);
                 }
@@ -372,7 +382,7 @@ impl Walk<'_> {
             if self.is_ignored(relative, true)? {
                 return Some(false);
             }
-            (self.reading)(path);
+            (self.reading)(path, Reads::Checkout);
             if path.join(".git").symlink_metadata().is_ok() {
                 return Some(true);
             }

@@ -330,6 +330,10 @@ pub struct Hello {
     pub engine: String,
     /// The methods it answers.
     pub methods: Vec<String>,
+    /// Its data directory (sessions' logs): a command-line client asks a daemon of another one
+    /// nothing about sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<std::path::PathBuf>,
 }
 
 /// The engine's answer to a request.

@@ -139,6 +139,7 @@ fn responses() {
                     protocol: nodwyn_protocol::VERSION,
                     engine: "nodwyn 0.1.0".into(),
                     methods: vec!["hello".into(), "turn.start".into()],
+                    data: Some("/home/person/.local/share/nodwyn".into()),
                 })
                 .unwrap()
             ),

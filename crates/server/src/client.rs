@@ -91,15 +91,32 @@ impl Client {
 
     /// Calls `method` with `params` and waits for its answer.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, RpcError> {
+        self.request_within(method, params, None)
+    }
+
+    /// Calls `method` with `params` and waits for its answer, at most `wait` when given (then an
+    /// engine that has not answered is taken as gone).
+    pub fn request_within(
+        &mut self,
+        method: &str,
+        params: Value,
+        wait: Option<Duration>,
+    ) -> Result<Value, RpcError> {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": JSONRPC, "id": id, "method": method, "params": params}))
             .map_err(gone)?;
         loop {
-            let message = self
-                .incoming
-                .recv()
-                .map_err(|_| gone("the daemon closed the connection"))?;
+            let message = match wait {
+                Some(wait) => self
+                    .incoming
+                    .recv_timeout(wait)
+                    .map_err(|_| gone("the daemon did not answer in time"))?,
+                None => self
+                    .incoming
+                    .recv()
+                    .map_err(|_| gone("the daemon closed the connection"))?,
+            };
             if message.get("method").is_none() && message.get("id") == Some(&Value::from(id)) {
                 if let Some(error) = message.get("error") {
                     return Err(serde_json::from_value(error.clone())

@@ -3,13 +3,13 @@
 //! at a time. Nothing here is held while git works.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use nodwyn_agent::Agent;
 use nodwyn_config::WorktreeMode;
 use nodwyn_core::turn::SessionRuntime;
-use nodwyn_core::worktree::NewWorktree;
+use nodwyn_core::worktree::{DirtyWatch, NewWorktree};
 use nodwyn_model::Client;
 
 use crate::engine::{Engine, agent_options, model_profile, profiles_of};
@@ -31,6 +31,9 @@ pub struct Server {
     pub hub: Arc<Hub>,
     live: Mutex<HashMap<String, Arc<LiveSession>>>,
     handle: tokio::runtime::Handle,
+    /// Worktrees' dirty answers, kept while nothing they depend on changes; made when first
+    /// asked, none where the kernel gives no inotify instance.
+    dirty_watch: OnceLock<Option<Arc<DirtyWatch>>>,
 }
 
 /// How a session is held open: where it works and which model it talks to.
@@ -58,7 +61,21 @@ impl Server {
             hub,
             live: Mutex::new(HashMap::new()),
             handle,
+            dirty_watch: OnceLock::new(),
         })
+    }
+
+    /// The engine's dirty watcher, made on first use (`None` without inotify).
+    pub fn dirty_watch(&self) -> Option<Arc<DirtyWatch>> {
+        self.dirty_watch
+            .get_or_init(|| match DirtyWatch::new() {
+                Ok(watch) => Some(Arc::new(watch)),
+                Err(e) => {
+                    tracing::warn!("worktrees will be checked each time: no inotify ({e})");
+                    None
+                }
+            })
+            .clone()
     }
 
     /// The full id of the session `id` names (a full id, its short id, or its name).

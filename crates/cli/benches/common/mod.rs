@@ -114,6 +114,23 @@ impl Bench {
         .unwrap()
     }
 
+    /// `nodwyn serve` started in the sandbox, once its socket is there; stopped when dropped.
+    pub(crate) fn serve(&self, nodwyn: &str) -> Daemon {
+        let child = self
+            .command(nodwyn, &self.root, &["serve"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let socket = self.root.join("data/run/nodwyn.sock");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !socket.exists() {
+            assert!(Instant::now() < deadline, "nodwyn serve did not start");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Daemon(child)
+    }
+
     /// `repo/` made a repository with one commit holding `README.md` ("hello"); its folder.
     pub(crate) fn readme_repository(&self) -> PathBuf {
         let repo = self.repo.clone();
@@ -123,6 +140,27 @@ impl Bench {
         self.git(&repo, &["commit", "-q", "-m", "first"]);
         repo
     }
+}
+
+/// A running `nodwyn serve`, stopped (SIGTERM) when dropped.
+pub(crate) struct Daemon(std::process::Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
+        let _ = self.0.wait();
+    }
+}
+
+/// Changes a file of worktree `path` (`src/m001/f00100.rs`, which the generated repositories
+/// hold) on even runs and puts it back on odd ones, as an agent at work would between two lists.
+pub(crate) fn change_in(path: &Path, run: usize) {
+    let file = path.join("src/m001/f00100.rs");
+    let text = match run % 2 {
+        0 => "// changed between two lists\n".to_owned(),
+        _ => "// file 100\npub fn f100() -> usize { 100 }\n".to_owned(),
+    };
+    std::fs::write(file, text).unwrap();
 }
 
 /// A duration in milliseconds, for reports.

@@ -4,11 +4,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use nodwyn_git::dirty_watch::DirtyWatch;
 use nodwyn_git::landed::commits_ahead;
 use nodwyn_git::repo::{branch_tip, upstream_tip};
 use nodwyn_git::status::is_dirty;
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::Error;
 use crate::event::WorktreeFacts;
@@ -17,7 +18,7 @@ use crate::store::Store;
 use crate::worktree::verdict::Bases;
 
 /// One worktree as `list` shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Listed {
     /// The full session id.
     pub session: String,
@@ -71,6 +72,16 @@ pub struct Listed {
 
 /// nodwyn's worktrees of `repository`, oldest session first, and the logs that could not be read.
 pub fn list(store: &Store, repository: &Path) -> Result<(Vec<Listed>, Vec<Unreadable>), Error> {
+    list_watched(store, repository, None)
+}
+
+/// [`list`], asking `watch` (a long-running process's) whether each worktree is dirty, so a
+/// worktree nothing touched since it was last checked is not checked again.
+pub fn list_watched(
+    store: &Store,
+    repository: &Path,
+    watch: Option<&DirtyWatch>,
+) -> Result<(Vec<Listed>, Vec<Unreadable>), Error> {
     let (sessions, unreadable) = sessions_of(store, repository)?;
     let active: Vec<(&Session, &WorktreeFacts)> = sessions
         .iter()
@@ -85,7 +96,7 @@ pub fn list(store: &Store, repository: &Path) -> Result<(Vec<Listed>, Vec<Unread
     }
     let listed = active
         .par_iter()
-        .map(|(session, facts)| describe(session, facts, &bases[&base_key(facts)]))
+        .map(|(session, facts)| describe(session, facts, &bases[&base_key(facts)], watch))
         .collect();
     Ok((listed, unreadable))
 }
@@ -119,7 +130,12 @@ impl BaseView {
     }
 }
 
-fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, String>) -> Listed {
+fn describe(
+    session: &Session,
+    facts: &WorktreeFacts,
+    base: &Result<BaseView, String>,
+    watch: Option<&DirtyWatch>,
+) -> Listed {
     let missing = std::fs::symlink_metadata(&facts.path).is_err();
     let (last_activity, idle_seconds) = last_activity(session);
     let mut listed = Listed {
@@ -172,7 +188,11 @@ fn describe(session: &Session, facts: &WorktreeFacts, base: &Result<BaseView, St
                 &facts.repository,
             )?),
         };
-        let dirty = checkout.is_some() && is_dirty(&facts.path)?;
+        let dirty = checkout.is_some()
+            && match watch {
+                Some(watch) => watch.is_dirty(&facts.path)?.dirty,
+                None => is_dirty(&facts.path)?,
+            };
         let rebasing =
             checkout.is_some_and(|c| nodwyn_git::rebase::rebasing_branch(&c.git_dir).is_some());
         Ok((ahead, behind, dirty, rebasing))

@@ -39,7 +39,7 @@ pub(crate) async fn call(
     request: Request,
 ) -> Result<Value, Refusal> {
     match request {
-        Request::Hello { client } => hello::call(peer, &client),
+        Request::Hello { client } => hello::call(server, peer, &client),
         Request::SessionOpen {
             repo,
             worktree,

@@ -10,9 +10,14 @@ use crate::server::Server;
 
 pub(super) async fn call(server: &Arc<Server>, repo: PathBuf) -> Result<Value, Refusal> {
     let store = server.engine.store.clone();
+    let watch = server.dirty_watch();
     let (worktrees, unreadable) = blocking(move || {
         let repository = nodwyn_core::repository_of(&repo)?;
-        Ok(nodwyn_core::worktree::list(&store, &repository)?)
+        Ok(nodwyn_core::worktree::list_watched(
+            &store,
+            &repository,
+            watch.as_deref(),
+        )?)
     })
     .await?;
     Ok(json!({"worktrees": worktrees, "unreadable": unreadable}))

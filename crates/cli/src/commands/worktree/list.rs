@@ -1,7 +1,11 @@
 //! `nodwyn worktree list`.
 
+use std::path::Path;
+
 use clap::Args;
-use nodwyn_core::worktree::list;
+use nodwyn_core::session::Unreadable;
+use nodwyn_core::store::Store;
+use nodwyn_core::worktree::{Listed, list};
 
 use crate::commands::{Invocation, RepoArg};
 use crate::output::{self, table};
@@ -13,6 +17,10 @@ use crate::output::{self, table};
 /// landing (a landing stopped at a conflict or by an interrupt, or a rebase in progress), dirty
 /// (as `git status` says), or missing from disk; `remote` for a session that ran elsewhere and
 /// came home with `nodwyn session import`, until it is resumed here.
+///
+/// When a `nodwyn serve` of this version and data directory is running, the list comes from it:
+/// it watches the worktrees it has checked (inotify), so one nothing touched since is not checked
+/// again.
 #[derive(Debug, Args)]
 pub(crate) struct ListArgs {
     #[command(flatten)]
@@ -21,7 +29,11 @@ pub(crate) struct ListArgs {
 
 pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()> {
     let repository = args.repo.repository()?;
-    let (worktrees, unreadable) = list(&invocation.store()?, &repository)?;
+    let store = invocation.store()?;
+    let (worktrees, unreadable) = match listed_by_daemon(&store, &repository) {
+        Some(listed) => listed,
+        None => list(&store, &repository)?,
+    };
     output::note_unreadable(&unreadable);
     if invocation.json {
         return output::json(&worktrees);
@@ -87,4 +99,21 @@ pub(super) fn run(args: ListArgs, invocation: &Invocation) -> anyhow::Result<()>
         ));
     }
     Ok(())
+}
+
+/// The worktrees as a running daemon of the same data lists them (its watcher remembers what did
+/// not change), or `None` to list them here: no such daemon, or it could not answer.
+fn listed_by_daemon(store: &Store, repository: &Path) -> Option<(Vec<Listed>, Vec<Unreadable>)> {
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        worktrees: Vec<Listed>,
+        unreadable: Vec<Unreadable>,
+    }
+    let mut client = crate::remote::same_daemon(store.home())?;
+    let answer = client
+        .request("worktree.list", serde_json::json!({"repo": repository}))
+        .ok()?;
+    let answer: Answer = serde_json::from_value(answer).ok()?;
+    tracing::debug!("the worktrees were listed by the daemon");
+    Some((answer.worktrees, answer.unreadable))
 }
