@@ -6,7 +6,10 @@
 //! [`crate::quick_dirty`] reads: the checkout's folders that hold tracked files or are not
 //! ignored, the git folders, the branch's ref folders, the person's git configuration), and keeps
 //! the answer. Asked again, it reads the events the kernel queued since; if none touched what
-//! the answer depends on, the answer stands, else the worktree is checked again.
+//! the answer depends on, the answer stands, else the worktree is checked again. In git's shared
+//! folders only the names the worktree reads count (its branch's ref, not another session's;
+//! the configuration, not the main checkout's index), and a `*.lock` file coming and going in
+//! git's folders is no change.
 //!
 //! It is exact because the kernel queues an event before the write that caused it returns: a
 //! change made before the question is in the queue when it is read. A check counts the events
@@ -19,6 +22,7 @@
 //! check (only existing ones are watched) are not seen until something else changes.
 
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::mem::MaybeUninit;
 use std::os::fd::OwnedFd;
@@ -40,7 +44,6 @@ const CHANGES: WatchFlags = WatchFlags::MODIFY
     .union(WatchFlags::MOVE_SELF)
     .union(WatchFlags::MOVED_FROM)
     .union(WatchFlags::MOVED_TO)
-    .union(WatchFlags::DONT_FOLLOW)
     .union(WatchFlags::EXCL_UNLINK);
 
 /// File systems whose writes from elsewhere inotify does not report (`statfs`'s `f_type`): NFS,
@@ -76,7 +79,8 @@ struct State {
 
 #[derive(Default)]
 struct Serving {
-    worktrees: HashSet<PathBuf>,
+    /// The worktrees, each with the names in the folder that matter to it (`None`: all).
+    worktrees: HashMap<PathBuf, Option<HashSet<Vec<u8>>>>,
     /// On git's files, where a `*.lock` file's events are no change (`git status` takes the
     /// index's lock and drops it when it has nothing to write; a write renames the lock, and
     /// that event names the file it becomes).
@@ -182,8 +186,12 @@ impl DirtyWatch {
 
 impl State {
     /// A watch on `path` serving `worktree`, or `None` where none can be added.
-    fn watch(&mut self, worktree: &Path, path: &Path, reads: Reads) -> Option<i32> {
-        let watch = inotify::add_watch(&self.inotify, path, CHANGES).ok()?;
+    fn watch(&mut self, worktree: &Path, path: &Path, reads: Reads<'_>) -> Option<i32> {
+        let flags = match reads {
+            Reads::Checkout => CHANGES | WatchFlags::DONT_FOLLOW,
+            Reads::Git(_) => CHANGES,
+        };
+        let watch = inotify::add_watch(&self.inotify, path, flags).ok()?;
         let serves = match self.serves.get_mut(&watch) {
             Some(serves) => serves,
             None if self.watches_left == 0 => {
@@ -195,8 +203,25 @@ impl State {
                 self.serves.entry(watch).or_default()
             }
         };
-        serves.worktrees.insert(worktree.to_path_buf());
-        serves.git |= reads == Reads::Git;
+        let names = match reads {
+            Reads::Git(names) if !names.is_empty() => {
+                Some(names.iter().map(|name| name.as_bytes().to_vec()).collect())
+            }
+            _ => None,
+        };
+        let slot = serves.worktrees.entry(worktree.to_path_buf());
+        match (slot, names) {
+            (Entry::Occupied(mut held), Some(names)) => {
+                if let Some(held) = held.get_mut() {
+                    held.extend(names);
+                }
+            }
+            (Entry::Occupied(mut held), None) => *held.get_mut() = None,
+            (Entry::Vacant(free), names) => {
+                free.insert(names);
+            }
+        }
+        serves.git |= matches!(reads, Reads::Git(_));
         Some(watch)
     }
 
@@ -221,7 +246,9 @@ impl State {
     /// Reads every event queued so far, counting a change for each worktree it touches.
     fn read_events(&mut self) {
         let mut buffer = [MaybeUninit::<u8>::uninit(); 16 * 1024];
-        let mut touched: HashSet<i32> = HashSet::new();
+        // Each watch an event touched, with the name it named (`None`: the watched file or
+        // folder itself).
+        let mut touched: HashSet<(i32, Option<Vec<u8>>)> = HashSet::new();
         let mut gone: Vec<i32> = Vec::new();
         let mut overflowed = false;
         {
@@ -233,12 +260,11 @@ impl State {
                         if flags.contains(ReadFlags::QUEUE_OVERFLOW) {
                             overflowed = true;
                         }
-                        let lock_file = event
-                            .file_name()
-                            .is_some_and(|name| name.to_bytes().ends_with(b".lock"));
+                        let name = event.file_name().map(|name| name.to_bytes().to_vec());
+                        let lock_file = name.as_ref().is_some_and(|n| n.ends_with(b".lock"));
                         let on_git = self.serves.get(&event.wd()).is_some_and(|s| s.git);
                         if !(lock_file && on_git) {
-                            touched.insert(event.wd());
+                            touched.insert((event.wd(), name));
                         }
                         if flags.contains(ReadFlags::IGNORED) {
                             gone.push(event.wd());
@@ -254,10 +280,14 @@ impl State {
                 watched.changes += 1;
             }
         }
-        for watch in touched {
+        for (watch, name) in touched {
             let serving = self.serves.get(&watch).map(|s| &s.worktrees);
-            for worktree in serving.into_iter().flatten() {
-                if let Some(watched) = self.worktrees.get_mut(worktree) {
+            for (worktree, names) in serving.into_iter().flatten() {
+                let matters = match (names, &name) {
+                    (Some(names), Some(name)) => names.contains(name),
+                    _ => true,
+                };
+                if let Some(watched) = self.worktrees.get_mut(worktree).filter(|_| matters) {
                     watched.changes += 1;
                 }
             }
@@ -265,7 +295,7 @@ impl State {
         for watch in gone {
             if let Some(serves) = self.serves.remove(&watch) {
                 self.watches_left += 1;
-                for worktree in serves.worktrees {
+                for worktree in serves.worktrees.into_keys() {
                     if let Some(watched) = self.worktrees.get_mut(&worktree) {
                         watched.watches.remove(&watch);
                     }
@@ -439,8 +469,32 @@ mod tests {
         write(&dir, "a.txt", "changed\n");
         assert_eq!(ask(&watch, &repo), remembered(false));
         assert_eq!(ask(&watch, &dir), checked(true));
-        // A commit on the main checkout's branch moves a ref both depend on the folder of.
-        git(&repo, &["commit", "-q", "--allow-empty", "-m", "empty"]);
+        // A commit in the main checkout writes its index and its branch's ref, in folders the
+        // linked worktree's answer depends on for other names only.
+        write(&repo, "main.txt", "main\n");
+        git(&repo, &["add", "main.txt"]);
+        git(&repo, &["commit", "-q", "-m", "main"]);
         assert_eq!(ask(&watch, &repo), checked(false));
+        assert_eq!(ask(&watch, &dir), remembered(true));
+    }
+
+    #[test]
+    fn an_ignore_file_linked_from_elsewhere_is_followed() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = worktree(temp.path());
+        let real = temp.path().join("dotfiles/ignore");
+        write(temp.path(), "dotfiles/ignore", "*.log\n");
+        let link = temp.path().join("ignore-link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        git(
+            &dir,
+            &["config", "core.excludesFile", link.to_str().unwrap()],
+        );
+        write(&dir, "scratch.tmp", "x\n");
+        let watch = DirtyWatch::new().unwrap();
+        assert_eq!(ask(&watch, &dir), checked(true));
+        assert_eq!(ask(&watch, &dir), remembered(true));
+        write(temp.path(), "dotfiles/ignore", "*.log\n*.tmp\n");
+        assert_eq!(ask(&watch, &dir), checked(false));
     }
 }

@@ -25,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs::Metadata;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use git2::{DiffOptions, ErrorCode, Index, IndexEntry, ObjectType, Oid, Repository};
 
@@ -51,11 +51,12 @@ pub(crate) fn is_dirty(dir: &Path) -> Option<bool> {
 
 /// What a path [`is_dirty_telling`] reads belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reads {
+pub(crate) enum Reads<'a> {
     /// git's own files: its folders (where a `*.lock` file comes and goes without changing
-    /// anything until it is renamed) and the person's configuration.
-    Git,
-    /// A folder of the checkout.
+    /// anything until it is renamed), of which only the names given matter (all, where none
+    /// are), and the person's configuration (which may be a link into their dotfiles).
+    Git(&'a [String]),
+    /// A folder of the checkout (never followed where it is a link).
     Checkout,
 }
 
@@ -63,10 +64,10 @@ pub(crate) enum Reads {
 /// read: the repository's own files (see [`git_files`]), then each folder of the checkout the
 /// walk reads. A change anywhere else cannot change the answer, so a watch on these is enough
 /// to know when to ask again ([`crate::dirty_watch`]).
-pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads)) -> Option<bool> {
+pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads<'_>)) -> Option<bool> {
     let repo = crate::repo::open(dir).ok()?;
-    for file in git_files(&repo) {
-        reading(&file, Reads::Git);
+    for (file, names) in git_files(&repo) {
+        reading(&file, Reads::Git(&names));
     }
     let settings = Settings::of(&repo)?;
     let workdir = repo.workdir()?.to_path_buf();
@@ -105,32 +106,38 @@ pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads)) -> Op
     Some(dirty || walk.checked.get() != entries.len())
 }
 
-/// The repository's files and folders the answer depends on, besides the checkout: the git
-/// folder (index, HEAD, the worktree's configuration), the common one (configuration, packed
-/// refs), its `info` (exclude, sparse-checkout), the folders from `refs/heads` down to the
-/// branch's loose ref, and the person's git configuration and ignore files that exist.
-fn git_files(repo: &Repository) -> Vec<std::path::PathBuf> {
+/// The repository's files and folders the answer depends on, besides the checkout, each with
+/// the names in it that matter (none: all of them): the git folder (index, HEAD, the worktree's
+/// configuration); the common one, which for a linked worktree matters only for its
+/// configuration and packed refs (not the main checkout's index, nor a fetch's `FETCH_HEAD`);
+/// its `info` (exclude, sparse-checkout); each folder from `refs/heads` down to the branch's loose
+/// ref, for the one name on the way (so another session's commit, in the same folder of refs,
+/// is no change here); the person's git configuration and ignore files that exist.
+fn git_files(repo: &Repository) -> Vec<(PathBuf, Vec<String>)> {
     let common = repo.commondir().to_path_buf();
-    let mut files = vec![
-        repo.path().to_path_buf(),
-        common.clone(),
-        common.join("info"),
-    ];
+    let own = repo.path().to_path_buf();
+    let linked = own.canonicalize().ok() != common.canonicalize().ok();
+    let mut files = vec![(own, Vec::new()), (common.join("info"), Vec::new())];
+    let in_common = match linked {
+        true => vec!["config".to_owned(), "packed-refs".to_owned()],
+        false => Vec::new(),
+    };
+    files.push((common.clone(), in_common));
     let head = repo.find_reference("HEAD").ok();
     if let Some(branch) = head
         .as_ref()
         .and_then(|head| head.symbolic_target().ok().flatten())
     {
-        let mut folder = common.clone();
         let parts: Vec<&str> = branch.split('/').collect();
-        for part in &parts[..parts.len().saturating_sub(1)] {
+        let mut folder = common.clone();
+        for (at, part) in parts.iter().enumerate().take(parts.len().saturating_sub(1)) {
             folder.push(part);
-            if *part != "refs" {
-                files.push(folder.clone());
+            if at > 0 {
+                files.push((folder.clone(), vec![parts[at + 1].to_owned()]));
             }
         }
     }
-    let mut personal: Vec<std::path::PathBuf> = [
+    let mut personal: Vec<PathBuf> = [
         git2::Config::find_global(),
         git2::Config::find_xdg(),
         git2::Config::find_system(),
@@ -143,13 +150,18 @@ fn git_files(repo: &Repository) -> Vec<std::path::PathBuf> {
             Ok(path) => personal.push(path),
             Err(_) => personal.extend(
                 std::env::var_os("XDG_CONFIG_HOME")
-                    .map(std::path::PathBuf::from)
+                    .map(PathBuf::from)
                     .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
                     .map(|config| config.join("git").join("ignore")),
             ),
         }
     }
-    files.extend(personal.into_iter().filter(|path| path.exists()));
+    files.extend(
+        personal
+            .into_iter()
+            .filter(|path| path.exists())
+            .map(|path| (path, Vec::new())),
+    );
     files
 }
 
@@ -279,7 +291,7 @@ struct Walk<'a> {
     /// How many index entries were found on disk and compared.
     checked: Cell<usize>,
     /// Told of each folder before it is read.
-    reading: &'a dyn Fn(&Path, Reads),
+    reading: &'a dyn Fn(&Path, Reads<'_>),
 }
 
 impl Walk<'_> {
