@@ -125,39 +125,34 @@ fn main() {
         }
         made.push((path, value["branch"].as_str().unwrap().to_owned()));
     }
-    let (mut git_list, mut nodwyn_list) = (Vec::new(), Vec::new());
-    for _ in 0..runs {
+    // One run of each, alternating: the git loop, then `nodwyn worktree list`.
+    let side_by_side = |git_times: &mut Vec<Duration>, nodwyn_times: &mut Vec<Duration>| {
         let started = Instant::now();
         bench.git(repo, &["worktree", "list", "--porcelain"]);
         for (path, branch) in &made {
             bench.git(path, &["status", "--porcelain"]);
             bench.git(repo, &["rev-list", "--count", &format!("main..{branch}")]);
         }
-        git_list.push(started.elapsed());
+        git_times.push(started.elapsed());
         let (t, out) = bench.timed(nodwyn, repo, &["worktree", "list", "--json"]);
-        nodwyn_list.push(t);
+        nodwyn_times.push(t);
         let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(listed.as_array().unwrap().len(), worktrees);
+    };
+    let (mut git_list, mut nodwyn_list) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        side_by_side(&mut git_list, &mut nodwyn_list);
     }
     // The same with `nodwyn serve` running, whose watcher keeps each worktree's answer until
     // something it depends on changes; before each run one worktree's file is changed or put
-    // back, so each run checks at least that one again. The first list (every worktree checked) is not timed.
+    // back, so each run checks at least that one again. The first list (every worktree
+    // checked) is not timed.
     let daemon = bench.serve(nodwyn);
     bench.run(nodwyn, repo, &["worktree", "list", "--json"]);
     let (mut git_watched, mut nodwyn_watched) = (Vec::new(), Vec::new());
     for run in 0..runs {
         change_in(&made[1].0, run);
-        let started = Instant::now();
-        bench.git(repo, &["worktree", "list", "--porcelain"]);
-        for (path, branch) in &made {
-            bench.git(path, &["status", "--porcelain"]);
-            bench.git(repo, &["rev-list", "--count", &format!("main..{branch}")]);
-        }
-        git_watched.push(started.elapsed());
-        let (t, out) = bench.timed(nodwyn, repo, &["worktree", "list", "--json"]);
-        nodwyn_watched.push(t);
-        let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(listed.as_array().unwrap().len(), worktrees);
+        side_by_side(&mut git_watched, &mut nodwyn_watched);
     }
     drop(daemon);
 
