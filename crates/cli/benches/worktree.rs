@@ -1,8 +1,9 @@
 //! Benchmark: `nodwyn worktree new` against plain `git worktree add -b`, `nodwyn worktree
 //! remove --force` of a worktree holding a build's output (`--build-files`, ignored) against
 //! `git worktree remove --force`, and `nodwyn worktree list` with 30 worktrees against the loop
-//! of git commands a person would otherwise run, on a generated repository of 20,000 files. Both sides run in the same process, alternating, and
-//! the medians are printed side by side with their ratio.
+//! of git commands a person would otherwise run, on its own and with `nodwyn serve` running (whose
+//! watcher `list` asks), on a generated repository of 20,000 files. Both sides run in the same
+//! process, alternating, and the medians are printed side by side with their ratio.
 //!
 //! Run: `cargo bench -p nodwyn --bench worktree` (optionally `-- --files N --runs N`).
 
