@@ -1,9 +1,10 @@
 //! Benchmark: hundreds of sessions. On a generated repository (`--files`, default 2,000), makes
 //! `--sessions` worktree sessions (default 300), a third of them with a change, all closed (a
 //! closed worktree with a change stays), and times, side by side in one run: `nodwyn worktree
-//! list` (on its own, then with `nodwyn serve` running) against the git loop a person would script (`git worktree list`, then `git status
-//! --porcelain` and `git rev-list --count main..BRANCH` for each), `nodwyn worktree prune
-//! --dry-run` against `git status --porcelain` for each, and `nodwyn session list`.
+//! list` (on its own, then with `nodwyn serve` running) against the git loop a person would
+//! script (`git worktree list`, then `git status --porcelain` and `git rev-list --count
+//! main..BRANCH` for each), `nodwyn worktree prune --dry-run` against `git status --porcelain`
+//! for each, and `nodwyn session list`.
 //!
 //! Run: `cargo bench -p nodwyn --bench scale` (optionally `-- --sessions N --files N --runs N`).
 
