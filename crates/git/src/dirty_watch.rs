@@ -14,12 +14,15 @@
 //! It is exact because the kernel queues an event before the write that caused it returns: a
 //! change made before the question is in the queue when it is read. A check counts the events
 //! of its worktree from before it began; an event that arrives while it runs means its answer is
-//! given but not kept. What cannot be watched is not kept either: a file system that does not
-//! report other machines' writes (NFS, SMB, FUSE, 9p), a worktree past this watcher's share of
-//! the person's inotify watches, a queue that overflowed (every answer is dropped), and any
-//! worktree the quick check leaves to `git status`. Writes through a shared memory map, which
-//! inotify does not report, and the person's git configuration or ignore files created after a
-//! check (only existing ones are watched) are not seen until something else changes.
+//! given but not kept, and the watches it added are kept beside those of any check that was
+//! (only a kept check replaces a worktree's watches). What cannot be watched is not kept either:
+//! a file system that does not report other machines' writes (NFS, SMB, FUSE, 9p, cluster file
+//! systems), a worktree past its share or this watcher's share of the person's inotify watches,
+//! a tracked file with another hard link, a queue that overflowed (every answer is dropped), a
+//! folder that is no longer the one checked (device and inode), and any worktree the quick check
+//! leaves to `git status`; such a worktree holds no watches. Writes through a shared memory map,
+//! which inotify does not report, and a file system mounted inside a worktree are not seen until
+//! something else changes.
 
 use std::cell::RefCell;
 use std::collections::hash_map::Entry;
@@ -47,8 +50,9 @@ const CHANGES: WatchFlags = WatchFlags::MODIFY
     .union(WatchFlags::EXCL_UNLINK);
 
 /// File systems whose writes from elsewhere inotify does not report (`statfs`'s `f_type`): NFS,
-/// SMB/CIFS (old and new), FUSE, 9p, Ceph, AFS.
-const REMOTE_FILE_SYSTEMS: [u32; 8] = [
+/// SMB/CIFS (old and new), FUSE, 9p, Ceph, OpenAFS and kAFS, GPFS, Lustre, OCFS2, GFS2,
+/// VirtualBox's shared folders, Coda.
+const REMOTE_FILE_SYSTEMS: [u32; 15] = [
     0x6969,
     0x517b,
     0xff53_4d42,
@@ -57,10 +61,20 @@ const REMOTE_FILE_SYSTEMS: [u32; 8] = [
     0x0102_1997,
     0x00c3_6400,
     0x5346_414f,
+    0x6b41_4653,
+    0x4750_4653,
+    0x0bd0_0bd0,
+    0x7461_636f,
+    0x0116_1970,
+    0x786f_4256,
+    0x7375_7245,
 ];
 
 /// The share of the person's inotify watches (`max_user_watches`) one watcher may take.
 const SHARE_OF_WATCHES: usize = 2;
+
+/// The share of the person's inotify watches one worktree may take.
+const SHARE_PER_WORKTREE: usize = 16;
 
 /// Worktrees' dirty answers, kept while an inotify watch vouches for them.
 pub struct DirtyWatch {
@@ -75,6 +89,8 @@ struct State {
     worktrees: HashMap<PathBuf, Watched>,
     /// How many more watches this watcher may add.
     watches_left: usize,
+    /// How many one worktree may take: one with more folders is checked each time.
+    per_worktree: usize,
 }
 
 #[derive(Default)]
@@ -95,6 +111,9 @@ struct Watched {
     known: Option<(u64, bool)>,
     /// The watches it is served by.
     watches: HashSet<i32>,
+    /// Its folder's device and inode when its answer was kept: a folder put in its place (a
+    /// parent renamed and another moved there) is another worktree.
+    root: Option<(u64, u64)>,
 }
 
 /// [`DirtyWatch::is_dirty`]'s answer.
@@ -129,6 +148,7 @@ impl DirtyWatch {
                 serves: HashMap::new(),
                 worktrees: HashMap::new(),
                 watches_left: allowed / SHARE_OF_WATCHES,
+                per_worktree: allowed / SHARE_PER_WORKTREE,
             }),
         })
     }
@@ -137,12 +157,15 @@ impl DirtyWatch {
     /// [`crate::status::is_dirty`] answers, and whether the answer was remembered.
     pub fn is_dirty(&self, dir: &Path) -> Result<Answer, Error> {
         let key = dir.to_path_buf();
+        let root = identity(dir);
         let began = {
             let mut state = self.lock();
             state.read_events();
             let watched = state.worktrees.entry(key.clone()).or_default();
             if let Some((at, dirty)) = watched.known
                 && at == watched.changes
+                && root.is_some()
+                && watched.root == root
             {
                 return Ok(Answer {
                     dirty,
@@ -156,22 +179,44 @@ impl DirtyWatch {
         }
         let added = RefCell::new(HashSet::new());
         let complete = std::cell::Cell::new(true);
-        let reading = |path: &Path, reads: Reads| match self.lock().watch(&key, path, reads) {
-            Some(watch) => {
-                added.borrow_mut().insert(watch);
+        let cap = self.lock().per_worktree;
+        let reading = |path: &Path, reads: Reads| {
+            if !complete.get() {
+                return;
             }
-            None => complete.set(false),
+            let watch = match reads {
+                Reads::Unwatchable => None,
+                _ if added.borrow().len() >= cap => None,
+                _ => self.lock().watch(&key, path, reads),
+            };
+            match watch {
+                Some(watch) => {
+                    added.borrow_mut().insert(watch);
+                }
+                None => complete.set(false),
+            }
         };
         let Some(dirty) = crate::quick_dirty::is_dirty_telling(dir, &reading) else {
+            self.lock().settle(&key, HashSet::new());
             return Ok(Answer::checked(crate::status::is_dirty(dir)?));
         };
         let mut state = self.lock();
         state.read_events();
-        state.settle(&key, added.into_inner());
+        let changes = state.worktrees.entry(key.clone()).or_default().changes;
+        let kept = complete.get() && changes == began;
+        match (kept, complete.get()) {
+            // What this check read is what the answer depends on now.
+            (true, _) => state.settle(&key, added.into_inner()),
+            // Another check of the worktree may have kept an answer in the meantime, relying on
+            // watches this one did not add: keep them all.
+            (false, true) => state.add(&key, added.into_inner()),
+            // Not watched whole, so not remembered: nothing is held for it.
+            (false, false) => state.settle(&key, HashSet::new()),
+        }
         let watched = state.worktrees.entry(key).or_default();
-        let kept = complete.get() && watched.changes == began;
         if kept {
             watched.known = Some((began, dirty));
+            watched.root = root;
         }
         tracing::debug!(dir = %dir.display(), dirty, kept, "checked a watched worktree");
         Ok(Answer::checked(dirty))
@@ -188,8 +233,8 @@ impl State {
     /// A watch on `path` serving `worktree`, or `None` where none can be added.
     fn watch(&mut self, worktree: &Path, path: &Path, reads: Reads<'_>) -> Option<i32> {
         let flags = match reads {
-            Reads::Checkout => CHANGES | WatchFlags::DONT_FOLLOW,
             Reads::Git(_) => CHANGES,
+            _ => CHANGES | WatchFlags::DONT_FOLLOW,
         };
         let watch = inotify::add_watch(&self.inotify, path, flags).ok()?;
         let serves = match self.serves.get_mut(&watch) {
@@ -225,9 +270,19 @@ impl State {
         Some(watch)
     }
 
-    /// Makes `added` the watches serving `worktree`, removing those no worktree needs any more.
+    /// Adds `added` to the watches serving `worktree`.
+    fn add(&mut self, worktree: &Path, added: HashSet<i32>) {
+        let watched = self.worktrees.entry(worktree.to_path_buf()).or_default();
+        watched.watches.extend(added);
+    }
+
+    /// Makes `added` the watches serving `worktree`, removing those no worktree needs any more;
+    /// with none, its answer is forgotten too.
     fn settle(&mut self, worktree: &Path, added: HashSet<i32>) {
         let watched = self.worktrees.entry(worktree.to_path_buf()).or_default();
+        if added.is_empty() {
+            watched.known = None;
+        }
         let dropped: Vec<i32> = watched.watches.difference(&added).copied().collect();
         watched.watches = added;
         for watch in dropped {
@@ -303,6 +358,14 @@ impl State {
             }
         }
     }
+}
+
+/// The device and inode of the folder at `dir`.
+fn identity(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
 }
 
 /// Whether `dir` is on a file system whose changes made elsewhere inotify would not report.
@@ -476,6 +539,35 @@ mod tests {
         git(&repo, &["commit", "-q", "-m", "main"]);
         assert_eq!(ask(&watch, &repo), checked(false));
         assert_eq!(ask(&watch, &dir), remembered(true));
+    }
+
+    #[test]
+    fn a_branch_whose_folder_of_refs_is_gone_is_still_remembered_and_followed() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = worktree(temp.path());
+        git(&dir, &["branch", "-m", "side", "nodwyn/side"]);
+        git(&dir, &["pack-refs", "--all"]);
+        let refs = temp.path().join("repo/.git/refs/heads/nodwyn");
+        assert!(!refs.exists(), "packing removed the emptied folder");
+        let watch = DirtyWatch::new().unwrap();
+        assert_eq!(ask(&watch, &dir), checked(false));
+        assert_eq!(ask(&watch, &dir), remembered(false));
+        // The branch moves: its loose ref comes back, in a folder made for it.
+        git(&dir, &["commit", "-q", "--allow-empty", "-m", "moved"]);
+        assert_eq!(ask(&watch, &dir), checked(false));
+        assert_eq!(ask(&watch, &dir), remembered(false));
+    }
+
+    #[test]
+    fn a_tracked_file_with_another_name_is_never_vouched_for() {
+        let temp = tempfile::tempdir().unwrap();
+        let dir = worktree(temp.path());
+        let elsewhere = temp.path().join("another-name");
+        std::fs::hard_link(dir.join("a.txt"), &elsewhere).unwrap();
+        let watch = DirtyWatch::new().unwrap();
+        assert_eq!(ask(&watch, &dir), checked(false));
+        std::fs::write(&elsewhere, "written through the other name\n").unwrap();
+        assert_eq!(ask(&watch, &dir), checked(true));
     }
 
     #[test]

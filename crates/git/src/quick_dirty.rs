@@ -58,6 +58,9 @@ pub(crate) enum Reads<'a> {
     Git(&'a [String]),
     /// A folder of the checkout (never followed where it is a link).
     Checkout,
+    /// A tracked file with other hard links: a write through another of its names reaches no
+    /// folder the walk reads, so the answer cannot be vouched for by watching.
+    Unwatchable,
 }
 
 /// [`is_dirty`], telling `reading` of every file and folder the answer depends on before it is
@@ -66,9 +69,7 @@ pub(crate) enum Reads<'a> {
 /// to know when to ask again ([`crate::dirty_watch`]).
 pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads<'_>)) -> Option<bool> {
     let repo = crate::repo::open(dir).ok()?;
-    for (file, names) in git_files(&repo) {
-        reading(&file, Reads::Git(&names));
-    }
+    tell_git_files(&repo, reading);
     let settings = Settings::of(&repo)?;
     let workdir = repo.workdir()?.to_path_buf();
     let index = repo.index().ok()?;
@@ -106,23 +107,33 @@ pub(crate) fn is_dirty_telling(dir: &Path, reading: &dyn Fn(&Path, Reads<'_>)) -
     Some(dirty || walk.checked.get() != entries.len())
 }
 
-/// The repository's files and folders the answer depends on, besides the checkout, each with
-/// the names in it that matter (none: all of them): the git folder (index, HEAD, the worktree's
-/// configuration); the common one, which for a linked worktree matters only for its
-/// configuration and packed refs (not the main checkout's index, nor a fetch's `FETCH_HEAD`);
-/// its `info` (exclude, sparse-checkout); each folder from `refs/heads` down to the branch's loose
-/// ref, for the one name on the way (so another session's commit, in the same folder of refs,
-/// is no change here); the person's git configuration and ignore files that exist.
-fn git_files(repo: &Repository) -> Vec<(PathBuf, Vec<String>)> {
+/// Tells `reading` of the repository's files and folders the answer depends on, besides the
+/// checkout, each with the names in it that matter (none: all of them), each before what it
+/// holds is read: the git folder (index, HEAD, the worktree's configuration); the common one,
+/// which for a linked worktree matters only for its configuration, packed refs and `info` (not
+/// the main checkout's index, nor a fetch's `FETCH_HEAD`); `info` (exclude, sparse-checkout);
+/// each folder from `refs/heads` down to the branch's loose ref, for the one name on the way (so
+/// another session's commit, in the same folder of refs, is no change here), stopping at the
+/// first that does not exist (its parent sees it made); and each of the person's git
+/// configuration and ignore files, by its folder (for that name) and, where it exists, itself
+/// (followed where it links into their dotfiles).
+fn tell_git_files(repo: &Repository, reading: &dyn Fn(&Path, Reads<'_>)) {
+    let everything: &[String] = &[];
     let common = repo.commondir().to_path_buf();
     let own = repo.path().to_path_buf();
     let linked = own.canonicalize().ok() != common.canonicalize().ok();
-    let mut files = vec![(own, Vec::new()), (common.join("info"), Vec::new())];
-    let in_common = match linked {
-        true => vec!["config".to_owned(), "packed-refs".to_owned()],
+    reading(&own, Reads::Git(everything));
+    let in_common: Vec<String> = match linked {
+        true => ["config", "packed-refs", "info"]
+            .map(str::to_owned)
+            .to_vec(),
         false => Vec::new(),
     };
-    files.push((common.clone(), in_common));
+    reading(&common, Reads::Git(&in_common));
+    if common.join("info").is_dir() {
+        reading(&common.join("info"), Reads::Git(everything));
+    }
+    // HEAD is read once the folder holding it is watched.
     let head = repo.find_reference("HEAD").ok();
     if let Some(branch) = head
         .as_ref()
@@ -132,9 +143,13 @@ fn git_files(repo: &Repository) -> Vec<(PathBuf, Vec<String>)> {
         let mut folder = common.clone();
         for (at, part) in parts.iter().enumerate().take(parts.len().saturating_sub(1)) {
             folder.push(part);
-            if at > 0 {
-                files.push((folder.clone(), vec![parts[at + 1].to_owned()]));
+            if at == 0 {
+                continue;
             }
+            if !folder.is_dir() {
+                break;
+            }
+            reading(&folder, Reads::Git(&[parts[at + 1].to_owned()]));
         }
     }
     let mut personal: Vec<PathBuf> = [
@@ -145,24 +160,30 @@ fn git_files(repo: &Repository) -> Vec<(PathBuf, Vec<String>)> {
     .into_iter()
     .flatten()
     .collect();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    personal.extend(home.as_ref().map(|home| home.join(".gitconfig")));
     if let Ok(config) = repo.config() {
         match config.get_path("core.excludesFile") {
             Ok(path) => personal.push(path),
             Err(_) => personal.extend(
                 std::env::var_os("XDG_CONFIG_HOME")
                     .map(PathBuf::from)
-                    .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))
+                    .or_else(|| home.map(|home| home.join(".config")))
                     .map(|config| config.join("git").join("ignore")),
             ),
         }
     }
-    files.extend(
-        personal
-            .into_iter()
-            .filter(|path| path.exists())
-            .map(|path| (path, Vec::new())),
-    );
-    files
+    for file in personal {
+        let (Some(folder), Some(name)) = (file.parent(), file.file_name()) else {
+            continue;
+        };
+        if folder.is_dir() {
+            reading(folder, Reads::Git(&[name.to_string_lossy().into_owned()]));
+        }
+        if file.exists() {
+            reading(&file, Reads::Git(everything));
+        }
+    }
 }
 
 /// What of the repository's configuration the check reads, or `None` where it changes what git
@@ -311,6 +332,9 @@ impl Walk<'_> {
             if let Some(&at) = files.and_then(|files| files.get(bytes)) {
                 self.checked.set(self.checked.get() + 1);
                 let meta = name.metadata().ok()?;
+                if meta.is_file() && meta.nlink() > 1 {
+                    (self.reading)(&name.path(), Reads::Unwatchable);
+                }
                 if self.differs(&self.entries[at], &name.path(), &meta)? {
                     return Some(true);
                 }
