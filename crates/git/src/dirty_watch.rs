@@ -3,7 +3,7 @@
 //! A clean worktree of 20,000 files costs 20,000 `statx` calls to check, every time. A process
 //! that lives on (`nodwyn serve`) can do better: when it checks a worktree it first puts an
 //! inotify watch on every folder and git file the answer depends on (what
-//! [`crate::quick_dirty`] reads: the checkout's folders that hold tracked files or are not
+//! `quick_dirty` reads: the checkout's folders that hold tracked files or are not
 //! ignored, the git folders, the branch's ref folders, the person's git configuration), and keeps
 //! the answer. Asked again, it reads the events the kernel queued since; if none touched what
 //! the answer depends on, the answer stands, else the worktree is checked again. In git's shared
