@@ -198,7 +198,7 @@ impl DirtyWatch {
         };
         let Some(dirty) = crate::quick_dirty::is_dirty_telling(dir, &reading) else {
             self.lock().settle(&key, HashSet::new());
-            return Ok(Answer::checked(crate::status::is_dirty(dir)?));
+            return Ok(Answer::checked(crate::status::is_dirty_unmodelled(dir)?));
         };
         let mut state = self.lock();
         state.read_events();

@@ -56,9 +56,14 @@ pub fn changes(dir: &Path, detail: Detail) -> Result<Vec<Change>, Error> {
 /// Whether `git status` in `dir` would show anything (untracked files count, ignored ones do
 /// not).
 pub fn is_dirty(dir: &Path) -> Result<bool, Error> {
-    if let Some(dirty) = crate::quick_dirty::is_dirty(dir) {
-        return Ok(dirty);
+    match crate::quick_dirty::is_dirty(dir) {
+        Some(dirty) => Ok(dirty),
+        None => is_dirty_unmodelled(dir),
     }
+}
+
+/// [`is_dirty`] where the quick check cannot answer: libgit2's status, else git's.
+pub(crate) fn is_dirty_unmodelled(dir: &Path) -> Result<bool, Error> {
     if let Some(dirty) = is_dirty_libgit2(dir) {
         return Ok(dirty);
     }
