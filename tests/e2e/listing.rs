@@ -411,14 +411,13 @@ fn with_a_daemon_running_list_asks_it_and_sees_each_change_made_just_before() {
     let expect = |dirty: [bool; 2], why: &str| {
         let (flags, by_daemon) = dirty_flags(&env, &repo, &[]);
         assert!(by_daemon, "{why}: the daemon was not asked");
-        let wanted: Vec<(String, bool)> = ids
+        let mut wanted: Vec<(String, bool)> = ids
             .iter()
             .zip(dirty)
             .map(|(id, dirty)| ((*id).to_owned(), dirty))
             .collect();
         let mut flags = flags;
         flags.sort();
-        let mut wanted = wanted;
         wanted.sort();
         assert_eq!(flags, wanted, "{why}");
     };

@@ -405,16 +405,7 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
         openai::text("Still here."),
     ]);
     env.use_model(&model);
-    let serve = |env: &TestEnv| {
-        let child = Daemon(
-            env.nodwyn_command(&repo, &["serve"])
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        );
-        TestEnv::wait_for_daemon(&env.daemon_socket());
-        child
-    };
+    let serve = |env: &TestEnv| env.serve(&repo, &[], None);
     let daemon = serve(&env);
     let mut tty = Tty::start(&env, &repo, &["--daemon", "--worktree"]);
     tty.wait_for("· idle");
@@ -435,16 +426,6 @@ fn through_the_daemon_a_restart_keeps_the_draft_and_the_session() {
     assert!(asked.contains("half a thought, finished"), "{asked}");
     tty.press("\x04");
     assert_eq!(tty.wait_exit(), Some(0));
-}
-
-/// A daemon, killed when dropped (a failing test leaves none behind).
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]
